@@ -1,0 +1,2 @@
+//! package-variant: a KRM function that applies Porch's PackageVariant mutations to a package
+//! and expands PackageVariantSets into PackageVariants.
