@@ -1,2 +1,4 @@
 //! package-variant: a KRM function that applies Porch's PackageVariant mutations to a package
 //! and expands PackageVariantSets into PackageVariants.
+
+pub mod results;

@@ -1,0 +1,144 @@
+//! Results: the `results` entries of the output ResourceList.
+//!
+//! Every problem the function finds becomes one [`ResultItem`]. Mutations say *which* object a
+//! result concerns through a [`Subject`]; the protocol layer turns that into the `resourceRef` and
+//! `file` fields from the object's own metadata and annotations, so no mutation needs to know
+//! how kpt names files.
+
+use std::fmt;
+
+/// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    /// The wire spelling: `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The object a result is about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Subject {
+    /// The result concerns the whole run, not one object.
+    #[default]
+    None,
+    /// The functionConfig (the PackageVariant or PackageVariantSet).
+    Config,
+    /// The input item at this position in `items`.
+    Item(usize),
+}
+
+/// `resourceRef` of a result: the identity of the object it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResourceRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+}
+
+/// `file` of a result: where kpt read the object from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileRef {
+    pub path: String,
+    pub index: Option<String>,
+}
+
+/// One entry of `results`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultItem {
+    pub severity: Severity,
+    pub message: String,
+    /// Dotted field path inside the subject, e.g. `spec.packageContext.data`.
+    pub field_path: Option<String>,
+    pub subject: Subject,
+    /// Filled in by the protocol layer from `subject`; set directly only for objects that are
+    /// not among the items.
+    pub resource_ref: Option<ResourceRef>,
+    pub file: Option<FileRef>,
+}
+
+impl ResultItem {
+    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        ResultItem {
+            severity,
+            message: message.into(),
+            field_path: None,
+            subject: Subject::None,
+            resource_ref: None,
+            file: None,
+        }
+    }
+
+    pub fn error(message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, message)
+    }
+
+    pub fn warning(message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, message)
+    }
+
+    pub fn info(message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, message)
+    }
+
+    /// Sets `field.path`.
+    pub fn field(mut self, path: impl Into<String>) -> Self {
+        self.field_path = Some(path.into());
+        self
+    }
+
+    /// Says which object the result concerns.
+    pub fn subject(mut self, subject: Subject) -> Self {
+        self.subject = subject;
+        self
+    }
+
+    /// Shorthand for `subject(Subject::Config)`.
+    pub fn on_config(self) -> Self {
+        self.subject(Subject::Config)
+    }
+
+    /// Shorthand for `subject(Subject::Item(index))`.
+    pub fn on_item(self, index: usize) -> Self {
+        self.subject(Subject::Item(index))
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for ResultItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}]", self.severity)?;
+        if let Some(r) = &self.resource_ref {
+            write!(f, " {}/{}/{}", r.api_version, r.kind, r.name)?;
+        }
+        if let Some(p) = &self.field_path {
+            write!(f, " {p}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// True when any result is an error: the run fails and the items go back unchanged.
+pub fn has_errors(results: &[ResultItem]) -> bool {
+    results.iter().any(ResultItem::is_error)
+}
