@@ -1,0 +1,124 @@
+//! KRM object identity: the few fields every function reads from every item.
+//!
+//! Reading `apiVersion`, `kind`, name, namespace, labels and annotations once per item, into a
+//! small struct, lets the functions select and index items without holding every item's tree.
+
+use crate::results::{FileRef, ResourceRef};
+use crate::yaml::Node;
+
+/// kpt's annotation for the file an item came from (and its legacy twin).
+pub const PATH_ANNOTATION: &str = "internal.config.kubernetes.io/path";
+pub const LEGACY_PATH_ANNOTATION: &str = "config.kubernetes.io/path";
+/// kpt's annotation for the document index inside that file (and its legacy twin).
+pub const INDEX_ANNOTATION: &str = "internal.config.kubernetes.io/index";
+pub const LEGACY_INDEX_ANNOTATION: &str = "config.kubernetes.io/index";
+/// Marks resources that are not deployed (Kptfile, package context, function configs).
+pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
+
+/// The identity and metadata of one item.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectMeta {
+    /// False when the item is not a mapping at all.
+    pub is_object: bool,
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub labels: Vec<(String, String)>,
+    pub annotations: Vec<(String, String)>,
+}
+
+impl ObjectMeta {
+    /// Reads the metadata of a node (non-string values are ignored).
+    pub fn from_node(node: &Node) -> ObjectMeta {
+        if !node.is_mapping() {
+            return ObjectMeta::default();
+        }
+        let s = |keys: &[&str]| node.str_at(keys).unwrap_or_default().to_string();
+        let pairs = |keys: &[&str]| -> Vec<(String, String)> {
+            node.path(keys)
+                .map(|m| {
+                    m.pairs()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k.to_string(), v.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        ObjectMeta {
+            is_object: true,
+            api_version: s(&["apiVersion"]),
+            kind: s(&["kind"]),
+            name: s(&["metadata", "name"]),
+            namespace: node
+                .str_at(&["metadata", "namespace"])
+                .filter(|n| !n.is_empty())
+                .map(str::to_string),
+            labels: pairs(&["metadata", "labels"]),
+            annotations: pairs(&["metadata", "annotations"]),
+        }
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The file kpt read the item from, if it says.
+    pub fn path(&self) -> Option<&str> {
+        self.annotation(PATH_ANNOTATION)
+            .or_else(|| self.annotation(LEGACY_PATH_ANNOTATION))
+    }
+
+    /// The document index inside that file, if it says.
+    pub fn index(&self) -> Option<&str> {
+        self.annotation(INDEX_ANNOTATION)
+            .or_else(|| self.annotation(LEGACY_INDEX_ANNOTATION))
+    }
+
+    /// True for `apiVersion`/`kind` equal to the given ones.
+    pub fn is(&self, api_version: &str, kind: &str) -> bool {
+        self.api_version == api_version && self.kind == kind
+    }
+
+    /// Group part of `apiVersion` (`""` for the core group).
+    pub fn group(&self) -> &str {
+        self.api_version.split_once('/').map_or("", |(g, _)| g)
+    }
+
+    /// Version part of `apiVersion`.
+    pub fn version(&self) -> &str {
+        self.api_version
+            .split_once('/')
+            .map_or(self.api_version.as_str(), |(_, v)| v)
+    }
+
+    pub fn resource_ref(&self) -> ResourceRef {
+        ResourceRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+
+    pub fn file_ref(&self) -> Option<FileRef> {
+        self.path().map(|p| FileRef {
+            path: p.to_string(),
+            index: self.index().map(str::to_string),
+        })
+    }
+
+    /// `Kind/name` for messages.
+    pub fn describe(&self) -> String {
+        format!("{}/{}", self.kind, self.name)
+    }
+}

@@ -1,0 +1,289 @@
+//! The ResourceList protocol (KRM Functions Specification v1): read one `ResourceList` from the
+//! input, write one back with the function's changes and `results`.
+//!
+//! Items are read once, streaming: each item's identity is kept ([`ObjectMeta`]) and its tree
+//! dropped. A function asks for the trees it needs ([`ResourceList::tree`]); untouched items are
+//! written back by copying their source text, so they come out byte for byte as they went in.
+
+use crate::object::ObjectMeta;
+use crate::results::{ResultItem, Subject};
+use crate::yaml::parse::ItemOrigin;
+use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Trivia};
+use std::collections::HashMap;
+use std::fmt;
+
+/// The ResourceList apiVersions we read.
+pub const API_VERSIONS: &[&str] = &["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
+
+/// Largest input accepted, in bytes.
+pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+
+/// Input that is not a ResourceList at all: reported on stderr, exit code 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError(pub String);
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl From<ParseError> for InputError {
+    fn from(e: ParseError) -> Self {
+        InputError(format!("input is not valid YAML: {e}"))
+    }
+}
+
+/// One item of `items`, as read.
+#[derive(Debug, Clone)]
+pub struct ItemSlot {
+    pub meta: ObjectMeta,
+    origin: ItemOrigin,
+    trivia: Trivia,
+}
+
+/// A parsed ResourceList over its source text.
+pub struct ResourceList<'a> {
+    src: &'a str,
+    /// `apiVersion` as sent; echoed back.
+    pub api_version: String,
+    /// The functionConfig, if any.
+    pub function_config: Option<Node>,
+    pub items: Vec<ItemSlot>,
+    /// The document was JSON (or flow YAML): write block YAML, not flow.
+    json: bool,
+}
+
+/// What a function did to the items.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// New trees for existing items, by index.
+    pub edited: HashMap<usize, Node>,
+    /// Items to leave out of the output.
+    pub removed: Vec<usize>,
+    /// New items, appended in order.
+    pub added: Vec<Node>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.edited.is_empty() && self.removed.is_empty() && self.added.is_empty()
+    }
+}
+
+impl<'a> ResourceList<'a> {
+    /// Reads a ResourceList. Anything that is not one is an [`InputError`].
+    pub fn parse(src: &'a str) -> Result<ResourceList<'a>, InputError> {
+        if src.len() > MAX_INPUT_BYTES {
+            return Err(InputError(format!(
+                "input is {} bytes, more than the limit of {} bytes",
+                src.len(),
+                MAX_INPUT_BYTES
+            )));
+        }
+        if src.trim().is_empty() {
+            return Err(InputError(
+                "input is empty: expected a ResourceList (config.kubernetes.io/v1) on stdin"
+                    .to_string(),
+            ));
+        }
+        if let Some((i, c)) = src.char_indices().find(|&(_, c)| {
+            (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
+                || c == '\u{fffe}'
+                || c == '\u{ffff}'
+        }) {
+            let line = src[..i].matches('\n').count() + 1;
+            return Err(InputError(format!(
+                "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
+                c as u32
+            )));
+        }
+        let mut items = Vec::new();
+        let mut on_item = |node: Node, trivia: Trivia, origin: ItemOrigin| {
+            items.push(ItemSlot {
+                meta: ObjectMeta::from_node(&node),
+                origin,
+                trivia,
+            });
+            Ok(())
+        };
+        let (entries, json) = Parser::new(src)
+            .parse_resource_list(&mut on_item)
+            .map_err(|e| {
+                if e.message.starts_with("expected a mapping") {
+                    InputError(format!(
+                        "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
+                    ))
+                } else {
+                    InputError::from(e)
+                }
+            })?;
+        let get = |k: &str| entries.iter().find(|e| e.key.scalar_text() == k);
+        let kind = get("kind").and_then(|e| e.value.as_str()).unwrap_or("");
+        if kind != "ResourceList" {
+            return Err(InputError(if kind.is_empty() {
+                "input is not a ResourceList: it has no kind: ResourceList".to_string()
+            } else {
+                format!("input is not a ResourceList: its kind is {kind:?}")
+            }));
+        }
+        let api_version = get("apiVersion")
+            .and_then(|e| e.value.as_str())
+            .unwrap_or("")
+            .to_string();
+        if !API_VERSIONS.contains(&api_version.as_str()) {
+            return Err(InputError(format!(
+                "ResourceList apiVersion {api_version:?} is not supported; expected one of {}",
+                API_VERSIONS.join(", ")
+            )));
+        }
+        if let Some(e) = get("items") {
+            if !(e.value.is_null() || e.value.is_sequence()) {
+                return Err(InputError(format!(
+                    "ResourceList items must be a list, found a {}",
+                    e.value.kind()
+                )));
+            }
+        }
+        let function_config = get("functionConfig")
+            .map(|e| e.value.clone())
+            .filter(|v| !v.is_null());
+        Ok(ResourceList {
+            src,
+            api_version,
+            function_config,
+            items,
+            json,
+        })
+    }
+
+    /// The source text the list was read from.
+    pub fn source(&self) -> &'a str {
+        self.src
+    }
+
+    /// The metadata of item `i`.
+    pub fn meta(&self, i: usize) -> &ObjectMeta {
+        &self.items[i].meta
+    }
+
+    /// Parses item `i` again into a tree that points into the source; edit it and hand it
+    /// back through [`Changes::edited`].
+    pub fn tree(&self, i: usize) -> Result<Node, Box<ResultItem>> {
+        Parser::reparse_item(self.src, self.items[i].origin)
+            .map_err(|e| Box::new(ResultItem::error(format!("cannot read item: {e}")).on_item(i)))
+    }
+
+    /// Fills in `resourceRef` and `file` of results from their subjects.
+    pub fn resolve(&self, results: &mut [ResultItem]) {
+        let config_meta = self.function_config.as_ref().map(ObjectMeta::from_node);
+        for r in results {
+            let meta = match r.subject {
+                Subject::Item(i) => self.items.get(i).map(|s| &s.meta),
+                Subject::Config => config_meta.as_ref(),
+                Subject::None => None,
+            };
+            if let Some(m) = meta.filter(|m| m.is_object) {
+                if r.resource_ref.is_none() && !m.kind.is_empty() {
+                    r.resource_ref = Some(m.resource_ref());
+                }
+                if r.file.is_none() {
+                    r.file = m.file_ref();
+                }
+            }
+        }
+    }
+
+    /// Writes the output ResourceList. With error results, pass empty `changes`: the items go
+    /// back exactly as they came.
+    pub fn emit(&self, changes: &Changes, results: &[ResultItem]) -> String {
+        let mut e = Emitter::new(self.src, self.src.len() + 256 + results.len() * 128);
+        e.out.push_str("apiVersion: ");
+        e.out.push_str(&self.api_version);
+        e.out.push_str("\nkind: ResourceList\n");
+        let count = self.items.len() - changes.removed.len() + changes.added.len();
+        if count == 0 {
+            e.out.push_str("items: []\n");
+        } else {
+            e.out.push_str("items:\n");
+        }
+        let mut removed = vec![false; self.items.len()];
+        for &i in &changes.removed {
+            if let Some(r) = removed.get_mut(i) {
+                *r = true;
+            }
+        }
+        for (i, slot) in self.items.iter().enumerate() {
+            if removed[i] {
+                continue;
+            }
+            if let Some(node) = changes.edited.get(&i) {
+                e.seq_item_forced(node, &slot.trivia, 0, self.json);
+            } else if matches!(slot.origin, ItemOrigin::Block(..)) && !self.json {
+                e.raw_item(&slot.trivia, 0);
+            } else {
+                match self.tree(i) {
+                    Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
+                    // Parsed once already; cannot fail. Keep the text rather than lose it.
+                    Err(_) => e.raw_item(&slot.trivia, 0),
+                }
+            }
+        }
+        for node in &changes.added {
+            e.seq_item_forced(node, &Trivia::default(), 0, false);
+        }
+        if let Some(fc) = &self.function_config {
+            let entry = Entry {
+                key: Node::string("functionConfig"),
+                value: fc.clone(),
+                trivia: Trivia::default(),
+            };
+            e.entries_forced(std::slice::from_ref(&entry), 0, self.json);
+        }
+        if !results.is_empty() {
+            let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
+            let entry = Entry {
+                key: Node::string("results"),
+                value: crate::yaml::from_json(&serde_json::Value::Array(list)),
+                trivia: Trivia::default(),
+            };
+            e.entries(std::slice::from_ref(&entry), 0, false);
+        }
+        e.out
+    }
+}
+
+/// A result as the wire format writes it: message, severity, resourceRef, field, file.
+fn result_json(r: &ResultItem) -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let mut m = Map::new();
+    m.insert("message".into(), Value::String(r.message.clone()));
+    m.insert("severity".into(), Value::String(r.severity.as_str().into()));
+    if let Some(rr) = &r.resource_ref {
+        let mut o = Map::new();
+        o.insert("apiVersion".into(), json!(rr.api_version));
+        o.insert("kind".into(), json!(rr.kind));
+        o.insert("name".into(), json!(rr.name));
+        if let Some(ns) = &rr.namespace {
+            o.insert("namespace".into(), json!(ns));
+        }
+        m.insert("resourceRef".into(), Value::Object(o));
+    }
+    if let Some(p) = &r.field_path {
+        m.insert("field".into(), json!({ "path": p }));
+    }
+    if let Some(f) = &r.file {
+        let mut o = Map::new();
+        o.insert("path".into(), json!(f.path));
+        if let Some(i) = &f.index {
+            match i.parse::<i64>() {
+                Ok(n) => o.insert("index".into(), json!(n)),
+                Err(_) => o.insert("index".into(), json!(i)),
+            };
+        }
+        m.insert("file".into(), Value::Object(o));
+    }
+    Value::Object(m)
+}

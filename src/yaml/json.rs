@@ -1,0 +1,426 @@
+//! Conversions between YAML nodes and JSON values.
+//!
+//! Typed API structs are decoded from JSON (serde), so every node we read as data goes through
+//! [`to_json`]; new objects we write come from JSON through [`from_json`] or, for typed values
+//! written the way kyaml's `SetNestedField` writes them, [`from_json_sorted`]. Scalar types are
+//! resolved with the YAML 1.2 core schema, as go-yaml v3 does.
+
+use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Trivia};
+use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
+
+/// Most JSON values an alias expansion may produce: stops "billion laughs" documents.
+pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
+/// What a scalar reads as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolved {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Str,
+}
+
+/// Resolves a plain scalar's text (YAML 1.2 core schema).
+pub fn resolve_plain(v: &str) -> Resolved {
+    match v {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => return Resolved::Bool,
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return Resolved::Float,
+        _ => {}
+    }
+    let b = v.as_bytes();
+    let first = b[0];
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        return Resolved::Str;
+    }
+    if is_int(v) {
+        return Resolved::Int;
+    }
+    if is_float(v) {
+        return Resolved::Float;
+    }
+    Resolved::Str
+}
+
+fn is_int(v: &str) -> bool {
+    let t = v.strip_prefix(['-', '+']).unwrap_or(v);
+    if t.is_empty() {
+        return false;
+    }
+    if let Some(h) = t.strip_prefix("0x") {
+        return !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit());
+    }
+    if let Some(o) = t.strip_prefix("0o") {
+        return !o.is_empty() && o.bytes().all(|c| (b'0'..=b'7').contains(&c));
+    }
+    t.bytes().all(|c| c.is_ascii_digit())
+}
+
+fn is_float(v: &str) -> bool {
+    // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+    let t = v.strip_prefix(['-', '+']).unwrap_or(v);
+    let b = t.as_bytes();
+    let mut i = 0;
+    let int_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    i += int_digits;
+    let mut frac_digits = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        frac_digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        i += frac_digits;
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let exp = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp == 0 {
+            return false;
+        }
+        i += exp;
+    }
+    i == b.len()
+}
+
+/// Resolves a scalar with its style and tag.
+pub fn resolve_scalar(s: &Scalar, tag: Option<&str>) -> Resolved {
+    match tag {
+        Some("!!str") | Some("!!binary") | Some("tag:yaml.org,2002:str") => return Resolved::Str,
+        Some("!!int") => return Resolved::Int,
+        Some("!!float") => return Resolved::Float,
+        Some("!!bool") => return Resolved::Bool,
+        Some("!!null") => return Resolved::Null,
+        Some("!") => return Resolved::Str,
+        _ => {}
+    }
+    if s.style != ScalarStyle::Plain {
+        return Resolved::Str;
+    }
+    resolve_plain(&s.value)
+}
+
+/// Converts a node to JSON, expanding aliases against anchors in the same tree.
+pub fn to_json(node: &Node) -> Result<Value, String> {
+    let mut anchors = HashMap::new();
+    collect_anchors(node, &mut anchors, 0);
+    let mut budget = MAX_ALIAS_EXPANSION;
+    convert(node, &anchors, &mut budget, 0)
+}
+
+fn collect_anchors<'n>(node: &'n Node, out: &mut HashMap<&'n str, &'n Node>, depth: usize) {
+    if depth > super::parse::MAX_DEPTH {
+        return;
+    }
+    if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
+        out.insert(a, node);
+    }
+    match node.kind() {
+        Kind::Mapping(e) => e
+            .iter()
+            .for_each(|e| collect_anchors(&e.value, out, depth + 1)),
+        Kind::Sequence(i) => i
+            .iter()
+            .for_each(|i| collect_anchors(&i.value, out, depth + 1)),
+        _ => {}
+    }
+}
+
+fn convert(
+    node: &Node,
+    anchors: &HashMap<&str, &Node>,
+    budget: &mut usize,
+    depth: usize,
+) -> Result<Value, String> {
+    if *budget == 0 {
+        return Err(format!(
+            "YAML aliases expand to more than {MAX_ALIAS_EXPANSION} values; refusing to expand them"
+        ));
+    }
+    *budget -= 1;
+    if depth > super::parse::MAX_DEPTH {
+        return Err("YAML aliases nest too deeply".to_string());
+    }
+    Ok(match node.kind() {
+        Kind::Scalar(s) => scalar_to_json(s, node.tag()),
+        Kind::Alias(name) => {
+            let target = anchors
+                .get(name.as_str())
+                .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?;
+            convert(target, anchors, budget, depth + 1)?
+        }
+        Kind::Mapping(entries) => {
+            let mut m = Map::with_capacity(entries.len());
+            for e in entries {
+                let k = match e.key.kind() {
+                    Kind::Scalar(s) => s.value.clone(),
+                    _ => return Err("only scalar mapping keys can be converted".to_string()),
+                };
+                if k == "<<"
+                    && e.key
+                        .as_scalar()
+                        .is_some_and(|s| s.style == ScalarStyle::Plain)
+                {
+                    // Merge key: copy entries that are not set explicitly.
+                    let merged = convert(&e.value, anchors, budget, depth + 1)?;
+                    let maps = match merged {
+                        Value::Array(a) => a,
+                        other => vec![other],
+                    };
+                    for mv in maps {
+                        if let Value::Object(o) = mv {
+                            for (k2, v2) in o {
+                                if !entries.iter().any(|x| x.key.scalar_text() == k2) {
+                                    m.entry(k2).or_insert(v2);
+                                }
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let v = convert(&e.value, anchors, budget, depth + 1)?;
+                m.insert(k, v);
+            }
+            Value::Object(m)
+        }
+        Kind::Sequence(items) => {
+            let mut a = Vec::with_capacity(items.len());
+            for i in items {
+                a.push(convert(&i.value, anchors, budget, depth + 1)?);
+            }
+            Value::Array(a)
+        }
+    })
+}
+
+fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Value {
+    match resolve_scalar(s, tag) {
+        Resolved::Null => Value::Null,
+        Resolved::Bool => Value::Bool(matches!(s.value.as_str(), "true" | "True" | "TRUE")),
+        Resolved::Int => parse_int(&s.value)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(s.value.clone())),
+        Resolved::Float => s
+            .value
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(s.value.clone())),
+        Resolved::Str => Value::String(s.value.clone()),
+    }
+}
+
+fn parse_int(v: &str) -> Option<Number> {
+    let (neg, t) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let (radix, digits) = if let Some(h) = t.strip_prefix("0x") {
+        (16, h)
+    } else if let Some(o) = t.strip_prefix("0o") {
+        (8, o)
+    } else {
+        (10, t)
+    };
+    let mag = u64::from_str_radix(digits, radix).ok()?;
+    if neg {
+        if mag <= i64::MAX as u64 + 1 {
+            Some(Number::from((mag as i128).wrapping_neg() as i64))
+        } else {
+            None
+        }
+    } else {
+        Some(Number::from(mag))
+    }
+}
+
+/// Builds a node from JSON, keeping the JSON's key order.
+pub fn from_json(v: &Value) -> Node {
+    build(v, false)
+}
+
+/// Builds a node from JSON the way kyaml writes a typed Go value: mapping keys ordered by
+/// kyaml's field order (`name`, `namespace`, `apiVersion`, `kind`, `metadata`, ... first),
+/// the rest alphabetically.
+pub fn from_json_sorted(v: &Value) -> Node {
+    build(v, true)
+}
+
+fn build(v: &Value, sorted: bool) -> Node {
+    match v {
+        Value::Null => Node::plain("null"),
+        Value::Bool(b) => Node::plain(if *b { "true" } else { "false" }),
+        Value::Number(n) => Node::plain(n.to_string()),
+        Value::String(s) => Node::string(s.as_str()),
+        Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| Item {
+                    value: build(x, sorted),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Sequence(items))
+        }
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            if sorted {
+                keys.sort_by(|a, b| field_rank(a).cmp(&field_rank(b)).then(a.cmp(b)));
+            }
+            let entries = keys
+                .into_iter()
+                .map(|k| Entry {
+                    key: Node::string(k.as_str()),
+                    value: build(&o[k], sorted),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Mapping(entries))
+        }
+    }
+}
+
+/// kyaml's `fieldSortOrder` (yaml/order.go): a later duplicate wins, as in its map.
+const FIELD_ORDER: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "clusterName",
+    "apiVersion",
+    "kind",
+    "metadata",
+    "type",
+    "labels",
+    "annotations",
+    "spec",
+    "status",
+    "stringData",
+    "data",
+    "binaryData",
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "replicas",
+    "selector",
+    "manualSelector",
+    "template",
+    "ttlSecondsAfterFinished",
+    "volumeClaimTemplates",
+    "service",
+    "serviceName",
+    "podManagementPolicy",
+    "updateStrategy",
+    "strategy",
+    "minReadySeconds",
+    "revision",
+    "revisionHistoryLimit",
+    "paused",
+    "progressDeadlineSeconds",
+    "restartPolicy",
+    "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds",
+    "dnsPolicy",
+    "serviceAccountName",
+    "serviceAccount",
+    "automountServiceAccountToken",
+    "nodeName",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "shareProcessNamespace",
+    "securityContext",
+    "hostname",
+    "subdomain",
+    "schedulerName",
+    "priorityClassName",
+    "priority",
+    "runtimeClassName",
+    "enableServiceLinks",
+    "nodeSelector",
+    "hostAliases",
+    "initContainers",
+    "containers",
+    "volumes",
+    "securityContext",
+    "imagePullSecrets",
+    "affinity",
+    "tolerations",
+    "dnsConfig",
+    "readinessGates",
+    "image",
+    "command",
+    "args",
+    "workingDir",
+    "ports",
+    "envFrom",
+    "env",
+    "resources",
+    "volumeMounts",
+    "volumeDevices",
+    "imagePullPolicy",
+    "lifecycle",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "mountPath",
+    "mountPropagation",
+    "subPath",
+    "value",
+    "valueFrom",
+    "initialDelaySeconds",
+    "periodSeconds",
+    "timeoutSeconds",
+    "successThreshold",
+    "failureThreshold",
+    "containerPort",
+    "hostPort",
+    "hostIP",
+    "protocol",
+    "prefix",
+    "expose",
+    "targetPort",
+    "nodePort",
+];
+
+fn field_rank(key: &str) -> usize {
+    FIELD_ORDER
+        .iter()
+        .rposition(|f| *f == key)
+        .unwrap_or(usize::MAX)
+}

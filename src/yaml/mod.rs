@@ -1,0 +1,18 @@
+//! The YAML layer: a parser that keeps source spans, a node tree that knows what was touched,
+//! and an emitter that copies untouched text verbatim.
+//!
+//! Why not serde_yaml or a fork: they drop comments and quoting and renumber values, and kpt
+//! restores comments but not quote or flow style. Keeping each node's source text and copying it
+//! when the node was not changed is both lossless and fast: an unchanged item costs one copy.
+
+pub mod emit;
+pub mod json;
+pub mod node;
+pub mod parse;
+
+pub use emit::Emitter;
+pub use json::{from_json, from_json_sorted, to_json};
+pub use node::{Entry, Item, Kind, Node, Props, Scalar, ScalarStyle, Span, Trivia};
+pub use parse::{parse, ParseError, Parser};
+#[cfg(test)]
+mod tests;

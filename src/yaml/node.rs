@@ -1,0 +1,525 @@
+//! The YAML node tree: values plus enough of their source to write them back unchanged.
+//!
+//! Every parsed node remembers the byte span of its source text. A node that was never
+//! mutably accessed is written back by copying that text, so comments, quoting, flow style and
+//! block scalars survive byte for byte. Reaching a node through any `&mut` accessor clears the
+//! span of it and of every ancestor on the way (you cannot reach a child mutably without
+//! going through its parent), so exactly the touched path is re-emitted and everything beside
+//! it is still copied.
+
+use std::fmt;
+
+/// A byte range in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start >= self.end
+    }
+}
+
+/// How a scalar was (or will be) written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// A scalar: its decoded text and how it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scalar {
+    /// The decoded value (escapes processed, lines folded, block indentation removed).
+    pub value: String,
+    pub style: ScalarStyle,
+}
+
+/// The value kinds of a YAML node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Scalar(Scalar),
+    Mapping(Vec<Entry>),
+    Sequence(Vec<Item>),
+    /// `*name`: kept as written; resolved only when converting to JSON.
+    Alias(String),
+}
+
+/// One `key: value` pair of a mapping, with the comments around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+    pub trivia: Trivia,
+}
+
+/// One element of a sequence, with the comments around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub value: Node,
+    pub trivia: Trivia,
+}
+
+/// Source text that belongs to an entry or item but is not part of its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Trivia {
+    /// Comment and blank lines before the entry (from the end of the previous line).
+    pub lead: Option<Span>,
+    /// `# comment` on the entry's line: after a scalar value, or after `key:` when the value is
+    /// a block collection.
+    pub comment: Option<Span>,
+    /// The whole entry as written (key through value and comment), for copying when clean.
+    pub whole: Option<Span>,
+}
+
+/// `&anchor` and `!tag` written before a node.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Props {
+    pub anchor: Option<String>,
+    pub tag: Option<String>,
+}
+
+/// A YAML node. See the module documentation for how source text is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub(crate) kind: Kind,
+    /// Source span of the node's own text; `None` once touched or for new nodes.
+    pub(crate) src: Option<Span>,
+    /// `true` for `{...}` / `[...]` collections.
+    pub(crate) flow: bool,
+    pub(crate) props: Option<Box<Props>>,
+}
+
+impl Node {
+    pub(crate) fn with_kind(kind: Kind) -> Node {
+        Node {
+            kind,
+            src: None,
+            flow: false,
+            props: None,
+        }
+    }
+
+    /// A new string scalar; its quoting is chosen when written.
+    pub fn string(value: impl Into<String>) -> Node {
+        Node::with_kind(Kind::Scalar(Scalar {
+            value: value.into(),
+            style: ScalarStyle::Plain,
+        }))
+        .auto_style()
+    }
+
+    /// A new plain scalar written exactly as given (numbers, booleans, `null`).
+    pub fn plain(text: impl Into<String>) -> Node {
+        Node::with_kind(Kind::Scalar(Scalar {
+            value: text.into(),
+            style: ScalarStyle::Plain,
+        }))
+    }
+
+    /// A new scalar with an explicit style.
+    pub fn scalar(value: impl Into<String>, style: ScalarStyle) -> Node {
+        Node::with_kind(Kind::Scalar(Scalar {
+            value: value.into(),
+            style,
+        }))
+    }
+
+    /// A new, empty block mapping.
+    pub fn mapping() -> Node {
+        Node::with_kind(Kind::Mapping(Vec::new()))
+    }
+
+    /// A new, empty block sequence.
+    pub fn sequence() -> Node {
+        Node::with_kind(Kind::Sequence(Vec::new()))
+    }
+
+    /// Picks the quoting a kyaml encoder would pick for a string value.
+    fn auto_style(mut self) -> Node {
+        if let Kind::Scalar(s) = &mut self.kind {
+            s.style = super::emit::string_style(&s.value);
+        }
+        self
+    }
+
+    /// The node's kind.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// True when the node still has its source text (it was never touched).
+    pub fn is_pristine(&self) -> bool {
+        self.src.is_some()
+    }
+
+    /// The source span, when pristine.
+    pub fn span(&self) -> Option<Span> {
+        self.src
+    }
+
+    /// True for `{}`/`[]` style collections.
+    pub fn is_flow(&self) -> bool {
+        self.flow
+    }
+
+    /// Anchor and tag, when written.
+    pub fn props(&self) -> Option<&Props> {
+        self.props.as_deref()
+    }
+
+    /// The tag (`!!str`, `!custom`), when written.
+    pub fn tag(&self) -> Option<&str> {
+        self.props.as_ref().and_then(|p| p.tag.as_deref())
+    }
+
+    /// Marks the node as changed: it will be written from the tree, not copied.
+    pub fn touch(&mut self) {
+        self.src = None;
+    }
+
+    pub fn is_mapping(&self) -> bool {
+        matches!(self.kind, Kind::Mapping(_))
+    }
+
+    pub fn is_sequence(&self) -> bool {
+        matches!(self.kind, Kind::Sequence(_))
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        matches!(self.kind, Kind::Scalar(_))
+    }
+
+    /// The scalar, if this is one.
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match &self.kind {
+            Kind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A plain scalar that YAML reads as null (`null`, `~`, empty), with no string tag.
+    pub fn is_null(&self) -> bool {
+        match &self.kind {
+            Kind::Scalar(s) => {
+                s.style == ScalarStyle::Plain
+                    && self.tag().is_none_or(|t| t == "!!null")
+                    && matches!(s.value.as_str(), "" | "~" | "null" | "Null" | "NULL")
+            }
+            _ => false,
+        }
+    }
+
+    /// The text of a non-null scalar (whatever type it resolves to).
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Scalar(s) if !self.is_null() => Some(&s.value),
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar that YAML reads as a string (quoted, block, `!!str`, or a plain
+    /// scalar that is not null, bool or number).
+    pub fn as_string_value(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Scalar(s) => match super::json::resolve_scalar(s, self.tag()) {
+                super::json::Resolved::Str => Some(&s.value),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The mapping entries, if this is a mapping.
+    pub fn entries(&self) -> Option<&[Entry]> {
+        match &self.kind {
+            Kind::Mapping(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The mapping entries for editing; touches the node.
+    pub fn entries_mut(&mut self) -> Option<&mut Vec<Entry>> {
+        match &mut self.kind {
+            Kind::Mapping(e) => {
+                self.src = None;
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+
+    /// The sequence items, if this is a sequence.
+    pub fn items(&self) -> Option<&[Item]> {
+        match &self.kind {
+            Kind::Sequence(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The sequence items for editing; touches the node.
+    pub fn items_mut(&mut self) -> Option<&mut Vec<Item>> {
+        match &mut self.kind {
+            Kind::Sequence(i) => {
+                self.src = None;
+                Some(i)
+            }
+            _ => None,
+        }
+    }
+
+    /// Iterates over the items' values of a sequence (empty for other kinds).
+    pub fn iter(&self) -> impl Iterator<Item = &Node> {
+        self.items().unwrap_or(&[]).iter().map(|i| &i.value)
+    }
+
+    /// Iterates over `(key text, value)` of a mapping (empty for other kinds).
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &Node)> {
+        self.entries()
+            .unwrap_or(&[])
+            .iter()
+            .map(|e| (e.key.scalar_text(), &e.value))
+    }
+
+    /// The key text of a scalar key (empty for other keys).
+    pub(crate) fn scalar_text(&self) -> &str {
+        match &self.kind {
+            Kind::Scalar(s) => &s.value,
+            _ => "",
+        }
+    }
+
+    /// Position of `key` in a mapping.
+    pub fn position(&self, key: &str) -> Option<usize> {
+        self.entries()?
+            .iter()
+            .position(|e| e.key.scalar_text() == key && e.key.is_scalar())
+    }
+
+    /// The value at `key` of a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        let i = self.position(key)?;
+        self.entries().map(|e| &e[i].value)
+    }
+
+    /// The value at `key`, for editing; touches this node.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        let i = self.position(key)?;
+        self.entries_mut().map(|e| &mut e[i].value)
+    }
+
+    /// Follows a path of mapping keys.
+    pub fn path(&self, keys: &[&str]) -> Option<&Node> {
+        let mut n = self;
+        for k in keys {
+            n = n.get(k)?;
+        }
+        Some(n)
+    }
+
+    /// Follows a path of mapping keys for editing; touches every node on the way.
+    pub fn path_mut(&mut self, keys: &[&str]) -> Option<&mut Node> {
+        let mut n = self;
+        for k in keys {
+            n = n.get_mut(k)?;
+        }
+        Some(n)
+    }
+
+    /// String value at a path of mapping keys.
+    pub fn str_at(&self, keys: &[&str]) -> Option<&str> {
+        self.path(keys).and_then(Node::as_str)
+    }
+
+    /// Sets `key` to `value`. An existing key keeps its place and comments; a new key is
+    /// appended. Returns `false` (and does nothing) when this is not a mapping.
+    pub fn set(&mut self, key: &str, value: Node) -> bool {
+        match self.position(key) {
+            Some(i) => {
+                let e = &mut self.entries_mut().expect("position implies mapping")[i];
+                e.value = value;
+                e.trivia.whole = None;
+                true
+            }
+            None => match self.entries_mut() {
+                Some(entries) => {
+                    entries.push(Entry {
+                        key: Node::string(key),
+                        value,
+                        trivia: Trivia::default(),
+                    });
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Returns the mapping at `key`, creating an empty one (appended) when absent or not a
+    /// mapping.
+    pub fn upsert_mapping(&mut self, key: &str) -> Option<&mut Node> {
+        if !self.get(key).is_some_and(Node::is_mapping) && !self.set(key, Node::mapping()) {
+            return None;
+        }
+        self.get_mut(key)
+    }
+
+    /// Removes `key` from a mapping, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<Node> {
+        let i = self.position(key)?;
+        self.entries_mut().map(|e| e.remove(i).value)
+    }
+
+    /// Appends a value to a sequence. Returns `false` when this is not a sequence.
+    pub fn push(&mut self, value: Node) -> bool {
+        match self.items_mut() {
+            Some(items) => {
+                items.push(Item {
+                    value,
+                    trivia: Trivia::default(),
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces this node's value with `new` the way kyaml's `SetNestedField` does when the
+    /// field already exists: a value equal to the current one changes nothing (the source text
+    /// is kept); otherwise mappings keep their existing keys' order and comments (new keys
+    /// follow), sequence items equal to an existing item keep its formatting, and scalars keep
+    /// their quoting where the new value allows it.
+    pub fn assign(&mut self, new: Node) {
+        if self.same_value(&new) {
+            return;
+        }
+        let old = std::mem::replace(self, new);
+        self.copy_formatting_from(old);
+    }
+
+    fn copy_formatting_from(&mut self, old: Node) {
+        let old_flow = old.flow;
+        let old_props = old.props.clone();
+        match (&mut self.kind, old.kind) {
+            (Kind::Mapping(new_entries), Kind::Mapping(old_entries)) => {
+                // kyaml's copyMapFormatting: walk the old keys, swap each into place.
+                let mut c = 0;
+                for old_e in old_entries {
+                    let key = old_e.key.scalar_text();
+                    let Some(p) =
+                        (c..new_entries.len()).find(|&p| new_entries[p].key.scalar_text() == key)
+                    else {
+                        continue;
+                    };
+                    new_entries.swap(p, c);
+                    let e = &mut new_entries[c];
+                    e.key = old_e.key;
+                    e.trivia.lead = old_e.trivia.lead;
+                    e.trivia.comment = old_e.trivia.comment;
+                    let new_value = std::mem::replace(&mut e.value, Node::mapping());
+                    let mut v = old_e.value;
+                    v.assign(new_value);
+                    if v.is_pristine() {
+                        e.trivia.whole = old_e.trivia.whole;
+                    }
+                    e.value = v;
+                    c += 1;
+                }
+                self.flow = old_flow && !new_entries.is_empty();
+            }
+            (Kind::Sequence(new_items), Kind::Sequence(old_items)) => {
+                let mut old_items: Vec<Option<Item>> = old_items.into_iter().map(Some).collect();
+                for item in new_items.iter_mut() {
+                    let found = old_items
+                        .iter_mut()
+                        .find(|o| o.as_ref().is_some_and(|o| o.value.same_value(&item.value)));
+                    if let Some(slot) = found {
+                        if let Some(o) = slot.take() {
+                            *item = o;
+                        }
+                    }
+                }
+                self.flow = old_flow && !new_items.is_empty();
+            }
+            (Kind::Scalar(new_s), Kind::Scalar(old_s)) => {
+                let new_is_string =
+                    super::json::resolve_scalar(new_s, None) == super::json::Resolved::Str;
+                if new_is_string
+                    && self.props.is_none()
+                    && super::emit::style_allows(old_s.style, &new_s.value)
+                {
+                    new_s.style = old_s.style;
+                }
+            }
+            _ => {}
+        }
+        if self.props.is_none() {
+            if let Some(p) = old_props {
+                if p.anchor.is_some() {
+                    self.props = Some(Box::new(Props {
+                        anchor: p.anchor,
+                        tag: None,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Deep equality of values (not formatting): scalars compare by resolved value, mappings
+    /// by key set and values regardless of order, sequences item by item.
+    pub fn same_value(&self, other: &Node) -> bool {
+        match (&self.kind, &other.kind) {
+            (Kind::Scalar(a), Kind::Scalar(b)) => {
+                if a.value != b.value {
+                    return false;
+                }
+                super::json::resolve_scalar(a, self.tag())
+                    == super::json::resolve_scalar(b, other.tag())
+            }
+            (Kind::Mapping(a), Kind::Mapping(b)) => {
+                a.len() == b.len()
+                    && a.iter().all(|ea| {
+                        b.iter().any(|eb| {
+                            eb.key.scalar_text() == ea.key.scalar_text()
+                                && ea.value.same_value(&eb.value)
+                        })
+                    })
+            }
+            (Kind::Sequence(a), Kind::Sequence(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.value.same_value(&y.value))
+            }
+            (Kind::Alias(a), Kind::Alias(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Scalar(_) => "scalar",
+            Kind::Mapping(_) => "mapping",
+            Kind::Sequence(_) => "sequence",
+            Kind::Alias(_) => "alias",
+        })
+    }
+}

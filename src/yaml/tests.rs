@@ -1,0 +1,184 @@
+//! Round-trip tests of the YAML layer.
+
+use super::*;
+
+fn roundtrip(src: &str) -> String {
+    let node = parse(src).unwrap_or_else(|e| panic!("parse failed: {e}\n{src}"));
+    emit::to_string(src, &node)
+}
+
+/// Re-emits with every collection touched, so only scalars are copied.
+fn touched(src: &str) -> String {
+    let mut node = parse(src).unwrap_or_else(|e| panic!("parse failed: {e}\n{src}"));
+    touch_all(&mut node);
+    emit::to_string(src, &node)
+}
+
+fn touch_all(n: &mut Node) {
+    if let Some(entries) = n.entries_mut() {
+        for e in entries {
+            e.trivia.whole = None;
+            touch_all(&mut e.value);
+        }
+    } else if let Some(items) = n.items_mut() {
+        for i in items {
+            i.trivia.whole = None;
+            touch_all(&mut i.value);
+        }
+    }
+}
+
+const KYAML: &str = r#"# head comment
+apiVersion: apps/v1 # line comment
+kind: Deployment
+metadata:
+  name: web
+  annotations:
+    config.kubernetes.io/index: '0'
+    internal.config.kubernetes.io/path: "deploy.yaml"
+    on: "on"
+    yes: 'yes'
+  # foot of annotations
+spec:
+  replicas: 3
+  big: 123456789012345678901234567890
+  hex: 0x1F
+  strs: ["0123", "yes", "1.0", "true", "null", "~", ".inf"]
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        args: ["--port", "8080"]
+        env:
+        - name: A
+          value: "1"
+        # between
+        - name: B
+          value: |
+            line one
+            line two
+      - name: side
+        command:
+        - sh
+        - -c
+        - |-
+          echo hi
+          echo there
+  folded: >
+    some folded
+    text here
+
+    para
+  empty:
+  emptymap: {}
+  emptyseq: []
+  anchor: &a {x: 1}
+  alias: *a
+  quoted: 'it''s'
+  dq: "tab\there \u00e9"
+  multi: plain text
+    continued here
+"#;
+
+#[test]
+fn verbatim_roundtrip() {
+    assert_eq!(roundtrip(KYAML), KYAML);
+}
+
+#[test]
+fn touched_roundtrip_is_identical_for_kyaml_style() {
+    assert_eq!(touched(KYAML), KYAML);
+}
+
+#[test]
+fn wide_sequences_become_compact_when_touched() {
+    let src = "a:\n  - x\n  - y\nb: 1\n";
+    assert_eq!(roundtrip(src), src);
+    assert_eq!(touched(src), "a:\n- x\n- y\nb: 1\n");
+}
+
+#[test]
+fn json_values() {
+    let src = r#"{"a": 1, "b": [true, null, "x"], "c": {"d": "e"}}"#;
+    let node = parse(src).unwrap();
+    let v = to_json(&node).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"a": 1, "b": [true, null, "x"], "c": {"d": "e"}})
+    );
+}
+
+#[test]
+fn block_scalar_values() {
+    let n = parse("a: |\n  x\n  y\nb: >-\n  p\n  q\n\n  r\nc: |+\n  k\n\nd: x\n").unwrap();
+    assert_eq!(n.str_at(&["a"]), Some("x\ny\n"));
+    assert_eq!(n.str_at(&["b"]), Some("p q\nr"));
+    assert_eq!(n.str_at(&["c"]), Some("k\n\n"));
+}
+
+#[test]
+fn scalars_keep_types() {
+    let n = parse("a: \"0123\"\nb: 0123\nc: yes\nd: 12345678901234567890\n").unwrap();
+    let v = to_json(&n).unwrap();
+    assert_eq!(v["a"], serde_json::json!("0123"));
+    assert_eq!(v["c"], serde_json::json!("yes"));
+    assert_eq!(v["d"], serde_json::json!(12345678901234567890u64));
+}
+
+#[test]
+fn set_keeps_comments_and_appends() {
+    let src = "data:\n  # keep me\n  a: \"1\" # one\n  b: x\n";
+    let mut n = parse(src).unwrap();
+    n.get_mut("data").unwrap().set("c", Node::string("on"));
+    n.get_mut("data").unwrap().set("b", Node::string("z"));
+    assert_eq!(
+        emit::to_string(src, &n),
+        "data:\n  # keep me\n  a: \"1\" # one\n  b: z\n  c: \"on\"\n"
+    );
+}
+
+#[test]
+fn errors_have_positions() {
+    let e = parse("a: b\n c: d\n").unwrap_err();
+    assert!(e.line >= 1, "{e}");
+    assert!(parse("a: [1, 2\n").is_err());
+    assert!(parse("a: 'x\n").is_err());
+    assert!(parse("- a\nb: c\n").is_err());
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    std::thread::Builder::new()
+        .stack_size(crate::STACK_SIZE)
+        .spawn(deep_nesting)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn deep_nesting() {
+    let src = "[".repeat(10_000);
+    let e = parse(&src).unwrap_err();
+    assert!(e.message.contains("nesting"), "{e}");
+    let mut s = String::new();
+    for i in 0..2000 {
+        s.push_str(&" ".repeat(i));
+        s.push_str("a:\n");
+    }
+    let e = parse(&s).unwrap_err();
+    assert!(e.message.contains("nesting"), "{e}");
+}
+
+#[test]
+fn billion_laughs_is_refused() {
+    let mut s = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        s.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    let n = parse(&s).unwrap();
+    assert!(to_json(&n).unwrap_err().contains("aliases"));
+}
