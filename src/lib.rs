@@ -62,7 +62,10 @@ pub fn process_here(input: &[u8]) -> Outcome {
         Ok(rl) => rl,
         Err(e) => return fatal(e.0),
     };
-    let (changes, mut results) = dispatch::run(&rl);
+    let (changes, mut results) = match not_objects(&rl) {
+        errors if !errors.is_empty() => (Changes::default(), errors),
+        _ => dispatch::run(&rl),
+    };
     rl.resolve(&mut results);
     if has_errors(&results) {
         Outcome {
@@ -77,6 +80,21 @@ pub fn process_here(input: &[u8]) -> Outcome {
             exit_code: 0,
         }
     }
+}
+
+/// Items must be objects (mappings); anything else is reported and the run fails.
+fn not_objects(rl: &ResourceList) -> Vec<results::ResultItem> {
+    rl.items
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| !slot.meta.is_object)
+        .map(|(i, _)| {
+            results::ResultItem::error(format!(
+                "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
+            ))
+            .field(format!("items[{i}]"))
+        })
+        .collect()
 }
 
 fn fatal(message: String) -> Outcome {

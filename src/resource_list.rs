@@ -112,7 +112,9 @@ impl<'a> ResourceList<'a> {
         let (entries, json) = Parser::new(src)
             .parse_resource_list(&mut on_item)
             .map_err(|e| {
-                if e.message.starts_with("expected a mapping") {
+                if e.message.starts_with("items must be") {
+                    InputError(format!("ResourceList {e}"))
+                } else if e.message.starts_with("expected a mapping") {
                     InputError(format!(
                         "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
                     ))

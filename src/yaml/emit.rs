@@ -297,28 +297,12 @@ impl<'a> Emitter<'a> {
 
     fn key(&mut self, key: &Node) {
         match key.span() {
-            Some(s)
-                if !self.force_block
-                    || key
-                        .as_scalar()
-                        .is_some_and(|k| k.style != ScalarStyle::DoubleQuoted) =>
-            {
-                self.copy(s, 0)
-            }
+            Some(s) if !(self.force_block && is_json_string(key)) => self.copy(s, 0),
             _ => {
                 let text = key.as_scalar().map_or("", |s| s.value.as_str());
-                let style = string_style(text);
-                let style = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
-                    ScalarStyle::DoubleQuoted
-                } else if key.span().is_some()
-                    && key
-                        .as_scalar()
-                        .is_some_and(|k| k.style == ScalarStyle::DoubleQuoted)
-                    && style == ScalarStyle::Plain
-                {
-                    ScalarStyle::Plain
-                } else {
-                    style
+                let style = match string_style(text) {
+                    ScalarStyle::Literal | ScalarStyle::Folded => ScalarStyle::DoubleQuoted,
+                    s => s,
                 };
                 self.scalar_text(text, style, 0);
             }
@@ -384,6 +368,10 @@ impl<'a> Emitter<'a> {
         self.out.push(' ');
         let before = self.out.len();
         match v.span() {
+            Some(_) if self.force_block && is_json_string(v) => {
+                let s = v.as_scalar().map_or("", |s| s.value.as_str());
+                self.scalar_text(s, string_style(s), child);
+            }
             Some(span) if !self.force_block || v.is_scalar() => {
                 let d = match v.as_scalar().map(|s| s.style) {
                     Some(ScalarStyle::Literal | ScalarStyle::Folded) => delta,
@@ -519,6 +507,12 @@ impl<'a> Emitter<'a> {
             _ => double_quote(&mut self.out, value),
         }
     }
+}
+
+/// A double-quoted string from JSON input: re-styled as kyaml would write it.
+fn is_json_string(v: &Node) -> bool {
+    v.as_scalar()
+        .is_some_and(|s| s.style == ScalarStyle::DoubleQuoted && v.props().is_none())
 }
 
 fn double_quote(out: &mut String, value: &str) {

@@ -995,7 +995,7 @@ impl<'a> Parser<'a> {
                 }
                 let (e, st) = self.scan_plain_line(self.pos, false);
                 if st == Stop::Colon {
-                    return self.err("a multi-line plain scalar cannot contain ': ' (quote it)");
+                    return self.err("mapping values are not allowed here (check the indentation, or quote a value that contains ': ')");
                 }
                 if breaks == 0 {
                     value.push(' ');

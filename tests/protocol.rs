@@ -1,0 +1,322 @@
+//! The ResourceList protocol through the binary: input forms, results, exit codes, and
+//! byte-for-byte pass-through of everything the function does not change.
+
+mod common;
+
+use common::{items_section, resource_list, run, run_bytes};
+
+/// A PackageVariant that asks for nothing: no context, pipeline or injectors.
+const NOOP_PV: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: noop
+spec:
+  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: deployments, package: base}
+";
+
+/// Items as kpt sends them, with every scalar that a careless YAML layer would change.
+const TRICKY_ITEMS: &str = "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+    annotations:
+      config.kubernetes.io/local-config: \"true\"
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'Kptfile'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'Kptfile'
+      internal.config.kubernetes.io/seqindent: 'compact'
+      internal.config.kubernetes.io/id: '1'
+      config.k8s.io/id: '1'
+  info:
+    description: tricky scalars
+- # leading comment
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: tricky # trailing comment
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'cm.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'cm.yaml'
+      internal.config.kubernetes.io/id: '2'
+      config.k8s.io/id: '2'
+  data:
+    zero-lead: \"0123\"
+    yes: \"yes\"
+    on: 'on'
+    float-ish: \"1.0\"
+    bool-ish: \"true\"
+    null-ish: \"null\"
+    tilde: \"~\"
+    hex-ish: \"0x1F\"
+    inf: \".inf\"
+    empty: \"\"
+    # a comment inside data
+    block: |
+      line one
+        indented
+      line three
+    folded: >-
+      folded
+      text
+    plain-multi: a plain
+      scalar on two lines
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+    annotations:
+      config.kubernetes.io/index: '1'
+      config.kubernetes.io/path: 'cm.yaml'
+      internal.config.kubernetes.io/index: '1'
+      internal.config.kubernetes.io/path: 'cm.yaml'
+  spec:
+    replicas: 3
+    huge: 123456789012345678901234567890
+    octal: 0o17
+    hex: 0x1F
+    template:
+      spec:
+        containers:
+        - name: app
+          image: \"nginx:1.25\"
+          args: [\"--port\", \"8080\"]
+          env: [{name: A, value: \"1\"}]
+          resources: {limits: {cpu: 500m}}
+        - name: sidecar
+          image: busybox
+          command:
+            - sh
+            - -c
+            - |-
+              echo hi
+    anchors:
+      base: &base {a: 1}
+      copy: *base
+      tagged: !!str 123
+      custom: !mytag value
+";
+
+fn with_config(base: &str, config: &str) -> String {
+    let mut s = base.to_string();
+    s.push_str("functionConfig:\n");
+    for line in config.lines() {
+        s.push_str("  ");
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn unchanged_items_pass_through_byte_for_byte() {
+    let input = with_config(TRICKY_ITEMS, NOOP_PV);
+    let out = run(&input);
+    assert_eq!(
+        out.code, 0,
+        "stderr: {}\nstdout: {}",
+        out.stderr, out.stdout
+    );
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+#[test]
+fn error_results_return_items_unchanged() {
+    // No functionConfig: an error, exit 1, and the items exactly as sent.
+    let out = run(TRICKY_ITEMS);
+    assert_eq!(out.code, 1);
+    assert_eq!(items_section(&out.stdout), items_section(TRICKY_ITEMS));
+    let results = &out.stdout[out.stdout.find("\nresults:").expect("results")..];
+    insta::assert_snapshot!(results);
+}
+
+#[test]
+fn functionconfig_is_echoed_unchanged() {
+    let input = with_config(TRICKY_ITEMS, NOOP_PV);
+    let out = run(&input);
+    let fc = &input[input.find("functionConfig:").unwrap()..];
+    assert!(out.stdout.contains(fc), "{}", out.stdout);
+}
+
+#[test]
+fn v1beta1_is_accepted_and_echoed() {
+    let input = resource_list(&[], NOOP_PV)
+        .replace("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1");
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out
+        .stdout
+        .starts_with("apiVersion: config.kubernetes.io/v1beta1\nkind: ResourceList\nitems: []\n"));
+}
+
+#[test]
+fn json_input_gives_block_yaml() {
+    let input = r#"{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+ "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "annotations": {"config.kubernetes.io/path": "a.yaml"}},
+            "data": {"zero": "0123", "yes": "yes", "list": ["x", 1, true, null], "nested": {"k": "multi\nline\n"}}}],
+ "functionConfig": {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}}}"#;
+    let out = run(input);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn unknown_top_level_keys_are_ignored() {
+    let input = format!("foo: bar\n{}", resource_list(&[], NOOP_PV));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("foo"));
+}
+
+#[test]
+fn unsupported_function_configs_are_errors() {
+    let item = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    let cases = [
+        ("wrong-kind", "apiVersion: fn.kpt.dev/v1alpha1\nkind: SetNamespace\nmetadata:\n  name: x\n  namespace: ns\n  annotations:\n    config.kubernetes.io/path: fn.yaml\n"),
+        ("pv-wrong-version", "apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariant\nmetadata:\n  name: x\n"),
+        ("pvs-wrong-version", "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariantSet\nmetadata:\n  name: x\n"),
+        ("not-an-object", "just a string\n"),
+    ];
+    for (name, config) in cases {
+        let out = run(&resource_list(&[item], config));
+        assert_eq!(out.code, 1, "{name}");
+        insta::assert_snapshot!(name, out.stdout);
+    }
+}
+
+#[test]
+fn input_that_is_not_a_resource_list_fails_on_stderr() {
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", b"".to_vec()),
+        ("whitespace", b"  \n\n".to_vec()),
+        ("garbage", b"{{{ not yaml".to_vec()),
+        (
+            "bare-list",
+            b"- apiVersion: v1\n  kind: ConfigMap\n".to_vec(),
+        ),
+        ("scalar", b"hello\n".to_vec()),
+        (
+            "wrong-kind",
+            b"apiVersion: v1\nkind: List\nitems: []\n".to_vec(),
+        ),
+        (
+            "no-kind",
+            b"apiVersion: config.kubernetes.io/v1\nitems: []\n".to_vec(),
+        ),
+        (
+            "wrong-api-version",
+            b"apiVersion: config.kubernetes.io/v2\nkind: ResourceList\nitems: []\n".to_vec(),
+        ),
+        (
+            "items-not-a-list",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {a: b}\n".to_vec(),
+        ),
+        (
+            "items-a-string",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: nope\n".to_vec(),
+        ),
+        (
+            "invalid-utf8",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n# \xff\xfe\n"
+                .to_vec(),
+        ),
+        (
+            "control-char",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n# \x07\n"
+                .to_vec(),
+        ),
+        (
+            "two-documents",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n---\na: b\n"
+                .to_vec(),
+        ),
+        (
+            "bad-indentation",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: b\n   c: d\n"
+                .to_vec(),
+        ),
+        (
+            "unterminated-quote",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: \"b\n".to_vec(),
+        ),
+        (
+            "duplicate-key",
+            b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: b\n  a: c\n"
+                .to_vec(),
+        ),
+    ];
+    for (name, input) in cases {
+        let out = run_bytes(&input);
+        assert_eq!(out.code, 1, "{name}");
+        assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
+        assert_eq!(
+            out.stderr.lines().count(),
+            1,
+            "{name}: one line: {}",
+            out.stderr
+        );
+        insta::assert_snapshot!(format!("not-a-resource-list-{name}"), out.stderr);
+    }
+}
+
+#[test]
+fn items_that_are_not_objects_are_errors() {
+    let input = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- just a scalar\n- [a, list]\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ok\n";
+    let input = with_config(input, NOOP_PV);
+    let out = run(&input);
+    assert_eq!(out.code, 1);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+    insta::assert_snapshot!(&out.stdout[out.stdout.find("\nresults:").unwrap()..]);
+}
+
+#[test]
+fn billion_laughs_and_deep_nesting_are_refused_quickly() {
+    let mut laughs = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: lol\n  data:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        laughs.push_str(&format!(
+            "    a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    let start = std::time::Instant::now();
+    let out = run(&with_config(&laughs, NOOP_PV));
+    // Aliases are kept as written, never expanded, so the output is as small as the input.
+    assert!(
+        out.stdout.len() < 4 * laughs.len() + 2048,
+        "output grew to {}",
+        out.stdout.len()
+    );
+    let deep = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {}\n",
+        "[".repeat(10_000)
+    );
+    let out = run(&deep);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("nesting"), "{}", out.stderr);
+    // Generous bound: only catches exponential blow-up, not speed.
+    assert!(start.elapsed().as_secs() < 20);
+}
+
+#[test]
+fn help_and_version() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("USAGE"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("package-variant {}", env!("CARGO_PKG_VERSION"))
+    );
+}
