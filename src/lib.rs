@@ -1,4 +1,7 @@
 //! package-variant: a KRM function that applies Porch's PackageVariant mutations to a package
 //! and expands PackageVariantSets into PackageVariants.
 
+pub mod api;
+pub mod naming;
 pub mod results;
+pub mod selector;
