@@ -2,6 +2,7 @@
 //! and expands PackageVariantSets into PackageVariants.
 
 pub mod api;
+pub mod cel_env;
 pub mod naming;
 pub mod results;
 pub mod selector;
