@@ -6,3 +6,4 @@ pub mod cel_env;
 pub mod naming;
 pub mod results;
 pub mod selector;
+pub mod templates;
