@@ -4,6 +4,8 @@
 pub mod api;
 pub mod cel_env;
 pub mod naming;
+pub mod pvs_validation;
 pub mod results;
 pub mod selector;
+pub mod targets;
 pub mod templates;
