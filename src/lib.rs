@@ -5,6 +5,7 @@ pub mod api;
 pub mod cel_env;
 pub mod naming;
 pub mod pvs_validation;
+pub mod reconciliation;
 pub mod results;
 pub mod selector;
 pub mod targets;
