@@ -4,6 +4,7 @@
 pub mod api;
 pub mod cel_env;
 pub mod naming;
+pub mod package_variant_set;
 pub mod pvs_validation;
 pub mod reconciliation;
 pub mod results;
