@@ -1,0 +1,302 @@
+//! The PackageVariantSet expander: from a PackageVariantSet functionConfig and the input items,
+//! the PackageVariants Porch's controller would create, update and delete.
+//!
+//! Pipeline, as Porch reconciles: decode, validate, find the upstream PackageRevision, unroll
+//! targets, render every downstream (the first render error stops everything), then reconcile
+//! against the owned PackageVariants among the items. All or nothing: any error leaves every
+//! item as it was (no updates, deletes or creates).
+
+use serde_json::{json, Map, Value};
+
+use crate::api::package_variant::{
+    PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
+};
+use crate::api::package_variant_set::{
+    PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
+};
+use crate::api::{decode, package_variant::Upstream};
+use crate::cel_env::{self, ProgramCache};
+use crate::pvs_validation::validate_package_variant_set;
+use crate::reconciliation::{self, DesiredVariant, OWNER_LABEL};
+use crate::results::{has_errors, ResultItem};
+use crate::targets::{self, effective_namespace};
+use crate::templates::{RenderInput, Renderer, RepositoryIndex};
+
+/// What the expansion does to the ResourceList.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expansion {
+    /// Errors (on the config or an item), warnings, and one info summarising the changes.
+    pub results: Vec<ResultItem>,
+    /// (item index of an existing owned PackageVariant, its new `spec`): keep its metadata.
+    pub updates: Vec<(usize, Value)>,
+    /// Item indexes to leave out of the output (obsolete owned PackageVariants).
+    pub deletes: Vec<usize>,
+    /// New PackageVariant objects, complete, in target order.
+    pub creates: Vec<Value>,
+    /// How many distinct CEL expressions were compiled (each at most once per run).
+    pub cel_compilations: usize,
+}
+
+impl Expansion {
+    fn failed(results: Vec<ResultItem>) -> Self {
+        Expansion {
+            results,
+            ..Default::default()
+        }
+    }
+}
+
+/// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
+const EXPANSION_STACK_BYTES: usize = 64 << 20;
+
+/// Most names listed in the summary per group; the rest are counted.
+const SUMMARY_NAMES: usize = 20;
+
+/// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
+/// functionConfig as JSON.
+pub fn expand(config: &Value, items: &[Value]) -> Expansion {
+    // A big stack for CEL, and a last line of defence against panics where they unwind.
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pvs-expand".into())
+            .stack_size(EXPANSION_STACK_BYTES)
+            .spawn_scoped(scope, || expand_here(config, items))
+            .map(|handle| handle.join())
+    });
+    match outcome {
+        Ok(Ok(expansion)) => expansion,
+        Ok(Err(_)) => Expansion::failed(vec![ResultItem::error(
+            "internal error: the PackageVariantSet expander panicked",
+        )
+        .on_config()]),
+        // No thread available: run on this one.
+        Err(_) => expand_here(config, items),
+    }
+}
+
+fn expand_here(config: &Value, items: &[Value]) -> Expansion {
+    let api_version = config
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind != PACKAGE_VARIANT_SET_KIND || api_version != PACKAGE_VARIANT_SET_API_VERSION {
+        return Expansion::failed(vec![ResultItem::error(format!(
+            "functionConfig must be a {PACKAGE_VARIANT_SET_API_VERSION} {PACKAGE_VARIANT_SET_KIND}, got apiVersion {api_version:?} kind {kind:?}"
+        ))
+        .on_config()]);
+    }
+    let set: PackageVariantSet = match decode(config, "") {
+        Ok(set) => set,
+        Err(e) => {
+            return Expansion::failed(vec![ResultItem::error(e.message).field(e.path).on_config()])
+        }
+    };
+    let mut results = Vec::new();
+    if set.metadata.name.is_empty() {
+        results.push(
+            ResultItem::error("metadata.name is required: it prefixes the name of every PackageVariant of the set")
+                .field("metadata.name")
+                .on_config(),
+        );
+    }
+    results.extend(validate_package_variant_set(&set));
+    if has_errors(&results) {
+        return Expansion::failed(results);
+    }
+    let namespace = effective_namespace(&set.metadata.namespace).to_string();
+    let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();
+
+    let upstream_index = match targets::find_upstream(&upstream, items, &namespace) {
+        Ok(i) => i,
+        Err(message) => {
+            return Expansion::failed(vec![ResultItem::error(message)
+                .field("spec.upstream")
+                .on_config()])
+        }
+    };
+    let contexts = match targets::unroll_targets(&set.spec, &upstream.package, items, &namespace) {
+        Ok(c) => c,
+        Err(errors) => {
+            return Expansion::failed(
+                errors
+                    .into_iter()
+                    .map(|e| ResultItem::error(e.message).field(e.field).on_config())
+                    .collect(),
+            );
+        }
+    };
+
+    // Render every downstream; the first error stops the run, as in Porch.
+    let repository_items = targets::items_of_kind(
+        items,
+        targets::REPOSITORY_API_VERSION,
+        targets::REPOSITORY_KIND,
+        &namespace,
+    );
+    let repositories = RepositoryIndex::new(repository_items.iter().filter_map(|&i| items.get(i)));
+    let upstream_input = items
+        .get(upstream_index)
+        .map(cel_env::object_input)
+        .unwrap_or(cel::Value::Null);
+    let mut programs = ProgramCache::new();
+    let mut renderer = Renderer {
+        programs: &mut programs,
+        upstream: set.spec.upstream.as_ref(),
+        upstream_input: &upstream_input,
+        repositories: &repositories,
+    };
+    let mut rendered = Vec::with_capacity(contexts.len());
+    for ctx in &contexts {
+        let input = RenderInput {
+            template: set
+                .spec
+                .targets
+                .get(ctx.target)
+                .and_then(|t| t.template.as_ref()),
+            repo_default: &ctx.repo_default,
+            package_default: &ctx.package_default,
+            object: ctx.object.and_then(|i| items.get(i)),
+        };
+        match renderer.render(&input) {
+            Ok(spec) => rendered.push((ctx.target, spec)),
+            Err(e) => {
+                let field = format!("spec.targets[{}].{}", ctx.target, e.field);
+                let mut expansion =
+                    Expansion::failed(vec![ResultItem::error(e.message).field(field).on_config()]);
+                expansion.cel_compilations = programs.compilations();
+                return expansion;
+            }
+        }
+    }
+    let cel_compilations = programs.compilations();
+
+    let desired = match reconciliation::collect_desired(&set.metadata.name, rendered) {
+        Ok(d) => d,
+        Err(errors) => {
+            return Expansion {
+                results: errors,
+                cel_compilations,
+                ..Default::default()
+            }
+        }
+    };
+    let owner = if set.metadata.uid.is_empty() {
+        set.metadata.name.clone()
+    } else {
+        set.metadata.uid.clone()
+    };
+    let owned = reconciliation::owned_variants(items, &namespace, &owner);
+    let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
+
+    let mut results = plan.warnings;
+    results.push(summary(
+        &set,
+        &namespace,
+        items,
+        &plan.deletes,
+        &plan.updates,
+        &plan.creates,
+    ));
+    Expansion {
+        results,
+        updates: plan
+            .updates
+            .into_iter()
+            .map(|(i, d)| (i, d.spec.to_json()))
+            .collect(),
+        deletes: plan.deletes,
+        creates: plan
+            .creates
+            .iter()
+            .map(|d| new_package_variant(&set, &namespace, &owner, d))
+            .collect(),
+        cel_compilations,
+    }
+}
+
+/// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt uses to
+/// write it to `packagevariants/<name>.yaml`.
+fn new_package_variant(
+    set: &PackageVariantSet,
+    namespace: &str,
+    owner: &str,
+    d: &DesiredVariant,
+) -> Value {
+    let path = format!("packagevariants/{}.yaml", d.name);
+    let mut metadata = Map::new();
+    metadata.insert("name".into(), json!(d.name));
+    metadata.insert("namespace".into(), json!(namespace));
+    metadata.insert("labels".into(), json!({ OWNER_LABEL: owner }));
+    metadata.insert(
+        "annotations".into(),
+        json!({"config.kubernetes.io/path": path, "internal.config.kubernetes.io/path": path}),
+    );
+    metadata.insert("finalizers".into(), json!([PACKAGE_VARIANT_FINALIZER]));
+    // Only a set read from the cluster has a uid to own by.
+    if !set.metadata.uid.is_empty() {
+        metadata.insert(
+            "ownerReferences".into(),
+            json!([{"apiVersion": set.api_version, "kind": set.kind, "name": set.metadata.name, "uid": set.metadata.uid, "controller": true}]),
+        );
+    }
+    json!({"apiVersion": PACKAGE_VARIANT_API_VERSION, "kind": PACKAGE_VARIANT_KIND, "metadata": metadata, "spec": d.spec.to_json()})
+}
+
+fn name_list(names: Vec<String>) -> String {
+    let extra = names.len().saturating_sub(SUMMARY_NAMES);
+    let mut shown: Vec<String> = names.into_iter().take(SUMMARY_NAMES).collect();
+    if extra > 0 {
+        shown.push(format!("and {extra} more"));
+    }
+    if shown.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", shown.join(", "))
+    }
+}
+
+fn summary(
+    set: &PackageVariantSet,
+    namespace: &str,
+    items: &[Value],
+    deletes: &[usize],
+    updates: &[(usize, DesiredVariant)],
+    creates: &[DesiredVariant],
+) -> ResultItem {
+    let item_name = |i: usize| {
+        items
+            .get(i)
+            .and_then(|o| o.pointer("/metadata/name"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let created = name_list(creates.iter().map(|d| d.name.clone()).collect());
+    let updated = name_list(updates.iter().map(|(i, _)| item_name(*i)).collect());
+    let deleted = name_list(deletes.iter().map(|&i| item_name(i)).collect());
+    let mut message = format!(
+        "PackageVariantSet {:?}: {} created{created}, {} updated{updated}, {} deleted{deleted}",
+        set.metadata.name,
+        creates.len(),
+        updates.len(),
+        deletes.len()
+    );
+    let elsewhere = items
+        .iter()
+        .filter(|o| {
+            o.pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .is_some_and(|ns| !ns.is_empty() && ns != namespace)
+        })
+        .count();
+    if elsewhere > 0 {
+        message.push_str(&format!(
+            "; {elsewhere} items in namespaces other than {namespace:?} were ignored"
+        ));
+    }
+    ResultItem::info(message).on_config()
+}
+
+#[cfg(test)]
+mod tests;
