@@ -1,0 +1,48 @@
+//! Writes the benchmark workloads (see `support/workloads.rs`) for `benches/run.sh`:
+//!
+//! ```text
+//! cargo bench --bench gen -- w1 ITEMS FILE     # W1 ResourceList (PackageVariant)
+//! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
+//! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
+//! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
+//! ```
+//!
+//! Not a benchmark itself: a `harness = false` bench target so it never ships with the product.
+
+#[path = "support/workloads.rs"]
+mod workloads;
+
+use std::process::exit;
+
+fn usage() -> ! {
+    eprintln!("usage: gen (w1 ITEMS | w2 REPOSITORIES) FILE | gen (w3 | w3-config) FILE");
+    exit(2)
+}
+
+fn main() {
+    // `cargo bench` appends `--bench`.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if args.is_empty() {
+        // `cargo test --benches` runs every bench target without arguments: nothing to write.
+        eprintln!("gen: nothing to do (see --help)");
+        return;
+    }
+    let count = |s: &str| s.parse::<usize>().unwrap_or_else(|_| usage());
+    let (text, file) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["w1", n, file] => (workloads::w1(workloads::W1::with_items(count(n))), file),
+        ["w2", n, file] => (
+            workloads::w2(workloads::W2::with_repositories(count(n))),
+            file,
+        ),
+        ["w3", file] => (workloads::w3(), file),
+        ["w3-config", file] => (workloads::w1_package_variant(0), file),
+        _ => usage(),
+    };
+    if let Err(e) = std::fs::write(file, text) {
+        eprintln!("gen: cannot write {file}: {e}");
+        exit(1);
+    }
+}

@@ -1,0 +1,145 @@
+//! criterion benchmarks of the hot parts (issue 5): parse, emit, the PackageVariant run, CEL
+//! render, naming, PackageVariantSet expansion. The end-to-end workloads are in `run.sh`.
+//!
+//! `cargo bench --bench hot` measures; `cargo test --benches` runs each once (CI smoke).
+
+#[path = "support/workloads.rs"]
+mod workloads;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use package_variant::cel_env::{self, Activation, ProgramCache};
+use package_variant::resource_list::{Changes, ResourceList};
+use package_variant::{dispatch, naming, yaml};
+use serde_json::json;
+use std::hint::black_box;
+
+/// Items of the W1 package for the per-part benches (W1 itself is 10,000: see run.sh).
+const ITEMS: usize = 1_000;
+
+fn parse_emit(c: &mut Criterion) {
+    let src = workloads::w1(workloads::W1::with_items(ITEMS));
+    let mut g = c.benchmark_group("resource_list");
+    g.throughput(Throughput::Bytes(src.len() as u64));
+    g.bench_function("parse", |b| {
+        b.iter(|| ResourceList::parse(black_box(&src)).map(|rl| rl.items.len()))
+    });
+    let rl = match ResourceList::parse(&src) {
+        Ok(rl) => rl,
+        Err(e) => panic!("{e}"),
+    };
+    g.bench_function("emit_unchanged", |b| {
+        b.iter(|| rl.emit(black_box(&Changes::default()), &[]).len())
+    });
+    // Every item edited: the slow path of the emitter (no source copy of whole items).
+    let mut all = Changes::default();
+    for i in 0..rl.items.len() {
+        if let Ok(mut t) = rl.tree(i) {
+            if let Some(m) = t.path_mut(&["metadata"]) {
+                m.set("generation", yaml::Node::plain("2"));
+            }
+            all.edited.insert(i, t);
+        }
+    }
+    g.bench_function("emit_all_edited", |b| {
+        b.iter(|| rl.emit(black_box(&all), &[]).len())
+    });
+    g.bench_function("reparse_item", |b| {
+        b.iter(|| (0..rl.items.len()).filter_map(|i| rl.tree(i).ok()).count())
+    });
+    g.finish();
+}
+
+fn package_variant(c: &mut Criterion) {
+    let src = workloads::w1(workloads::W1::with_items(ITEMS));
+    let rl = match ResourceList::parse(&src) {
+        Ok(rl) => rl,
+        Err(e) => panic!("{e}"),
+    };
+    let mut g = c.benchmark_group("package_variant");
+    g.bench_function("run_w1_1k", |b| {
+        b.iter(|| dispatch::run(black_box(&rl)).1.len())
+    });
+    g.bench_function("process_w1_1k", |b| {
+        b.iter(|| {
+            package_variant::process_here(black_box(src.as_bytes()))
+                .stdout
+                .len()
+        })
+    });
+    g.finish();
+}
+
+fn cel(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cel");
+    let source = "'base-' + target.labels['region']";
+    g.bench_function("compile", |b| {
+        b.iter(|| cel_env::compile(black_box(source)).is_ok())
+    });
+    let mut cache = ProgramCache::new();
+    let program = match cache.compile(source) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let object = json!({"metadata": {"name": "site-00001", "namespace": "default",
+        "labels": {"env": "prod", "region": "us-east1", "site": "s00001"}}});
+    let upstream = cel_env::object_input(&json!({"metadata": {"name": "catalog.base.v3"}}));
+    let target = cel_env::object_input(&object);
+    g.bench_function("object_input", |b| {
+        b.iter(|| cel_env::object_input(black_box(&object)))
+    });
+    g.bench_function("activation", |b| {
+        b.iter(|| Activation::new(cache.env(), "site-00001", "base", Some(&upstream), &target))
+    });
+    let activation = Activation::new(cache.env(), "site-00001", "base", Some(&upstream), &target);
+    g.bench_function("evaluate", |b| {
+        b.iter(|| activation.evaluate(black_box(&program)))
+    });
+    g.finish();
+}
+
+fn naming(c: &mut Criterion) {
+    let mut g = c.benchmark_group("naming");
+    g.bench_function("short", |b| {
+        b.iter(|| {
+            naming::package_variant_name(&naming::identifier(
+                "fleet",
+                black_box("site-00001"),
+                "base-us-east1",
+            ))
+        })
+    });
+    g.bench_function("hashed", |b| {
+        b.iter(|| {
+            naming::package_variant_name(&naming::identifier(
+                "fleet-of-very-long-names",
+                black_box("site-00001-in-a-very-long-region-name"),
+                "base-southamerica-east1",
+            ))
+        })
+    });
+    g.finish();
+}
+
+fn package_variant_set(c: &mut Criterion) {
+    let src = workloads::w2(workloads::W2::with_repositories(ITEMS));
+    let mut g = c.benchmark_group("package_variant_set");
+    g.sample_size(20);
+    g.bench_function("process_w2_1k", |b| {
+        b.iter_batched(
+            || src.as_bytes(),
+            |s| package_variant::process_here(s).stdout.len(),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    parse_emit,
+    package_variant,
+    cel,
+    naming,
+    package_variant_set
+);
+criterion_main!(benches);
