@@ -10,6 +10,7 @@
 #             printed but not judged)
 #   --keep D  write the workloads and outputs to D and keep them (default: a temporary dir)
 #
+# PV_BIN=FILE runs that binary instead of building one.
 # Needs: cargo, /usr/bin/time (Debian `time`). Optional: go + golang-gopkg-yaml.v3-dev (the Go
 # peer), kpt (W3 through `kpt fn eval --exec`), hyperfine (W3 process timing; else a shell loop).
 set -euo pipefail
@@ -46,8 +47,12 @@ fi
 
 [ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 1; }
 
-echo "== build ($PROFILE)"
-cargo build --quiet --profile "$PROFILE" --bin package-variant
+if [ -n "${PV_BIN:-}" ]; then
+  BIN=$(realpath "$PV_BIN")   # compare a saved binary: PV_BIN=/tmp/old benches/run.sh
+else
+  echo "== build ($PROFILE)"
+  cargo build --quiet --profile "$PROFILE" --bin package-variant
+fi
 gen() { cargo bench --quiet --profile dev --bench gen -- "$@"; }
 
 echo "== workloads in $WORK"

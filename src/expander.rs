@@ -8,7 +8,7 @@
 
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::object::ObjectMeta;
-use crate::package_variant_set::expand;
+use crate::package_variant_set::expand_typed;
 use crate::resource_list::{Changes, ResourceList};
 use crate::results::{has_errors, ResultItem};
 use crate::yaml::{self, Node};
@@ -64,14 +64,14 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
     if !errors.is_empty() {
         return (Changes::default(), errors);
     }
-    let plan = expand(&config_json, &items);
+    let mut plan = expand_typed(&config_json, &items);
     drop(items);
     if has_errors(&plan.results) {
         return (Changes::default(), plan.results);
     }
     let mut changes = Changes::default();
-    let mut results = plan.results;
-    for (i, spec) in plan.updates {
+    let mut results = std::mem::take(&mut plan.results);
+    for (i, spec) in std::mem::take(&mut plan.updates) {
         let mut tree = match rl.tree(i) {
             Ok(t) => t,
             Err(e) => {
@@ -79,7 +79,7 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
                 return (Changes::default(), results);
             }
         };
-        let new_spec = yaml::from_json(&spec);
+        let new_spec = spec.to_node();
         let unchanged = tree.get("spec").is_some_and(|s| s.same_value(&new_spec));
         if unchanged {
             continue;
@@ -92,8 +92,12 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         }
         changes.edited.insert(i, tree);
     }
+    changes.added = plan
+        .creates
+        .iter()
+        .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
+        .collect();
     changes.removed = plan.deletes;
-    changes.added = plan.creates.iter().map(yaml::from_json).collect();
     (changes, results)
 }
 

@@ -6,10 +6,12 @@
 //! against the owned PackageVariants among the items. All or nothing: any error leaves every
 //! item as it was (no updates, deletes or creates).
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::api::package_variant::{
-    PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
+    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER,
+    PACKAGE_VARIANT_KIND,
 };
 use crate::api::package_variant_set::{
     PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
@@ -17,7 +19,7 @@ use crate::api::package_variant_set::{
 use crate::api::{decode, package_variant::Upstream};
 use crate::cel_env::{self, ProgramCache};
 use crate::pvs_validation::validate_package_variant_set;
-use crate::reconciliation::{self, DesiredVariant, OWNER_LABEL};
+use crate::reconciliation::{self, DesiredVariant};
 use crate::results::{has_errors, ResultItem};
 use crate::targets::{self, effective_namespace};
 use crate::templates::{RenderInput, Renderer, RepositoryIndex};
@@ -37,13 +39,141 @@ pub struct Expansion {
     pub cel_compilations: usize,
 }
 
-impl Expansion {
+/// [`Expansion`] before the variants are turned into JSON: the specs typed, the new variants
+/// as [`DesiredVariant`]s written out by [`TypedExpansion::new_variant`]. The ResourceList path
+/// writes these straight to YAML nodes (one tree per variant instead of a JSON value and then
+/// a node).
+#[derive(Debug, Clone, Default)]
+pub struct TypedExpansion {
+    pub results: Vec<ResultItem>,
+    /// (item index of an existing owned PackageVariant, its new `spec`).
+    pub updates: Vec<(usize, PackageVariantSpec)>,
+    pub deletes: Vec<usize>,
+    /// The variants to create, in target order.
+    pub creates: Vec<DesiredVariant>,
+    pub cel_compilations: usize,
+    owner: OwnerInfo,
+}
+
+/// What every new variant of the set carries: namespace, owner label, owner reference.
+#[derive(Debug, Clone, Default)]
+struct OwnerInfo {
+    namespace: String,
+    /// Value of the owner label: the set's uid, or its name.
+    owner: String,
+    set_api_version: String,
+    set_kind: String,
+    set_name: String,
+    /// Empty for a set read from a file: no owner reference then.
+    set_uid: String,
+}
+
+impl TypedExpansion {
     fn failed(results: Vec<ResultItem>) -> Self {
-        Expansion {
+        TypedExpansion {
             results,
             ..Default::default()
         }
     }
+
+    /// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt
+    /// uses to write it to `packagevariants/<name>.yaml`. Serialise it (JSON or YAML node).
+    pub fn new_variant<'a>(&'a self, d: &'a DesiredVariant) -> NewPackageVariant<'a> {
+        let o = &self.owner;
+        let path = format!("packagevariants/{}.yaml", d.name);
+        NewPackageVariant {
+            api_version: PACKAGE_VARIANT_API_VERSION,
+            kind: PACKAGE_VARIANT_KIND,
+            metadata: NewMetadata {
+                name: &d.name,
+                namespace: &o.namespace,
+                labels: OwnerLabel { owner: &o.owner },
+                annotations: PathAnnotations {
+                    path: path.clone(),
+                    internal_path: path,
+                },
+                finalizers: [PACKAGE_VARIANT_FINALIZER],
+                // Only a set read from the cluster has a uid to own by.
+                owner_references: (!o.set_uid.is_empty()).then(|| {
+                    [OwnerReference {
+                        api_version: &o.set_api_version,
+                        kind: &o.set_kind,
+                        name: &o.set_name,
+                        uid: &o.set_uid,
+                        controller: true,
+                    }]
+                }),
+            },
+            spec: &d.spec,
+        }
+    }
+
+    /// The JSON form ([`expand`]'s result).
+    pub fn into_json(self) -> Expansion {
+        let creates = self
+            .creates
+            .iter()
+            .map(|d| serde_json::to_value(self.new_variant(d)).unwrap_or(Value::Null))
+            .collect();
+        Expansion {
+            results: self.results,
+            updates: self
+                .updates
+                .into_iter()
+                .map(|(i, spec)| (i, spec.to_json()))
+                .collect(),
+            deletes: self.deletes,
+            creates,
+            cel_compilations: self.cel_compilations,
+        }
+    }
+}
+
+/// A new PackageVariant object (see [`TypedExpansion::new_variant`]), fields in the order
+/// Porch's controller writes them.
+#[derive(Debug, Serialize)]
+pub struct NewPackageVariant<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: NewMetadata<'a>,
+    spec: &'a PackageVariantSpec,
+}
+
+#[derive(Debug, Serialize)]
+struct NewMetadata<'a> {
+    name: &'a str,
+    namespace: &'a str,
+    labels: OwnerLabel<'a>,
+    annotations: PathAnnotations,
+    finalizers: [&'static str; 1],
+    #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
+    owner_references: Option<[OwnerReference<'a>; 1]>,
+}
+
+/// `{OWNER_LABEL: owner}` (serde needs the key as a literal; a test checks they agree).
+#[derive(Debug, Serialize)]
+struct OwnerLabel<'a> {
+    #[serde(rename = "config.porch.kpt.dev/packagevariantset")]
+    owner: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct PathAnnotations {
+    #[serde(rename = "config.kubernetes.io/path")]
+    path: String,
+    #[serde(rename = "internal.config.kubernetes.io/path")]
+    internal_path: String,
+}
+
+#[derive(Debug, Serialize)]
+struct OwnerReference<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    uid: &'a str,
+    controller: bool,
 }
 
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
@@ -55,6 +185,11 @@ const SUMMARY_NAMES: usize = 20;
 /// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
 /// functionConfig as JSON.
 pub fn expand(config: &Value, items: &[Value]) -> Expansion {
+    expand_typed(config, items).into_json()
+}
+
+/// [`expand`] with the specs and new variants still typed.
+pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
     // A big stack for CEL, and a last line of defence against panics where they unwind.
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
@@ -65,7 +200,7 @@ pub fn expand(config: &Value, items: &[Value]) -> Expansion {
     });
     match outcome {
         Ok(Ok(expansion)) => expansion,
-        Ok(Err(_)) => Expansion::failed(vec![ResultItem::error(
+        Ok(Err(_)) => TypedExpansion::failed(vec![ResultItem::error(
             "internal error: the PackageVariantSet expander panicked",
         )
         .on_config()]),
@@ -74,14 +209,14 @@ pub fn expand(config: &Value, items: &[Value]) -> Expansion {
     }
 }
 
-fn expand_here(config: &Value, items: &[Value]) -> Expansion {
+fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
     let api_version = config
         .get("apiVersion")
         .and_then(Value::as_str)
         .unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
     if kind != PACKAGE_VARIANT_SET_KIND || api_version != PACKAGE_VARIANT_SET_API_VERSION {
-        return Expansion::failed(vec![ResultItem::error(format!(
+        return TypedExpansion::failed(vec![ResultItem::error(format!(
             "functionConfig must be a {PACKAGE_VARIANT_SET_API_VERSION} {PACKAGE_VARIANT_SET_KIND}, got apiVersion {api_version:?} kind {kind:?}"
         ))
         .on_config()]);
@@ -89,7 +224,9 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
     let set: PackageVariantSet = match decode(config, "") {
         Ok(set) => set,
         Err(e) => {
-            return Expansion::failed(vec![ResultItem::error(e.message).field(e.path).on_config()])
+            return TypedExpansion::failed(vec![ResultItem::error(e.message)
+                .field(e.path)
+                .on_config()])
         }
     };
     let mut results = Vec::new();
@@ -102,7 +239,7 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
     }
     results.extend(validate_package_variant_set(&set));
     if has_errors(&results) {
-        return Expansion::failed(results);
+        return TypedExpansion::failed(results);
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();
@@ -110,7 +247,7 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
     let upstream_index = match targets::find_upstream(&upstream, items, &namespace) {
         Ok(i) => i,
         Err(message) => {
-            return Expansion::failed(vec![ResultItem::error(message)
+            return TypedExpansion::failed(vec![ResultItem::error(message)
                 .field("spec.upstream")
                 .on_config()])
         }
@@ -118,7 +255,7 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
     let contexts = match targets::unroll_targets(&set.spec, &upstream.package, items, &namespace) {
         Ok(c) => c,
         Err(errors) => {
-            return Expansion::failed(
+            return TypedExpansion::failed(
                 errors
                     .into_iter()
                     .map(|e| ResultItem::error(e.message).field(e.field).on_config())
@@ -162,8 +299,9 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
             Ok(spec) => rendered.push((ctx.target, spec)),
             Err(e) => {
                 let field = format!("spec.targets[{}].{}", ctx.target, e.field);
-                let mut expansion =
-                    Expansion::failed(vec![ResultItem::error(e.message).field(field).on_config()]);
+                let mut expansion = TypedExpansion::failed(vec![ResultItem::error(e.message)
+                    .field(field)
+                    .on_config()]);
                 expansion.cel_compilations = programs.compilations();
                 return expansion;
             }
@@ -174,7 +312,7 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
     let desired = match reconciliation::collect_desired(&set.metadata.name, rendered) {
         Ok(d) => d,
         Err(errors) => {
-            return Expansion {
+            return TypedExpansion {
                 results: errors,
                 cel_compilations,
                 ..Default::default()
@@ -198,49 +336,21 @@ fn expand_here(config: &Value, items: &[Value]) -> Expansion {
         &plan.updates,
         &plan.creates,
     ));
-    Expansion {
+    TypedExpansion {
         results,
-        updates: plan
-            .updates
-            .into_iter()
-            .map(|(i, d)| (i, d.spec.to_json()))
-            .collect(),
+        updates: plan.updates.into_iter().map(|(i, d)| (i, d.spec)).collect(),
         deletes: plan.deletes,
-        creates: plan
-            .creates
-            .iter()
-            .map(|d| new_package_variant(&set, &namespace, &owner, d))
-            .collect(),
+        creates: plan.creates,
         cel_compilations,
+        owner: OwnerInfo {
+            namespace,
+            owner,
+            set_api_version: set.api_version,
+            set_kind: set.kind,
+            set_name: set.metadata.name,
+            set_uid: set.metadata.uid,
+        },
     }
-}
-
-/// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt uses to
-/// write it to `packagevariants/<name>.yaml`.
-fn new_package_variant(
-    set: &PackageVariantSet,
-    namespace: &str,
-    owner: &str,
-    d: &DesiredVariant,
-) -> Value {
-    let path = format!("packagevariants/{}.yaml", d.name);
-    let mut metadata = Map::new();
-    metadata.insert("name".into(), json!(d.name));
-    metadata.insert("namespace".into(), json!(namespace));
-    metadata.insert("labels".into(), json!({ OWNER_LABEL: owner }));
-    metadata.insert(
-        "annotations".into(),
-        json!({"config.kubernetes.io/path": path, "internal.config.kubernetes.io/path": path}),
-    );
-    metadata.insert("finalizers".into(), json!([PACKAGE_VARIANT_FINALIZER]));
-    // Only a set read from the cluster has a uid to own by.
-    if !set.metadata.uid.is_empty() {
-        metadata.insert(
-            "ownerReferences".into(),
-            json!([{"apiVersion": set.api_version, "kind": set.kind, "name": set.metadata.name, "uid": set.metadata.uid, "controller": true}]),
-        );
-    }
-    json!({"apiVersion": PACKAGE_VARIANT_API_VERSION, "kind": PACKAGE_VARIANT_KIND, "metadata": metadata, "spec": d.spec.to_json()})
 }
 
 fn name_list(names: Vec<String>) -> String {

@@ -2,10 +2,12 @@
 //! (T-S1/T-S2), the derived cases that need the whole pipeline, and the decisions beyond Porch.
 
 use super::*;
+use crate::reconciliation::OWNER_LABEL;
 use crate::results::{Severity, Subject};
 use crate::targets::{
     PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, REPOSITORY_API_VERSION, REPOSITORY_KIND,
 };
+use serde_json::json;
 
 fn pvs(metadata: Value, spec: Value) -> Value {
     json!({"apiVersion": PACKAGE_VARIANT_SET_API_VERSION, "kind": PACKAGE_VARIANT_SET_KIND, "metadata": metadata, "spec": spec})
@@ -427,4 +429,17 @@ fn fleet_compiles_each_expression_once_and_is_deterministic() {
         }))
     );
     assert_eq!(expand(&config, &items), e, "same input, same output");
+}
+
+/// The owner label key of new variants is `OWNER_LABEL` (written as a literal in a serde attribute).
+#[test]
+fn new_variants_carry_the_owner_label() {
+    let config = pvs(
+        json!({"name": "s"}),
+        json!({"upstream": {"repo": "catalog", "package": "base", "revision": 3}, "targets": [{"repositories": [{"name": "r"}]}]}),
+    );
+    let e = expand(&config, &[pr("catalog", "base", 3, None)]);
+    assert_eq!(e.creates.len(), 1, "{:?}", e.results);
+    let labels = e.creates[0].pointer("/metadata/labels").cloned();
+    assert_eq!(labels, Some(json!({OWNER_LABEL: "s"})));
 }

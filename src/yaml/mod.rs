@@ -9,10 +9,12 @@ pub mod emit;
 pub mod json;
 pub mod node;
 pub mod parse;
+pub mod ser;
 
 pub use emit::Emitter;
 pub use json::{from_json, from_json_sorted, to_json};
 pub use node::{Entry, Item, Kind, Node, Props, Scalar, ScalarStyle, Span, Trivia};
 pub use parse::{parse, ParseError, Parser};
+pub use ser::to_node;
 #[cfg(test)]
 mod tests;
