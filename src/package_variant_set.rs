@@ -377,7 +377,7 @@ fn summary(
     let item_name = |i: usize| {
         items
             .get(i)
-            .and_then(|o| o.pointer("/metadata/name"))
+            .and_then(|o| crate::object::json_at(o, "/metadata/name"))
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string()
@@ -395,7 +395,7 @@ fn summary(
     let elsewhere = items
         .iter()
         .filter(|o| {
-            o.pointer("/metadata/namespace")
+            crate::object::json_at(o, "/metadata/namespace")
                 .and_then(Value::as_str)
                 .is_some_and(|ns| !ns.is_empty() && ns != namespace)
         })

@@ -53,8 +53,7 @@ pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str)
                     PACKAGE_VARIANT_API_VERSION,
                     PACKAGE_VARIANT_KIND,
                     namespace,
-                ) && item
-                    .pointer("/metadata/labels")
+                ) && crate::object::json_at(item, "/metadata/labels")
                     .and_then(|l| l.get(OWNER_LABEL))
                     .and_then(|v| v.as_str())
                     == Some(owner)
@@ -134,11 +133,11 @@ pub fn plan(
     let mut existing: HashMap<String, usize> = HashMap::new();
     for &i in owned {
         let Some(item) = items.get(i) else { continue };
-        let name = item
-            .pointer("/metadata/name")
+        let name = crate::object::json_at(item, "/metadata/name")
             .and_then(|n| n.as_str())
             .unwrap_or("");
-        let downstream = item.pointer("/spec/downstream").and_then(|d| d.as_object());
+        let downstream =
+            crate::object::json_at(item, "/spec/downstream").and_then(|d| d.as_object());
         let Some(downstream) = downstream else {
             // Porch would panic; it can match nothing, so it is obsolete.
             plan.deletes.push(i);
@@ -162,7 +161,7 @@ pub fn plan(
         if let Some(earlier) = existing.insert(identifier.clone(), i) {
             let earlier_name = items
                 .get(earlier)
-                .and_then(|e| e.pointer("/metadata/name"))
+                .and_then(|e| crate::object::json_at(e, "/metadata/name"))
                 .and_then(|n| n.as_str())
                 .unwrap_or("");
             plan.warnings.push(

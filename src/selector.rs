@@ -84,12 +84,13 @@ impl LabelSelector {
 
 impl CompiledSelector {
     /// True when every requirement holds for `labels`.
-    pub fn matches(&self, labels: &dyn Fn(&str) -> Option<String>) -> bool {
+    pub fn matches<'l>(&self, labels: &dyn Fn(&str) -> Option<&'l str>) -> bool {
         self.requirements.iter().all(|r| {
             let value = labels(&r.key);
+            let listed = |v: &str| r.values.iter().any(|x| x == v);
             match r.operator {
-                Operator::In => value.is_some_and(|v| r.values.contains(&v)),
-                Operator::NotIn => value.is_none_or(|v| !r.values.contains(&v)),
+                Operator::In => value.is_some_and(listed),
+                Operator::NotIn => value.is_none_or(|v| !listed(v)),
                 Operator::Exists => value.is_some(),
                 Operator::DoesNotExist => value.is_none(),
             }
@@ -98,15 +99,8 @@ impl CompiledSelector {
 
     /// Matches the `metadata.labels` of a JSON object (absent or non-map labels = no labels).
     pub fn matches_object(&self, object: &serde_json::Value) -> bool {
-        let labels = object
-            .pointer("/metadata/labels")
-            .and_then(|l| l.as_object());
-        self.matches(&|key| {
-            labels
-                .and_then(|m| m.get(key))
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        })
+        let labels = crate::object::json_at(object, "/metadata/labels").and_then(|l| l.as_object());
+        self.matches(&|key| labels.and_then(|m| m.get(key)).and_then(|v| v.as_str()))
     }
 }
 

@@ -28,7 +28,9 @@ pub fn effective_namespace(set_namespace: &str) -> &str {
 }
 
 fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
-    item.pointer(pointer).and_then(|v| v.as_str()).unwrap_or("")
+    crate::object::json_at(item, pointer)
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
 }
 
 /// True when `item` has this apiVersion and kind and is visible from `namespace` (an item
@@ -77,8 +79,7 @@ pub fn find_upstream(
             namespace,
         ) && str_at(item, "/spec/repository") == upstream.repo
             && str_at(item, "/spec/packageName") == upstream.package
-            && (item
-                .pointer("/spec/revision")
+            && (crate::object::json_at(item, "/spec/revision")
                 .and_then(|r| r.as_i64())
                 .unwrap_or(0)
                 == upstream.revision

@@ -36,8 +36,7 @@ impl RepositoryIndex {
     pub fn new<'a>(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
         let mut by_name = HashMap::new();
         for repo in repositories {
-            let name = repo
-                .pointer("/metadata/name")
+            let name = crate::object::json_at(repo, "/metadata/name")
                 .and_then(|n| n.as_str())
                 .unwrap_or("");
             by_name
