@@ -8,6 +8,7 @@
 //! overwrite them, later entries win; empty maps are omitted, `packageContext: {}` is kept, an
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::api::package_variant::{
@@ -26,28 +27,39 @@ pub struct RenderError {
 
 /// The Repository objects of the set's namespace, as CEL inputs, by name (first wins, as
 /// Porch's lookup takes the first match in list order).
+///
+/// Each input is built on first use and then shared: a repositorySelector target's `target`
+/// is the same object as its `repository`, so both bind one value, and repositories no target
+/// reaches are never converted.
 #[derive(Default)]
-pub struct RepositoryIndex {
-    by_name: HashMap<String, cel::Value>,
+pub struct RepositoryIndex<'a> {
+    by_name: HashMap<&'a str, (&'a serde_json::Value, OnceCell<cel::Value>)>,
 }
 
-impl RepositoryIndex {
+impl<'a> RepositoryIndex<'a> {
     /// Indexes `repositories` (JSON objects) by `metadata.name`.
-    pub fn new<'a>(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
+    pub fn new(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
         let mut by_name = HashMap::new();
         for repo in repositories {
             let name = crate::object::json_at(repo, "/metadata/name")
                 .and_then(|n| n.as_str())
                 .unwrap_or("");
-            by_name
-                .entry(name.to_string())
-                .or_insert_with(|| cel_env::object_input(repo));
+            by_name.entry(name).or_insert((repo, OnceCell::new()));
         }
         RepositoryIndex { by_name }
     }
 
     fn get(&self, name: &str) -> Option<&cel::Value> {
-        self.by_name.get(name)
+        self.by_name
+            .get(name)
+            .map(|(repo, input)| input.get_or_init(|| cel_env::object_input(repo)))
+    }
+
+    /// The shared input of `object` when it is the indexed repository of its name.
+    fn input_of(&self, object: &serde_json::Value) -> Option<&cel::Value> {
+        let name = crate::object::json_at(object, "/metadata/name")?.as_str()?;
+        let (repo, input) = self.by_name.get(name)?;
+        std::ptr::eq(*repo, object).then(|| input.get_or_init(|| cel_env::object_input(repo)))
     }
 }
 
@@ -67,7 +79,7 @@ pub struct Renderer<'a> {
     pub upstream: Option<&'a Upstream>,
     /// The upstream PackageRevision as CEL sees it.
     pub upstream_input: &'a cel::Value,
-    pub repositories: &'a RepositoryIndex,
+    pub repositories: &'a RepositoryIndex<'a>,
 }
 
 /// Evaluates expressions of one render, prefixing errors with their template field.
@@ -150,7 +162,10 @@ impl Renderer<'_> {
             return Ok(spec);
         };
         let target = match input.object {
-            Some(object) => cel_env::object_input(object),
+            Some(object) => match self.repositories.input_of(object) {
+                Some(shared) => shared.clone(),
+                None => cel_env::object_input(object),
+            },
             None => cel_env::repositories_target_input(input.repo_default, input.package_default),
         };
         let activation = Activation::new(
