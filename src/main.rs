@@ -1,7 +1,7 @@
 //! The `package-variant` binary: a KRM function. Reads a ResourceList on stdin, writes one on
 //! stdout, exits 1 when any result is an error.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 const USAGE: &str = "\
 package-variant: a KRM function for Porch PackageVariant mutations and PackageVariantSet expansion
@@ -46,14 +46,5 @@ fn main() {
         eprintln!("package-variant: cannot read stdin: {e}");
         std::process::exit(1);
     }
-    let outcome = package_variant::process(input);
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(outcome.stdout.as_bytes()).is_err() || stdout.flush().is_err() {
-        eprintln!("package-variant: cannot write stdout");
-        std::process::exit(1);
-    }
-    if !outcome.stderr.is_empty() {
-        eprintln!("{}", outcome.stderr);
-    }
-    std::process::exit(outcome.exit_code);
+    package_variant::run_and_exit(input)
 }
