@@ -4,12 +4,20 @@
 //! [`process`] is the whole function: ResourceList bytes in, ResourceList text out, plus the
 //! exit code. The binary only moves bytes between it and stdin/stdout.
 
+pub mod api;
+pub mod cel_env;
 pub mod dispatch;
 pub mod expander;
+pub mod naming;
 pub mod object;
 pub mod package_variant;
+pub mod pvs_validation;
+pub mod reconciliation;
 pub mod resource_list;
 pub mod results;
+pub mod selector;
+pub mod targets;
+pub mod templates;
 pub mod yaml;
 
 use resource_list::{Changes, ResourceList};

@@ -1,0 +1,342 @@
+//! The PackageVariant (`config.porch.kpt.dev/v1alpha1`) spec and the kptfile v1 `Function` and
+//! `Selector` types it embeds, as Porch's Go structs define them.
+//!
+//! Serialisation follows Go's `encoding/json` on those structs: fields in struct order, `omitempty`
+//! fields left out when empty, map keys sorted (Go sorts map keys; `BTreeMap` does the same).
+//! Deserialisation is lenient like Go's: unknown fields are ignored and `null` means "zero value".
+//! Both the PackageVariant function and the PackageVariantSet expander use these types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{is_zero, null_default};
+
+/// The PackageVariant finalizer that Porch's PackageVariantSet controller puts on the variants it
+/// creates.
+pub const PACKAGE_VARIANT_FINALIZER: &str = "config.porch.kpt.dev/packagevariants";
+/// apiVersion of PackageVariant objects.
+pub const PACKAGE_VARIANT_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";
+/// kind of PackageVariant objects.
+pub const PACKAGE_VARIANT_KIND: &str = "PackageVariant";
+
+/// `spec.upstream`: the package revision a variant is cloned from.
+///
+/// `revision` is an integer (Porch changed it from a string in 2025); `0` means unset and is
+/// omitted on output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Upstream {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub repo: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub package: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "is_zero"
+    )]
+    pub revision: i64,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub workspace_name: String,
+}
+
+/// `spec.downstream`: the repository and package name of the variant.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Downstream {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub repo: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub package: String,
+}
+
+/// `spec.packageContext`: keys to set in and remove from the package's `package-context.yaml`.
+///
+/// The pointer in Go is what keeps `packageContext: {}` on output; both inner fields are omitempty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageContext {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub data: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub remove_keys: Vec<String>,
+}
+
+/// An injector: selects an in-cluster object whose content is injected into the package.
+///
+/// `name` has no `omitempty` in Porch, so it is always written, even as `""`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InjectionSelector {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+}
+
+/// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selector {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub api_version: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub kind: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub name: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub namespace: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub labels: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// kptfile v1 `Function` (kpt v1.0.0-beta.62.1): one pipeline step. Every field is omitempty.
+/// `exclude` is the Go field `Exclusions`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Function {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub image: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub exec: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub config_path: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub config_map: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub name: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub tag: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub selectors: Vec<Selector>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub exclude: Vec<Selector>,
+}
+
+/// kptfile v1 `Pipeline`: mutators then validators (Go struct order).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pipeline {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub mutators: Vec<Function>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub validators: Vec<Function>,
+}
+
+/// The PackageVariant `spec`, fields in Porch's struct order.
+///
+/// Adoption and deletion policies are plain strings here (`""` = unset, omitted); Porch's
+/// PackageVariant controller defaults them later to `adoptNone` and `delete`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageVariantSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<Upstream>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downstream: Option<Downstream>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub adoption_policy: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub deletion_policy: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub labels: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package_context: Option<PackageContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<Pipeline>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub injectors: Vec<InjectionSelector>,
+}
+
+impl PackageVariantSpec {
+    /// The spec as JSON, in Porch's field order. Serialising these plain structs cannot fail;
+    /// `Null` is returned rather than panicking should it ever.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode;
+    use serde_json::json;
+
+    #[test]
+    fn spec_round_trip_keeps_go_field_order_and_omitempty() {
+        let spec = PackageVariantSpec {
+            upstream: Some(Upstream {
+                repo: "r".into(),
+                package: "p".into(),
+                revision: 0,
+                workspace_name: "ws".into(),
+            }),
+            downstream: Some(Downstream {
+                repo: "d".into(),
+                package: String::new(),
+            }),
+            package_context: Some(PackageContext::default()),
+            injectors: vec![InjectionSelector {
+                name: String::new(),
+                ..Default::default()
+            }],
+            pipeline: Some(Pipeline {
+                mutators: vec![Function {
+                    image: "i".into(),
+                    name: "n".into(),
+                    ..Default::default()
+                }],
+                validators: vec![],
+            }),
+            ..Default::default()
+        };
+        let text = serde_json::to_string(&spec.to_json()).unwrap_or_default();
+        assert_eq!(
+            text,
+            r#"{"upstream":{"repo":"r","package":"p","workspaceName":"ws"},"downstream":{"repo":"d"},"packageContext":{},"pipeline":{"mutators":[{"image":"i","name":"n"}]},"injectors":[{"name":""}]}"#
+        );
+    }
+
+    #[test]
+    fn decode_reports_field_path() {
+        let err = decode::<PackageVariantSpec>(&json!({"upstream": {"revision": "1"}}), "spec")
+            .unwrap_err();
+        assert_eq!(err.path, "spec.upstream.revision");
+        assert_eq!(
+            err.message,
+            r#"spec.upstream.revision: invalid type: string "1", expected i64"#
+        );
+        let err = decode::<PackageVariantSpec>(
+            &json!({"injectors": [{"name": "a"}, {"name": 3}]}),
+            "spec",
+        )
+        .unwrap_err();
+        assert_eq!(err.path, "spec.injectors[1].name");
+    }
+
+    #[test]
+    fn decode_is_lenient_like_go() {
+        let spec: PackageVariantSpec =
+            decode(&json!({"unknown": 1, "labels": null, "adoptionPolicy": null, "upstream": {"revision": 3}}), "spec").unwrap_or_default();
+        assert_eq!(spec.upstream.map(|u| u.revision), Some(3));
+        assert!(spec.labels.is_empty());
+    }
+}

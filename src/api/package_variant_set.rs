@@ -1,0 +1,299 @@
+//! The PackageVariantSet (`config.porch.kpt.dev/v1alpha2`) as Porch's Go types define it.
+//!
+//! Pointers in Go become `Option` here because Porch tells "absent" from "empty" in several
+//! places: `repositories: []` is "specified but empty" (a validation error) while an absent or
+//! null list is "not specified"; `downstream.repo: ""` next to `repoExpr` still trips the
+//! "only one of" check; `packageContext: {}` produces `packageContext: {}`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::null_default;
+use super::package_variant::{Function, Selector, Upstream};
+use crate::selector::LabelSelector;
+
+/// apiVersion of PackageVariantSet objects.
+pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2";
+/// kind of PackageVariantSet objects.
+pub const PACKAGE_VARIANT_SET_KIND: &str = "PackageVariantSet";
+
+/// The object metadata the expander needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ObjectMeta {
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub namespace: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub uid: String,
+}
+
+/// A PackageVariantSet object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageVariantSet {
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec: PackageVariantSetSpec,
+}
+
+/// `spec` of a PackageVariantSet.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct PackageVariantSetSpec {
+    #[serde(default)]
+    pub upstream: Option<Upstream>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub targets: Vec<Target>,
+}
+
+/// One entry of `spec.targets`: exactly one of the three options, plus an optional template.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    /// `None` when absent or null; `Some(vec![])` for an explicit `[]`.
+    #[serde(default)]
+    pub repositories: Option<Vec<RepositoryTarget>>,
+    #[serde(default)]
+    pub repository_selector: Option<LabelSelector>,
+    #[serde(default)]
+    pub object_selector: Option<ObjectSelector>,
+    #[serde(default)]
+    pub template: Option<PackageVariantTemplate>,
+}
+
+/// An explicit downstream repository and the package names to create in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepositoryTarget {
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    /// Empty or absent: the upstream package name.
+    #[serde(default, deserialize_with = "null_default")]
+    pub package_names: Vec<String>,
+}
+
+/// `objectSelector`: a kind plus an inlined label selector. `name` is accepted and ignored, as
+/// by Porch's controller.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectSelector {
+    #[serde(default, deserialize_with = "null_default")]
+    pub api_version: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub kind: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub match_labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub match_expressions: Vec<crate::selector::LabelSelectorRequirement>,
+}
+
+impl ObjectSelector {
+    /// The inlined `metav1.LabelSelector`.
+    pub fn label_selector(&self) -> LabelSelector {
+        LabelSelector {
+            match_labels: self.match_labels.clone(),
+            match_expressions: self.match_expressions.clone(),
+        }
+    }
+}
+
+/// `template`: how each target's PackageVariant spec is rendered (static values, then CEL).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageVariantTemplate {
+    #[serde(default)]
+    pub downstream: Option<DownstreamTemplate>,
+    #[serde(default)]
+    pub adoption_policy: Option<String>,
+    #[serde(default)]
+    pub deletion_policy: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub label_exprs: Vec<MapExpr>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub annotation_exprs: Vec<MapExpr>,
+    #[serde(default)]
+    pub package_context: Option<PackageContextTemplate>,
+    #[serde(default)]
+    pub pipeline: Option<PipelineTemplate>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub injectors: Vec<InjectionSelectorTemplate>,
+}
+
+/// `template.downstream`: static values or CEL expressions (`*Expr`) for the downstream.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownstreamTemplate {
+    #[serde(default)]
+    pub repo: Option<String>,
+    #[serde(default)]
+    pub package: Option<String>,
+    #[serde(default)]
+    pub repo_expr: Option<String>,
+    #[serde(default)]
+    pub package_expr: Option<String>,
+}
+
+/// One map entry given by static values and/or CEL expressions; the expression wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MapExpr {
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub key_expr: Option<String>,
+    #[serde(default)]
+    pub value_expr: Option<String>,
+}
+
+/// `template.packageContext`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageContextTemplate {
+    #[serde(default, deserialize_with = "null_default")]
+    pub data: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub remove_keys: Vec<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub data_exprs: Vec<MapExpr>,
+    /// Each a CEL expression yielding one key to remove.
+    #[serde(default, deserialize_with = "null_default")]
+    pub remove_key_exprs: Vec<String>,
+}
+
+/// `template.pipeline`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct PipelineTemplate {
+    #[serde(default, deserialize_with = "null_default")]
+    pub validators: Vec<FunctionTemplate>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub mutators: Vec<FunctionTemplate>,
+}
+
+/// A kptfile `Function` (inlined in Porch) plus `configMapExprs`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionTemplate {
+    #[serde(default, deserialize_with = "null_default")]
+    pub image: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub exec: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub config_path: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub config_map: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub tag: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub selectors: Vec<Selector>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub exclude: Vec<Selector>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub config_map_exprs: Vec<MapExpr>,
+}
+
+impl FunctionTemplate {
+    /// The kptfile Function part, with `configMap` still the static one.
+    pub fn function(&self) -> Function {
+        Function {
+            image: self.image.clone(),
+            exec: self.exec.clone(),
+            config_path: self.config_path.clone(),
+            config_map: self.config_map.clone(),
+            name: self.name.clone(),
+            tag: self.tag.clone(),
+            selectors: self.selectors.clone(),
+            exclude: self.exclude.clone(),
+        }
+    }
+}
+
+/// `template.injectors[]`: group/version/kind copied, `name` static or by CEL.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectionSelectorTemplate {
+    #[serde(default)]
+    pub group: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub name_expr: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode;
+    use serde_json::json;
+
+    #[test]
+    fn repositories_absent_null_and_empty_differ() {
+        let t: Target = decode(&json!({}), "").unwrap_or_default();
+        assert_eq!(t.repositories, None);
+        let t: Target = decode(&json!({"repositories": null}), "").unwrap_or_default();
+        assert_eq!(t.repositories, None);
+        let t: Target = decode(&json!({"repositories": []}), "").unwrap_or_default();
+        assert_eq!(t.repositories, Some(vec![]));
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        // V5: `repositorySelector: {foo: bar}` is an empty, non-nil selector.
+        let t: Target =
+            decode(&json!({"repositorySelector": {"foo": "bar"}}), "").unwrap_or_default();
+        assert_eq!(t.repository_selector, Some(LabelSelector::default()));
+    }
+
+    #[test]
+    fn object_selector_inlines_the_label_selector() {
+        let t: Target = decode(
+            &json!({"objectSelector": {"apiVersion": "v1", "kind": "ConfigMap", "name": "ignored", "matchLabels": {"a": "b"}}}),
+            "",
+        )
+        .unwrap_or_default();
+        let os = t.object_selector.unwrap_or_default();
+        assert_eq!(
+            os.label_selector()
+                .match_labels
+                .get("a")
+                .map(String::as_str),
+            Some("b")
+        );
+    }
+
+    #[test]
+    fn type_errors_carry_the_path() {
+        let err = decode::<PackageVariantSet>(
+            &json!({"spec": {"targets": [{}, {"repositories": "x"}]}}),
+            "",
+        )
+        .unwrap_err();
+        assert_eq!(err.path, "spec.targets[1].repositories");
+        let err =
+            decode::<PackageVariantSet>(&json!({"spec": {"upstream": {"revision": "1"}}}), "")
+                .unwrap_err();
+        assert_eq!(
+            err.message,
+            r#"spec.upstream.revision: invalid type: string "1", expected i64"#
+        );
+    }
+}

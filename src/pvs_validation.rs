@@ -1,0 +1,460 @@
+//! PackageVariantSet validation (Porch's `validatePackageVariantSet`): every message verbatim, in
+//! Porch's emission order, each problem its own error result with its field path.
+//!
+//! Validation collects all problems rather than stopping at the first, as Porch does; Porch then
+//! joins them with "; " into one condition message, we keep them apart so kpt shows each with
+//! its field.
+
+use crate::api::package_variant_set::{MapExpr, PackageVariantSet, PackageVariantTemplate};
+use crate::results::ResultItem;
+
+fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
+    out.push(ResultItem::error(message).field(field).on_config());
+}
+
+/// All validation problems of `set`, in Porch's order.
+pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    match &set.spec.upstream {
+        None => err(
+            &mut out,
+            "spec.upstream",
+            "spec.upstream is a required field",
+        ),
+        Some(up) => {
+            if up.package.is_empty() {
+                err(
+                    &mut out,
+                    "spec.upstream.package",
+                    "spec.upstream.package is a required field",
+                );
+            }
+            if up.repo.is_empty() {
+                err(
+                    &mut out,
+                    "spec.upstream.repo",
+                    "spec.upstream.repo is a required field",
+                );
+            }
+            if up.revision == 0 && up.workspace_name.is_empty() {
+                err(&mut out, "spec.upstream", "either spec.upstream.revision or spec.upstream.workspaceName must be specified");
+            }
+        }
+    }
+    if set.spec.targets.is_empty() {
+        err(
+            &mut out,
+            "spec.targets",
+            "must specify at least one item in spec.targets",
+        );
+    }
+    for (i, target) in set.spec.targets.iter().enumerate() {
+        let mut count = 0;
+        if let Some(repos) = &target.repositories {
+            count += 1;
+            if repos.is_empty() {
+                err(
+                    &mut out,
+                    format!("spec.targets[{i}].repositories"),
+                    format!(
+                        "spec.targets[{i}].repositories must not be an empty list if specified"
+                    ),
+                );
+            }
+            for (j, rt) in repos.iter().enumerate() {
+                if rt.name.is_empty() {
+                    err(
+                        &mut out,
+                        format!("spec.targets[{i}].repositories[{j}].name"),
+                        format!("spec.targets[{i}].repositories[{j}].name cannot be empty"),
+                    );
+                }
+                for (k, pn) in rt.package_names.iter().enumerate() {
+                    if pn.is_empty() {
+                        let f = format!("spec.targets[{i}].repositories[{j}].packageNames[{k}]");
+                        err(&mut out, f.clone(), format!("{f} cannot be empty"));
+                    }
+                }
+            }
+        }
+        if target.repository_selector.is_some() {
+            count += 1;
+        }
+        if let Some(os) = &target.object_selector {
+            count += 1;
+            // Porch spells it `objectselector` in these two messages.
+            if os.api_version.is_empty() {
+                err(
+                    &mut out,
+                    format!("spec.targets[{i}].objectSelector.apiVersion"),
+                    format!("spec.targets[{i}].objectselector.apiVersion cannot be empty"),
+                );
+            }
+            if os.kind.is_empty() {
+                err(
+                    &mut out,
+                    format!("spec.targets[{i}].objectSelector.kind"),
+                    format!("spec.targets[{i}].objectselector.kind cannot be empty"),
+                );
+            }
+        }
+        if count != 1 {
+            err(
+                &mut out,
+                format!("spec.targets[{i}]"),
+                format!("spec.targets[{i}] must specify one of `repositories`, `repositorySelector`, or `objectSelector`"),
+            );
+        }
+        if let Some(t) = &target.template {
+            validate_template(t, &format!("spec.targets[{i}].template"), &mut out);
+        }
+    }
+    out
+}
+
+fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultItem>) {
+    if let Some(p) = &t.adoption_policy {
+        if p != "adoptNone" && p != "adoptExisting" {
+            err(
+                out,
+                format!("{f}.adoptionPolicy"),
+                format!(r#"{f}.adoptionPolicy can only be "adoptNone" or "adoptExisting""#),
+            );
+        }
+    }
+    if let Some(p) = &t.deletion_policy {
+        if p != "orphan" && p != "delete" {
+            err(
+                out,
+                format!("{f}.deletionPolicy"),
+                format!(r#"{f}.deletionPolicy can only be "orphan" or "delete""#),
+            );
+        }
+    }
+    if let Some(d) = &t.downstream {
+        // Pointers: both set counts even when they are empty strings.
+        if d.repo.is_some() && d.repo_expr.is_some() {
+            err(
+                out,
+                format!("{f}.downstream"),
+                format!("{f} may specify only one of `downstream.repo` and `downstream.repoExpr`"),
+            );
+        }
+        if d.package.is_some() && d.package_expr.is_some() {
+            err(
+                out,
+                format!("{f}.downstream"),
+                format!(
+                    "{f} may specify only one of `downstream.package` and `downstream.packageExpr`"
+                ),
+            );
+        }
+    }
+    map_exprs(&t.label_exprs, &format!("{f}.labelExprs"), out);
+    map_exprs(&t.annotation_exprs, &format!("{f}.annotationExprs"), out);
+    if let Some(pc) = &t.package_context {
+        map_exprs(
+            &pc.data_exprs,
+            &format!("{f}.packageContext.dataExprs"),
+            out,
+        );
+    }
+    for (j, inj) in t.injectors.iter().enumerate() {
+        let p = format!("{f}.injectors[{j}]");
+        if inj.name.is_some() && inj.name_expr.is_some() {
+            err(
+                out,
+                p.clone(),
+                format!("{p} may specify only one of `name` and `nameExpr`"),
+            );
+        }
+        if inj.name.is_none() && inj.name_expr.is_none() {
+            err(
+                out,
+                p.clone(),
+                format!("{p} must specify either `name` or `nameExpr`"),
+            );
+        }
+    }
+    if let Some(pipeline) = &t.pipeline {
+        for (kind, fns) in [
+            ("validators", &pipeline.validators),
+            ("mutators", &pipeline.mutators),
+        ] {
+            for (j, func) in fns.iter().enumerate() {
+                let p = format!("{f}.pipeline.{kind}[{j}]");
+                if func.image.is_empty() {
+                    err(
+                        out,
+                        format!("{p}.image"),
+                        format!("{p}.image must not be empty"),
+                    );
+                }
+                if func.name.contains('.') {
+                    err(
+                        out,
+                        format!("{p}.name"),
+                        format!("{p}.name must not contain '.'"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// key/keyExpr and value/valueExpr conflicts of one MapExpr list (not configMapExprs: Porch
+/// does not check those).
+fn map_exprs(exprs: &[MapExpr], f: &str, out: &mut Vec<ResultItem>) {
+    for (j, me) in exprs.iter().enumerate() {
+        let p = format!("{f}[{j}]");
+        if me.key.is_some() && me.key_expr.is_some() {
+            err(
+                out,
+                p.clone(),
+                format!("{p} may specify only one of `key` and `keyExpr`"),
+            );
+        }
+        if me.value.is_some() && me.value_expr.is_some() {
+            err(
+                out,
+                p.clone(),
+                format!("{p} may specify only one of `value` and `valueExpr`"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode;
+    use serde_json::{json, Value};
+
+    /// Every Porch case starts with this header.
+    fn messages(spec: Option<Value>) -> Vec<String> {
+        let mut set = json!({"apiVersion": "config.porch.kpt.dev", "kind": "PackageVariantSet", "metadata": {"name": "my-pv"}});
+        if let Some(spec) = spec {
+            set["spec"] = spec;
+        }
+        let set: PackageVariantSet = match decode(&set, "") {
+            Ok(s) => s,
+            Err(e) => return vec![format!("decode: {}", e.message)],
+        };
+        validate_package_variant_set(&set)
+            .into_iter()
+            .map(|r| r.message)
+            .collect()
+    }
+
+    const UP: &str = "spec.upstream is a required field";
+    const NO_TARGETS: &str = "must specify at least one item in spec.targets";
+    const ONE_OF0: &str = "spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`";
+
+    #[test]
+    fn v1_empty_spec() {
+        assert_eq!(messages(None), [UP, NO_TARGETS]);
+    }
+
+    #[test]
+    fn v2_missing_upstream_package() {
+        assert_eq!(
+            messages(Some(json!({"upstream": {"repo": "foo", "revision": 1}}))),
+            ["spec.upstream.package is a required field", NO_TARGETS]
+        );
+    }
+
+    #[test]
+    fn v3_missing_upstream_repo() {
+        assert_eq!(
+            messages(Some(
+                json!({"upstream": {"package": "foopkg", "revision": 3}})
+            )),
+            ["spec.upstream.repo is a required field", NO_TARGETS]
+        );
+    }
+
+    #[test]
+    fn v4_missing_upstream_revision() {
+        assert_eq!(
+            messages(Some(
+                json!({"upstream": {"repo": "foo", "package": "foopkg"}})
+            )),
+            [
+                "either spec.upstream.revision or spec.upstream.workspaceName must be specified",
+                NO_TARGETS
+            ]
+        );
+    }
+
+    #[test]
+    fn v5_invalid_targets() {
+        assert_eq!(
+            messages(Some(json!({"targets": [
+                {"repositories": [{"name": ""}]},
+                {"repositories": [{"name": "bar"}], "repositorySelector": {"foo": "bar"}},
+                {"repositories": [{"name": "bar", "packageNames": ["", "foo"]}]}]}))),
+            [
+                UP,
+                "spec.targets[0].repositories[0].name cannot be empty",
+                "spec.targets[1] must specify one of `repositories`, `repositorySelector`, or `objectSelector`",
+                "spec.targets[2].repositories[0].packageNames[0] cannot be empty",
+            ]
+        );
+    }
+
+    #[test]
+    fn v6_invalid_adoption_and_deletion_policies() {
+        assert_eq!(
+            messages(Some(
+                json!({"targets": [{"template": {"adoptionPolicy": "invalid", "deletionPolicy": "invalid"}}]})
+            )),
+            [
+                UP,
+                ONE_OF0,
+                r#"spec.targets[0].template.adoptionPolicy can only be "adoptNone" or "adoptExisting""#,
+                r#"spec.targets[0].template.deletionPolicy can only be "orphan" or "delete""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn v7_spec_level_policies_are_ignored() {
+        assert_eq!(
+            messages(Some(
+                json!({"adoptionPolicy": "adoptExisting", "deletionPolicy": "orphan"})
+            )),
+            [UP, NO_TARGETS]
+        );
+    }
+
+    #[test]
+    fn v8_downstream_values_and_expressions_do_not_mix() {
+        assert_eq!(
+            messages(Some(json!({"targets": [{"template": {"downstream": {"repo": "foo", "repoExpr": "'bar'", "package": "p", "packageExpr": "'p'"}}}]}))),
+            [
+                UP,
+                ONE_OF0,
+                "spec.targets[0].template may specify only one of `downstream.repo` and `downstream.repoExpr`",
+                "spec.targets[0].template may specify only one of `downstream.package` and `downstream.packageExpr`",
+            ]
+        );
+    }
+
+    #[test]
+    fn v9_map_exprs_do_not_mix() {
+        let pair = json!([{"key": "foo", "keyExpr": "'bar'", "value": "bar"}, {"key": "foo", "value": "bar", "valueExpr": "'bar'"}]);
+        assert_eq!(
+            messages(Some(json!({"targets": [{"template": {"labelExprs": pair, "annotationExprs": pair, "packageContext": {"dataExprs": pair}}}]}))),
+            [
+                UP,
+                ONE_OF0,
+                "spec.targets[0].template.labelExprs[0] may specify only one of `key` and `keyExpr`",
+                "spec.targets[0].template.labelExprs[1] may specify only one of `value` and `valueExpr`",
+                "spec.targets[0].template.annotationExprs[0] may specify only one of `key` and `keyExpr`",
+                "spec.targets[0].template.annotationExprs[1] may specify only one of `value` and `valueExpr`",
+                "spec.targets[0].template.packageContext.dataExprs[0] may specify only one of `key` and `keyExpr`",
+                "spec.targets[0].template.packageContext.dataExprs[1] may specify only one of `value` and `valueExpr`",
+            ]
+        );
+    }
+
+    #[test]
+    fn v10_injectors_name_or_name_expr() {
+        assert_eq!(
+            messages(Some(json!({"targets": [{"repositories": [{"name": "bar"}], "template": {"injectors": [{"name": "foo", "nameExpr": "bar"}, {"group": "foo"}]}}]}))),
+            [
+                UP,
+                "spec.targets[0].template.injectors[0] may specify only one of `name` and `nameExpr`",
+                "spec.targets[0].template.injectors[1] must specify either `name` or `nameExpr`",
+            ]
+        );
+    }
+
+    #[test]
+    fn v11_pipeline_function_must_be_valid() {
+        assert_eq!(
+            messages(Some(
+                json!({"targets": [{"repositories": [{"name": "bar"}], "template": {"pipeline": {
+                "validators": [{"name": "foo"}, {"image": "foo", "name": "bar"}],
+                "mutators": [{"name": "foo.bar", "image": "bar"}]}}}]})
+            )),
+            [
+                UP,
+                "spec.targets[0].template.pipeline.validators[0].image must not be empty",
+                "spec.targets[0].template.pipeline.mutators[0].name must not contain '.'",
+            ]
+        );
+    }
+
+    const VALID_UP: &str = r#"{"repo": "r", "package": "p", "revision": 1}"#;
+
+    fn with_up(targets: Value) -> Value {
+        json!({"upstream": serde_json::from_str::<Value>(VALID_UP).unwrap_or_default(), "targets": targets})
+    }
+
+    #[test]
+    fn d24_empty_repositories_list() {
+        assert_eq!(
+            messages(Some(with_up(json!([{"repositories": []}])))),
+            ["spec.targets[0].repositories must not be an empty list if specified"]
+        );
+    }
+
+    #[test]
+    fn d25_object_selector_needs_api_version_and_kind() {
+        assert_eq!(
+            messages(Some(with_up(json!([{"objectSelector": {}}])))),
+            [
+                "spec.targets[0].objectselector.apiVersion cannot be empty",
+                "spec.targets[0].objectselector.kind cannot be empty"
+            ]
+        );
+    }
+
+    #[test]
+    fn d26_negative_revision_or_workspace_is_valid() {
+        let t = json!([{"repositories": [{"name": "r"}]}]);
+        assert!(messages(Some(
+            json!({"upstream": {"repo": "r", "package": "p", "revision": -1}, "targets": t})
+        ))
+        .is_empty());
+        assert!(messages(Some(
+            json!({"upstream": {"repo": "r", "package": "p", "workspaceName": "ws"}, "targets": t})
+        ))
+        .is_empty());
+    }
+
+    #[test]
+    fn d27_more_or_fewer_than_one_option() {
+        assert_eq!(
+            messages(Some(with_up(
+                json!([{"repositories": [{"name": "r"}], "objectSelector": {"apiVersion": "v1", "kind": "X"}}])
+            ))),
+            [ONE_OF0]
+        );
+        assert_eq!(messages(Some(with_up(json!([{}])))), [ONE_OF0]);
+    }
+
+    #[test]
+    fn d16_empty_injector_name_passes_and_d17_config_map_exprs_unchecked() {
+        let t = json!([{"repositories": [{"name": "r"}], "template": {
+            "injectors": [{"name": ""}],
+            "pipeline": {"mutators": [{"image": "x", "configMapExprs": [{"key": "a", "keyExpr": "'b'", "value": "v"}]}]}}}]);
+        assert!(messages(Some(with_up(t))).is_empty());
+    }
+
+    #[test]
+    fn each_problem_has_its_field_and_is_on_the_config() {
+        let set: PackageVariantSet =
+            decode(&json!({"spec": {"targets": [{"repositories": []}]}}), "").unwrap_or_default();
+        let results = validate_package_variant_set(&set);
+        let fields: Vec<_> = results
+            .iter()
+            .map(|r| r.field_path.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(fields, ["spec.upstream", "spec.targets[0].repositories"]);
+        assert!(results
+            .iter()
+            .all(|r| r.is_error() && r.subject == crate::results::Subject::Config));
+    }
+}

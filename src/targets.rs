@@ -1,0 +1,422 @@
+//! Target unrolling and the upstream lookup, over the items of the ResourceList instead of the
+//! Porch API server.
+//!
+//! Porch lists objects in the set's namespace; here the items stand in for that list. So the
+//! namespace rule is explicit: a set without namespace is in `default`, an item without
+//! namespace is taken to be in the set's namespace, and items of other namespaces are invisible.
+//! Order is target order, then item order (the API server's list order is by name; ours is the
+//! input's, which the caller controls).
+
+use crate::api::package_variant::Upstream;
+use crate::api::package_variant_set::PackageVariantSetSpec;
+use crate::selector::LabelSelector;
+
+/// apiVersion/kind of Porch Repository objects.
+pub const REPOSITORY_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";
+pub const REPOSITORY_KIND: &str = "Repository";
+/// apiVersion/kind of Porch PackageRevision objects.
+pub const PACKAGE_REVISION_API_VERSION: &str = "porch.kpt.dev/v1alpha1";
+pub const PACKAGE_REVISION_KIND: &str = "PackageRevision";
+
+/// The namespace a set lives in: its own, or `default`.
+pub fn effective_namespace(set_namespace: &str) -> &str {
+    if set_namespace.is_empty() {
+        "default"
+    } else {
+        set_namespace
+    }
+}
+
+fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
+    item.pointer(pointer).and_then(|v| v.as_str()).unwrap_or("")
+}
+
+/// True when `item` has this apiVersion and kind and is visible from `namespace` (an item
+/// without namespace counts as being in it).
+pub fn is_kind_in_namespace(
+    item: &serde_json::Value,
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+) -> bool {
+    if str_at(item, "/apiVersion") != api_version || str_at(item, "/kind") != kind {
+        return false;
+    }
+    let ns = str_at(item, "/metadata/namespace");
+    ns.is_empty() || ns == namespace
+}
+
+/// The indexes of the items of one kind in the namespace, in item order.
+pub fn items_of_kind(
+    items: &[serde_json::Value],
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+) -> Vec<usize> {
+    (0..items.len())
+        .filter(|&i| {
+            items
+                .get(i)
+                .is_some_and(|item| is_kind_in_namespace(item, api_version, kind, namespace))
+        })
+        .collect()
+}
+
+/// Porch's `getUpstreamPR`: the first PackageRevision (in item order) with the upstream's repo
+/// and package, and its revision OR its workspaceName. Returns the item index.
+pub fn find_upstream(
+    upstream: &Upstream,
+    items: &[serde_json::Value],
+    namespace: &str,
+) -> Result<usize, String> {
+    let found = items.iter().position(|item| {
+        is_kind_in_namespace(
+            item,
+            PACKAGE_REVISION_API_VERSION,
+            PACKAGE_REVISION_KIND,
+            namespace,
+        ) && str_at(item, "/spec/repository") == upstream.repo
+            && str_at(item, "/spec/packageName") == upstream.package
+            && (item
+                .pointer("/spec/revision")
+                .and_then(|r| r.as_i64())
+                .unwrap_or(0)
+                == upstream.revision
+                || str_at(item, "/spec/workspaceName") == upstream.workspace_name)
+    });
+    found.ok_or_else(|| {
+        format!(
+            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from `kubectl get packagerevisions -o yaml`)",
+            upstream.package, upstream.revision, upstream.repo
+        )
+    })
+}
+
+/// One unrolled downstream of a target (Porch's `pvContext`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownstreamContext {
+    /// Index of the target in `spec.targets`.
+    pub target: usize,
+    pub repo_default: String,
+    pub package_default: String,
+    /// Item index of the selected object (selector targets only).
+    pub object: Option<usize>,
+}
+
+/// A selector error of one target: `field` is `spec.targets[i].repositorySelector` or
+/// `.objectSelector`; the message is apimachinery's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetError {
+    pub target: usize,
+    pub field: String,
+    pub message: String,
+}
+
+/// Porch's `unrollDownstreamTargets`. Every target with a bad selector is reported.
+pub fn unroll_targets(
+    spec: &PackageVariantSetSpec,
+    upstream_package: &str,
+    items: &[serde_json::Value],
+    namespace: &str,
+) -> Result<Vec<DownstreamContext>, Vec<TargetError>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for (t, target) in spec.targets.iter().enumerate() {
+        if let Some(repos) = target.repositories.as_ref().filter(|r| !r.is_empty()) {
+            for rt in repos {
+                let defaulted = [upstream_package.to_string()];
+                let names: &[String] = if rt.package_names.is_empty() {
+                    &defaulted
+                } else {
+                    &rt.package_names
+                };
+                for pn in names {
+                    out.push(DownstreamContext {
+                        target: t,
+                        repo_default: rt.name.clone(),
+                        package_default: pn.clone(),
+                        object: None,
+                    });
+                }
+            }
+            continue;
+        }
+        // repositorySelector takes precedence (having both fails validation anyway).
+        let (api_version, kind, selector, field): (&str, &str, LabelSelector, &str) =
+            if let Some(rs) = &target.repository_selector {
+                (
+                    REPOSITORY_API_VERSION,
+                    REPOSITORY_KIND,
+                    rs.clone(),
+                    "repositorySelector",
+                )
+            } else if let Some(os) = &target.object_selector {
+                (
+                    os.api_version.as_str(),
+                    os.kind.as_str(),
+                    os.label_selector(),
+                    "objectSelector",
+                )
+            } else {
+                continue;
+            };
+        let compiled = match selector.compile() {
+            Ok(c) => c,
+            Err(message) => {
+                errors.push(TargetError {
+                    target: t,
+                    field: format!("spec.targets[{t}].{field}"),
+                    message,
+                });
+                continue;
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            if is_kind_in_namespace(item, api_version, kind, namespace)
+                && compiled.matches_object(item)
+            {
+                let name = str_at(item, "/metadata/name").to_string();
+                out.push(DownstreamContext {
+                    target: t,
+                    repo_default: name,
+                    package_default: upstream_package.to_string(),
+                    object: Some(i),
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode;
+    use serde_json::{json, Value};
+
+    fn pr(repo: &str, pkg: &str, ws: &str, rev: i64) -> Value {
+        json!({"apiVersion": PACKAGE_REVISION_API_VERSION, "kind": PACKAGE_REVISION_KIND, "metadata": {"name": "pr", "namespace": "default"},
+            "spec": {"repository": repo, "packageName": pkg, "workspaceName": ws, "revision": rev}})
+    }
+
+    fn up(repo: &str, package: &str, ws: &str, revision: i64) -> Upstream {
+        Upstream {
+            repo: repo.into(),
+            package: package.into(),
+            revision,
+            workspace_name: ws.into(),
+        }
+    }
+
+    /// U1–U9: one PR {my-repo, my-package, my-workspace, -1}, upstream mutated step by step.
+    #[test]
+    fn u1_to_u9_get_upstream_pr() {
+        let items = [pr("my-repo", "my-package", "my-workspace", -1)];
+        let cases = [
+            ("u1", up("", "", "", 0), false),
+            ("u2", up("any-repo", "", "", 0), false),
+            ("u3", up("my-repo", "", "", 0), false),
+            ("u4", up("my-repo", "any-package", "", 0), false),
+            ("u5", up("my-repo", "my-package", "", 0), false),
+            ("u6", up("my-repo", "my-package", "any-workspace", 0), false),
+            ("u7", up("my-repo", "my-package", "my-workspace", 0), true),
+            ("u8", up("my-repo", "my-package", "any-workspace", 0), false),
+            ("u9", up("my-repo", "my-package", "any-workspace", -1), true),
+        ];
+        for (id, u, found) in cases {
+            assert_eq!(find_upstream(&u, &items, "default").is_ok(), found, "{id}");
+        }
+        let err = find_upstream(
+            &up("my-repo", "my-package", "any-workspace", 0),
+            &items,
+            "default",
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with(
+                "could not find upstream package revision 'my-package/0' in repo 'my-repo'"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("must be among the input items"), "{err}");
+    }
+
+    /// D28: revision 1, no match.
+    #[test]
+    fn d28_upstream_not_found_message() {
+        let err = find_upstream(&up("up-repo", "up-pkg", "", 1), &[], "default").unwrap_err();
+        assert!(
+            err.starts_with(
+                "could not find upstream package revision 'up-pkg/1' in repo 'up-repo'"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn upstream_first_match_in_item_order_and_namespace_only() {
+        let mut other_ns = pr("r", "p", "", 1);
+        other_ns["metadata"]["namespace"] = json!("other");
+        let mut no_ns = pr("r", "p", "", 1);
+        no_ns["metadata"]
+            .as_object_mut()
+            .map(|m| m.remove("namespace"));
+        let items = [
+            other_ns,
+            pr("r", "x", "", 1),
+            no_ns.clone(),
+            pr("r", "p", "", 1),
+        ];
+        assert_eq!(
+            find_upstream(&up("r", "p", "", 1), &items, "default"),
+            Ok(2)
+        );
+        assert_eq!(find_upstream(&up("r", "p", "", 1), &items, "other"), Ok(0));
+    }
+
+    fn obj(api_version: &str, kind: &str, name: &str, ns: Option<&str>, labels: Value) -> Value {
+        let mut o = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "labels": labels}});
+        if let Some(ns) = ns {
+            o["metadata"]["namespace"] = json!(ns);
+        }
+        o
+    }
+
+    type Unrolled = Vec<(String, String, Option<usize>)>;
+
+    fn unroll(spec: Value, items: &[Value]) -> Result<Unrolled, Vec<TargetError>> {
+        let spec: PackageVariantSetSpec = decode(&spec, "spec").map_err(|e| {
+            vec![TargetError {
+                target: 0,
+                field: e.path,
+                message: e.message,
+            }]
+        })?;
+        unroll_targets(&spec, "up", items, "default").map(|v| {
+            v.into_iter()
+                .map(|c| (c.repo_default, c.package_default, c.object))
+                .collect()
+        })
+    }
+
+    /// Porch's TestUnrollDownstreamTargets.
+    #[test]
+    fn unroll_downstream_targets() {
+        let items = [
+            obj(
+                REPOSITORY_API_VERSION,
+                REPOSITORY_KIND,
+                "my-pod-1",
+                None,
+                json!({"foo": "bar", "abc": "def"}),
+            ),
+            obj(
+                REPOSITORY_API_VERSION,
+                REPOSITORY_KIND,
+                "my-pod-2",
+                None,
+                json!({"abc": "def", "efg": "hij"}),
+            ),
+        ];
+        let got = unroll(
+            json!({"targets": [
+                {"repositories": [{"name": "r1", "packageNames": ["p1", "p2", "p3"]}, {"name": "r2"}]},
+                {"repositorySelector": {}}]}),
+            &items,
+        );
+        let s = |a: &str, b: &str, o: Option<usize>| (a.to_string(), b.to_string(), o);
+        assert_eq!(
+            got.unwrap_or_default(),
+            vec![
+                s("r1", "p1", None),
+                s("r1", "p2", None),
+                s("r1", "p3", None),
+                s("r2", "up", None),
+                s("my-pod-1", "up", Some(0)),
+                s("my-pod-2", "up", Some(1))
+            ]
+        );
+    }
+
+    /// D21: objectSelector over ConfigMaps; only the set's namespace counts; names not checked.
+    #[test]
+    fn d21_object_selector() {
+        let items = [
+            obj(
+                "v1",
+                "ConfigMap",
+                "cm-x",
+                Some("default"),
+                json!({"site": "a"}),
+            ),
+            obj(
+                "v1",
+                "ConfigMap",
+                "cm-other-ns",
+                Some("other"),
+                json!({"site": "a"}),
+            ),
+            obj("v1", "Secret", "s", None, json!({"site": "a"})),
+            obj("v1", "ConfigMap", "cm-b", None, json!({"site": "b"})),
+            obj("v1", "ConfigMap", "cm-y", None, json!({"site": "a"})),
+        ];
+        let got = unroll(
+            json!({"targets": [{"objectSelector": {"apiVersion": "v1", "kind": "ConfigMap", "name": "ignored", "matchLabels": {"site": "a"}}}]}),
+            &items,
+        );
+        let names: Vec<String> = got
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| format!("{}/{}", c.0, c.1))
+            .collect();
+        assert_eq!(names, ["cm-x/up", "cm-y/up"]);
+    }
+
+    #[test]
+    fn bad_selectors_are_target_errors() {
+        let got = unroll(
+            json!({"targets": [
+                {"objectSelector": {"apiVersion": "v1", "kind": "X", "matchExpressions": [{"key": "a", "operator": "Foo"}]}},
+                {"repositories": [{"name": "r"}]},
+                {"repositorySelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}),
+            &[],
+        );
+        let errs = got.unwrap_err();
+        assert_eq!(errs.len(), 2);
+        assert_eq!(errs[0].field, "spec.targets[0].objectSelector");
+        assert_eq!(
+            errs[0].message,
+            r#""Foo" is not a valid label selector operator"#
+        );
+        assert_eq!(errs[1].field, "spec.targets[2].repositorySelector");
+    }
+
+    #[test]
+    fn empty_selection_is_not_an_error() {
+        assert_eq!(
+            unroll(
+                json!({"targets": [{"repositorySelector": {"matchLabels": {"x": "y"}}}]}),
+                &[]
+            ),
+            Ok(vec![])
+        );
+    }
+
+    #[test]
+    fn namespace_rules() {
+        assert_eq!(effective_namespace(""), "default");
+        assert_eq!(effective_namespace("ns"), "ns");
+        let item = obj("v1", "ConfigMap", "a", None, json!({}));
+        assert!(is_kind_in_namespace(&item, "v1", "ConfigMap", "anything"));
+        assert!(!is_kind_in_namespace(
+            &json!("scalar"),
+            "v1",
+            "ConfigMap",
+            "default"
+        ));
+    }
+}
