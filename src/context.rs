@@ -132,3 +132,76 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource_list::ResourceList;
+
+    fn run(ctx: &str, data: &[(&str, &str)], remove: &[&str]) -> Result<String, String> {
+        let src = format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {}",
+            ctx.replace('\n', "\n  ").trim_end()
+        );
+        let rl = ResourceList::parse(&src).map_err(|e| e.0)?;
+        let mut pkg = Package::new(&rl, None);
+        let data: Vec<(String, String)> = data
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let remove: Vec<String> = remove.iter().map(|k| k.to_string()).collect();
+        let edit = ContextEdit {
+            data: &data,
+            remove_keys: &remove,
+            field: "spec.packageContext",
+        };
+        apply(&mut pkg, &edit).map_err(|e| e.message)?;
+        let changes = pkg.into_changes();
+        Ok(rl.emit(&changes, &[]))
+    }
+
+    const CTX: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n  name: example\n  b: 'x' # keep\n";
+
+    #[test]
+    fn nothing_to_do_reads_nothing() {
+        assert!(run(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n",
+            &[],
+            &[]
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn set_then_remove_keeps_order_and_quoting() {
+        let out = run(CTX, &[("a", "1"), ("b", "y"), ("z", "z")], &["z"]).unwrap_or_default();
+        assert!(
+            out.ends_with("data:\n    name: example\n    b: 'y' # keep\n    a: \"1\"\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn equal_data_leaves_the_item_untouched() {
+        let out = run(CTX, &[("b", "x")], &["missing"]).unwrap_or_default();
+        assert!(out.ends_with("  b: 'x' # keep\n"), "{out}");
+    }
+
+    #[test]
+    fn missing_context_or_data_is_an_error_with_work() {
+        assert_eq!(
+            run("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n", &[("a", "b")], &[]),
+            Err("package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) not found among the items".into())
+        );
+        assert_eq!(
+            run("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n", &[], &["a"]),
+            Err("package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) has no data field".into())
+        );
+        assert!(run(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n",
+            &[("a", "b")],
+            &[]
+        )
+        .is_err_and(|e| e.contains("invalid data field")));
+    }
+}

@@ -217,3 +217,99 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{emit, parse};
+
+    fn point(ct: &str, required: bool, injected: Option<&str>) -> InjectionPoint {
+        InjectionPoint {
+            item: 0,
+            file: "f.yaml".into(),
+            describe: "K/n".into(),
+            required,
+            condition_type: ct.into(),
+            injected: injected.map(Into::into),
+            errors: vec![],
+            field: None,
+            invalid_value: None,
+        }
+    }
+
+    fn apply(src: &str, points: &[InjectionPoint]) -> String {
+        let mut n = parse(src).unwrap_or_else(|_| Node::mapping());
+        assert!(set_conditions_and_gates(&mut n, points).is_ok());
+        emit::to_string(src, &n)
+    }
+
+    const WITH_GATES: &str = "kind: Kptfile
+info:
+  readinessGates:
+  - conditionType: test
+  - conditionType: test3
+status:
+  conditions:
+  - type: test
+    status: \"False\"
+    reason: test
+    message: test
+  - type: test2
+    status: \"True\"
+    reason: test2
+    message: test2
+";
+
+    #[test]
+    fn no_points_leaves_everything() {
+        assert_eq!(apply("kind: Kptfile\n", &[]), "kind: Kptfile\n");
+        assert_eq!(apply(WITH_GATES, &[]), WITH_GATES);
+    }
+
+    #[test]
+    fn optional_gets_a_condition_but_no_gate() {
+        assert_eq!(
+            apply("kind: Kptfile\n", &[point("c.x", false, None)]),
+            "kind: Kptfile\nstatus:\n  conditions:\n  - type: c.x\n    status: \"False\"\n    message: no resource matched any injection selector for this injection point\n    reason: NoResourceSelected\n"
+        );
+    }
+
+    #[test]
+    fn required_gets_a_sorted_gate_and_existing_ones_stay() {
+        let out = apply(
+            WITH_GATES,
+            &[point("config.injection.A.b", true, Some("src"))],
+        );
+        assert!(out.contains("  readinessGates:\n  - conditionType: config.injection.A.b\n  - conditionType: test\n  - conditionType: test3\n"), "{out}");
+        assert!(out.contains("  - type: config.injection.A.b\n    status: \"True\"\n    message: injected resource \"src\" from cluster\n    reason: ConfigInjected\n  - type: test\n"), "{out}");
+    }
+
+    #[test]
+    fn duplicates_are_dropped_and_unsorted_lists_sorted() {
+        let src = "info:\n  readinessGates:\n  - conditionType: b\n  - conditionType: a\n  - conditionType: b\n";
+        assert_eq!(
+            apply(src, &[]),
+            "info:\n  readinessGates:\n  - conditionType: a\n  - conditionType: b\n"
+        );
+    }
+
+    #[test]
+    fn a_list_that_is_not_a_list_is_an_error() {
+        let mut n = parse("status:\n  conditions: x\n").unwrap_or_else(|_| Node::mapping());
+        let e = set_conditions_and_gates(&mut n, &[point("a", false, None)]);
+        assert_eq!(e.map_err(|e| e.field), Err("status.conditions".to_string()));
+    }
+
+    #[test]
+    fn punch_list_names_gates_not_true() {
+        let n = parse(WITH_GATES).unwrap_or_else(|_| Node::mapping());
+        let msgs: Vec<String> = punch_list(&n, 0).into_iter().map(|r| r.message).collect();
+        assert_eq!(
+            msgs,
+            [
+                "readiness gate \"test\" is not met: condition is \"False\" (test: test)",
+                "readiness gate \"test3\" is not met: no condition of that type in status.conditions"
+            ]
+        );
+    }
+}

@@ -1472,3 +1472,17 @@ fn config_map_reserved_keys_are_refused() {
     ));
     snap!("config_map_reserved_keys", format!("exit: {code}\n{out}"));
 }
+
+#[test]
+fn sample_function_config_is_valid() {
+    let sample = include_str!("../fnconfig/package-variant.yaml");
+    let ctx = context_with("  legacy-key: old\n");
+    let (code, out) = run(&resource_list(
+        &[("Kptfile", KPTFILE), ("package-context.yaml", &ctx)],
+        &[],
+        sample,
+    ));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("name: PackageVariant.my-pv.set-namespace.0"));
+    assert!(!out.contains("legacy-key: old"));
+}
