@@ -47,6 +47,20 @@ pub struct KptfileError {
 }
 
 fn list_at<'n>(kptfile: &'n Node, keys: [&str; 2]) -> Result<&'n [Item], KptfileError> {
+    // A parent that is not a mapping would be replaced when writing: refuse rather than lose it.
+    if let Some(p) = kptfile
+        .get(keys[0])
+        .filter(|p| !p.is_null() && !p.is_mapping())
+    {
+        return Err(KptfileError {
+            field: keys[0].to_string(),
+            message: format!(
+                "Kptfile {} must be a mapping, found a {}",
+                keys[0],
+                p.kind()
+            ),
+        });
+    }
     match kptfile.path(&keys) {
         None => Ok(&[]),
         Some(n) if n.is_null() => Ok(&[]),
@@ -295,6 +309,9 @@ status:
 
     #[test]
     fn a_list_that_is_not_a_list_is_an_error() {
+        let mut n = parse("info: text\n").unwrap_or_else(|_| Node::mapping());
+        let e = set_conditions_and_gates(&mut n, &[point("a", true, None)]);
+        assert_eq!(e.map_err(|e| e.field), Err("info".to_string()));
         let mut n = parse("status:\n  conditions: x\n").unwrap_or_else(|_| Node::mapping());
         let e = set_conditions_and_gates(&mut n, &[point("a", false, None)]);
         assert_eq!(e.map_err(|e| e.field), Err("status.conditions".to_string()));
