@@ -1495,6 +1495,43 @@ fn cel_cannot_see_spec_status_or_data() {
 }
 
 #[test]
+fn cel_has_only_the_standard_library() {
+    // Porch loads no CEL extensions: no strings extension, no optional types.
+    for (name, expr) in [
+        ("lower-ascii", "repoDefault.lowerAscii()"),
+        ("optional", "repository.?labels.orValue('x')"),
+    ] {
+        let out = run_case(
+            &FIXTURES,
+            &render_set(&format!("labelExprs: [{{key: a, valueExpr: {expr:?}}}]")),
+            1,
+        );
+        insta::assert_snapshot!(format!("cel_stdlib_only_{name}"), results(&out.stdout));
+    }
+}
+
+#[test]
+fn cel_evaluation_is_bounded() {
+    // Longer than the size limit: rejected before parsing.
+    let long = format!("'{}'", "a".repeat(10_000));
+    let out = run_case(
+        &FIXTURES,
+        &render_set(&format!("labelExprs: [{{key: a, valueExpr: {long:?}}}]")),
+        1,
+    );
+    insta::assert_snapshot!("cel_bounded_size", results(&out.stdout));
+    // A million comprehension steps: stopped with an error, not run to the end.
+    let list = format!("[{}0]", "0, ".repeat(99));
+    let runaway = format!("string(size({list}.map(x, {list}.map(y, {list}.map(z, z)))))");
+    let out = run_case(
+        &FIXTURES,
+        &render_set(&format!("labelExprs: [{{key: a, valueExpr: {runaway:?}}}]")),
+        1,
+    );
+    insta::assert_snapshot!("cel_bounded_steps", results(&out.stdout));
+}
+
+#[test]
 fn bad_selector_operator_is_an_error_with_field_path() {
     let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
 targets:
