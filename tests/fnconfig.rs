@@ -325,6 +325,7 @@ const PACKAGE: &[&str] = &[
 
 #[test]
 fn every_sample_runs_through_the_binary() {
+    let crds = crds();
     let mut failures = Vec::new();
     for (name, text) in samples() {
         let input = common::resource_list(PACKAGE, &text);
@@ -336,6 +337,20 @@ fn every_sample_runs_through_the_binary() {
             ));
         } else if common::items_section(&out.stdout) == common::items_section(&input) {
             failures.push(format!("fnconfig/{name}: changed nothing\n{}", out.stdout));
+        } else {
+            // What the function emits is valid too: every PackageVariant a set creates.
+            let rl = yaml_to_json(&out.stdout, &name);
+            for item in rl["items"].as_array().into_iter().flatten() {
+                if item["kind"] == "PackageVariant" || item["kind"] == "PackageVariantSet" {
+                    let errors = validate_sample(&item.to_string(), &crds);
+                    if !errors.is_empty() {
+                        failures.push(format!(
+                            "fnconfig/{name}: output {} {}: {errors:#?}",
+                            item["kind"], item["metadata"]["name"]
+                        ));
+                    }
+                }
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -438,4 +453,102 @@ fn dockerfile_check_catches_root_and_a_wrong_entrypoint() {
     );
     let no_user = "FROM alpine\nENTRYPOINT [\"/package-variant\"]\n";
     assert!(dockerfile_problems(no_user, "").contains(&"the final stage sets no USER".to_string()));
+}
+
+/// The YAML files under `dir`, recursively (dot directories included: `.expected` holds the
+/// examples' functionConfigs).
+fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            yaml_files_under(&path, out);
+        } else if path.extension().is_some_and(|x| x == "yaml") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_porch_object_in_the_examples_is_valid() {
+    let crds = crds();
+    let mut files = Vec::new();
+    yaml_files_under(&root().join("examples"), &mut files);
+    files.sort();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        for doc in text.split("\n---\n") {
+            let value = yaml_to_json(doc, &file.display().to_string());
+            let kind = value["kind"].as_str().unwrap_or_default();
+            let group = value["apiVersion"].as_str().unwrap_or_default();
+            if !group.starts_with("config.porch.kpt.dev/") || !crds.contains_key(kind) {
+                continue;
+            }
+            checked += 1;
+            let errors = validate_sample(doc, &crds);
+            if !errors.is_empty() {
+                failures.push(format!("{}: {errors:#?}", file.display()));
+            }
+        }
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} Porch objects found under examples/"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn catalog_metadata_is_complete_and_points_at_real_examples() {
+    let meta = yaml_to_json(
+        &fs::read_to_string(root().join("metadata.yaml")).unwrap(),
+        "metadata.yaml",
+    );
+    let keys: Vec<&str> = meta
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "image",
+            "description",
+            "tags",
+            "sourceURL",
+            "examplePackageURLs",
+            "emails",
+            "license"
+        ]
+    );
+    assert_eq!(
+        meta["image"],
+        json!(format!(
+            "ghcr.io/package-variant/package-variant:v{}",
+            env!("CARGO_PKG_VERSION")
+        ))
+    );
+    assert_eq!(meta["license"], env!("CARGO_PKG_LICENSE"));
+    for tag in meta["tags"].as_array().unwrap() {
+        assert!(
+            ["mutator", "validator", "generator"].contains(&tag.as_str().unwrap_or_default()),
+            "tag {tag}"
+        );
+    }
+    assert!(!meta["emails"].as_array().unwrap().is_empty());
+    let prefix = format!("{}/tree/main/", meta["sourceURL"].as_str().unwrap());
+    let urls = meta["examplePackageURLs"].as_array().unwrap();
+    assert!(!urls.is_empty());
+    for url in urls {
+        let url = url.as_str().unwrap();
+        let rel = url
+            .strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{url} is not under {prefix}"));
+        assert!(
+            root().join(rel).join(".expected/config.yaml").is_file(),
+            "{url}: no tested example at {rel}"
+        );
+    }
 }
