@@ -223,7 +223,7 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
         .max_recursion_depth(MAX_AST_DEPTH as u16);
     let (mut expr, info) = parser
         .parse_with_source_info(source)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| syntax_errors(source, &e))?;
     check(&expr, &mut Vec::new(), 0, source, &info)?;
     instrument(&mut expr);
     let depth = tree_depth(&expr, 0);
@@ -264,6 +264,29 @@ fn bracket_depth(source: &str) -> usize {
         }
     }
     max
+}
+
+/// Syntax errors in cel-go's format: each `ERROR: <input>:L:C: msg`, then ` | <line>` and
+/// ` | <dots>^` (the cel crate writes `| ` without the leading space). No snippet for a line the
+/// source lacks (e.g. an empty expression), as in cel-go.
+fn syntax_errors(source: &str, errors: &cel::ParseErrors) -> String {
+    errors
+        .errors
+        .iter()
+        .map(|e| {
+            let (line_no, col) = e.pos;
+            let mut out = format!("ERROR: <input>:{line_no}:{col}: {}", e.msg);
+            let line = usize::try_from(line_no - 1)
+                .ok()
+                .and_then(|l| source.lines().nth(l));
+            if let Some(line) = line {
+                let dots = ".".repeat(usize::try_from(col - 1).unwrap_or(0));
+                out.push_str(&format!("\n | {}\n | {dots}^", line.replace('\t', " ")));
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// cel-go's compile error format: `ERROR: <input>:L:C: msg` plus the source line and a caret.

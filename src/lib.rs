@@ -6,12 +6,18 @@
 
 pub mod api;
 pub mod cel_env;
+pub mod context;
 pub mod dispatch;
 pub mod expander;
+pub mod injection;
+pub mod kptfile;
 pub mod naming;
 pub mod object;
+pub mod package;
 pub mod package_variant;
 pub mod package_variant_set;
+pub mod pipeline;
+pub mod pv_validation;
 pub mod pvs_validation;
 pub mod reconciliation;
 pub mod resource_list;

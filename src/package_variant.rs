@@ -1,21 +1,233 @@
-//! PackageVariant: placeholder until the mutations land.
+//! The PackageVariant function: applies a PackageVariant's package mutations to the package in
+//! `items`, in Porch's order (package context, Kptfile pipeline, config injection, then the
+//! Kptfile's conditions and readiness gates), all or nothing.
+//!
+//! Any error stops the run and only the errors are returned: the protocol layer then writes the
+//! items back exactly as they came. Every step leaves equal values untouched, so a second run on
+//! the output changes nothing.
 
+use crate::api::decode;
+use crate::api::package_variant::PackageVariantSpec;
+use crate::context::{self, ContextEdit};
+use crate::injection::{self, InjectionPoint};
+use crate::kptfile;
+use crate::object::ObjectMeta;
+use crate::package::Package;
+use crate::pipeline;
+use crate::pv_validation::{reserved_keys, validate};
 use crate::resource_list::{Changes, ResourceList};
 use crate::results::ResultItem;
-use crate::yaml::Node;
+use crate::yaml::{to_json, Node};
+use serde_json::Value;
 
-pub fn run(_rl: &ResourceList, _config: &Node) -> (Changes, Vec<ResultItem>) {
-    (
-        Changes::default(),
-        vec![ResultItem::info("PackageVariant: no mutations yet")],
+/// Namespace of a PackageVariant that names none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// A decoded PackageVariant.
+#[derive(Debug, Clone, Default)]
+pub struct PackageVariant {
+    pub name: String,
+    /// `metadata.namespace`, or `default`.
+    pub namespace: String,
+    pub spec: PackageVariantSpec,
+}
+
+impl PackageVariant {
+    /// Decodes the functionConfig; a type error is one error result with its field path.
+    pub fn decode(config: &Node) -> Result<PackageVariant, Box<ResultItem>> {
+        let meta = ObjectMeta::from_node(config);
+        let json = to_json(config).map_err(|e| {
+            Box::new(ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config())
+        })?;
+        let spec_json = json.get("spec").cloned().unwrap_or(Value::Null);
+        let spec = if spec_json.is_null() {
+            PackageVariantSpec::default()
+        } else {
+            decode::<PackageVariantSpec>(&spec_json, "spec")
+                .map_err(|e| Box::new(ResultItem::error(e.message).field(e.path).on_config()))?
+        };
+        Ok(PackageVariant {
+            name: meta.name,
+            namespace: meta
+                .namespace
+                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
+            spec,
+        })
+    }
+}
+
+/// Runs a PackageVariant functionConfig over the items.
+pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+    match apply(rl, config) {
+        Ok(done) => done,
+        Err(errors) => (Changes::default(), errors),
+    }
+}
+
+fn one(e: Box<ResultItem>) -> Vec<ResultItem> {
+    vec![*e]
+}
+
+fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
+    let pv = PackageVariant::decode(config).map_err(one)?;
+    let problems = validate(&pv.name, &pv.spec);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    let mut results = Vec::new();
+
+    // 1. Package context.
+    if let Some(pc) = &pv.spec.package_context {
+        let data: Vec<(String, String)> = pc
+            .data
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let edit = ContextEdit {
+            data: &data,
+            remove_keys: &pc.remove_keys,
+            field: "spec.packageContext",
+        };
+        context::apply(&mut pkg, &edit).map_err(one)?;
+    }
+
+    // 2. Kptfile pipeline.
+    let k = kptfile::find_root(&pkg).map_err(one)?;
+    pipeline::apply(
+        pkg.tree_mut(k).map_err(one)?,
+        &pv.name,
+        pv.spec.pipeline.as_ref(),
+    )
+    .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+
+    // 3. Config injection.
+    let mut points = injection::find_points(&pkg);
+    let errors = injection::validate_points(&points);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, &pv.namespace);
+    results.extend(skipped);
+    injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points).map_err(one)?;
+    results.extend(points.iter().map(|p| point_result(&pkg, p)));
+
+    // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
+    if needs_conditions(&mut pkg, k, &points)? {
+        kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points)
+            .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+    }
+    results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
+    Ok((pkg.into_changes(), results))
+}
+
+/// Porch leaves `info` and `status` alone when there are no points and no gates or conditions;
+/// otherwise the lists are (re)computed, which is a no-op when they are already right.
+fn needs_conditions(
+    pkg: &mut Package,
+    k: usize,
+    points: &[InjectionPoint],
+) -> Result<bool, Vec<ResultItem>> {
+    if !points.is_empty() {
+        return Ok(true);
+    }
+    let t = pkg.tree(k).map_err(one)?;
+    Ok(
+        t.path(&["info", "readinessGates"]).is_some()
+            || t.path(&["status", "conditions"]).is_some(),
     )
 }
 
-pub fn run_config_map(_rl: &ResourceList, _config: &Node) -> (Changes, Vec<ResultItem>) {
-    (
-        Changes::default(),
-        vec![ResultItem::error(
-            "ConfigMap functionConfig is not supported yet",
-        )],
-    )
+/// The result that reports what happened at one injection point.
+fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
+    let m = pkg.meta(p.item);
+    let what = format!(
+        "{} injection point {}",
+        if p.required { "required" } else { "optional" },
+        m.describe()
+    );
+    match &p.injected {
+        Some(name) => ResultItem::info(format!(
+            "{what}: injected {} of in-cluster {} {name:?}",
+            p.field.unwrap_or("spec"),
+            m.kind
+        ))
+        .field(p.field.unwrap_or("spec")),
+        None => {
+            let why = if p.errors.is_empty() {
+                injection::NO_MATCH_MESSAGE.to_string()
+            } else {
+                p.errors.join(", ")
+            };
+            let r = format!("{what} not filled: {why}");
+            if p.required {
+                ResultItem::warning(r)
+            } else {
+                ResultItem::info(r)
+            }
+            .field("metadata.annotations[kpt.dev/config-injection]")
+        }
+    }
+    .on_item(p.item)
+}
+
+/// Runs a `v1` ConfigMap functionConfig (e.g. `kpt fn eval PKG --exec package-variant --
+/// region=us`): its `data` is set in the package context, as a PackageVariant's
+/// `spec.packageContext.data` would be. The reserved keys `name` and `package-path` are refused.
+pub fn run_config_map(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+    let data = match config_map_data(config) {
+        Ok(d) => d,
+        Err(e) => return (Changes::default(), vec![*e]),
+    };
+    let refused = reserved_keys(&data, &[], "data", "data");
+    if !refused.is_empty() {
+        return (Changes::default(), refused);
+    }
+    let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    let edit = ContextEdit {
+        data: &data,
+        remove_keys: &[],
+        field: "data",
+    };
+    match context::apply(&mut pkg, &edit) {
+        Ok(()) => (pkg.into_changes(), Vec::new()),
+        Err(e) => (Changes::default(), vec![*e]),
+    }
+}
+
+/// The ConfigMap's `data` as sorted string pairs (scalars of other types by their text).
+fn config_map_data(config: &Node) -> Result<Vec<(String, String)>, Box<ResultItem>> {
+    let bad = |msg: String| Box::new(ResultItem::error(msg).field("data").on_config());
+    let Some(data) = config.get("data").filter(|d| !d.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    let Some(entries) = data.entries() else {
+        return Err(bad(format!(
+            "ConfigMap data must be a map of strings, found a {}",
+            data.kind()
+        )));
+    };
+    for e in entries {
+        let key = e.key.as_str().unwrap_or("").to_string();
+        match e.value.as_scalar() {
+            Some(s) => out.push((
+                key,
+                if e.value.is_null() {
+                    String::new()
+                } else {
+                    s.value.clone()
+                },
+            )),
+            None => {
+                return Err(bad(format!(
+                    "ConfigMap data {key:?} must be a string, found a {}",
+                    e.value.kind()
+                )))
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|b, a| a.0 == b.0);
+    Ok(out)
 }

@@ -401,8 +401,13 @@ fn summary(
         })
         .count();
     if elsewhere > 0 {
+        let (noun, verb) = if elsewhere == 1 {
+            ("item", "was")
+        } else {
+            ("items", "were")
+        };
         message.push_str(&format!(
-            "; {elsewhere} items in namespaces other than {namespace:?} were ignored"
+            "; {elsewhere} {noun} in namespaces other than {namespace:?} {verb} ignored"
         ));
     }
     ResultItem::info(message).on_config()

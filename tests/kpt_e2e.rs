@@ -373,3 +373,39 @@ fn examples_under_kpt() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     eprintln!("{} examples passed under kpt", dirs.len());
 }
+
+/// The ConfigMap shortcut under real kpt refuses the reserved keys: kpt fails the step and the
+/// package is left as it was.
+#[test]
+fn reserved_context_keys_are_refused_under_kpt() {
+    kpt_available();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_package-variant"));
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/context-args");
+    for key in ["name", "package-path"] {
+        let scratch = Scratch::new("reserved");
+        let pkg = scratch.0.join("pkg");
+        copy_dir(&example, &pkg);
+        git(&pkg, &["init", "-q"]);
+        git(&pkg, &["add", "-A"]);
+        git(&pkg, &["commit", "-q", "-m", "before"]);
+        let out = Command::new("kpt")
+            .args(["fn", "eval", "pkg", "--exec"])
+            .arg(&bin)
+            .args(["--", "region=us-east1", &format!("{key}=other")])
+            .current_dir(&scratch.0)
+            .output()
+            .unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{key}: {log}");
+        assert!(
+            log.contains("[error] v1/ConfigMap/function-input data: ")
+                && log.contains(&format!("must not contain the key \"{key}\"")),
+            "{key}: {log}"
+        );
+        assert_eq!(diff(&pkg), "", "{key}: the package changed");
+    }
+}

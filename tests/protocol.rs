@@ -103,6 +103,15 @@ items:
       custom: !mytag value
 ";
 
+/// The smallest package a PackageVariant accepts: a root Kptfile.
+const KPTFILE: &str = "apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: pkg
+  annotations:
+    config.kubernetes.io/path: Kptfile
+";
+
 fn with_config(base: &str, config: &str) -> String {
     let mut s = base.to_string();
     s.push_str("functionConfig:\n");
@@ -146,13 +155,16 @@ fn functionconfig_is_echoed_unchanged() {
 
 #[test]
 fn v1beta1_is_accepted_and_echoed() {
-    let input = resource_list(&[], NOOP_PV)
-        .replace("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1");
+    let input = resource_list(&[KPTFILE], NOOP_PV).replacen(
+        "config.kubernetes.io/v1\n",
+        "config.kubernetes.io/v1beta1\n",
+        1,
+    );
     let out = run(&input);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out
-        .stdout
-        .starts_with("apiVersion: config.kubernetes.io/v1beta1\nkind: ResourceList\nitems: []\n"));
+    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    assert!(out.stdout.starts_with(
+        "apiVersion: config.kubernetes.io/v1beta1\nkind: ResourceList\nitems:\n- apiVersion: kpt.dev/v1\n"
+    ));
 }
 
 #[test]
@@ -168,7 +180,7 @@ fn json_input_gives_block_yaml() {
 
 #[test]
 fn unknown_top_level_keys_are_ignored() {
-    let input = format!("foo: bar\n{}", resource_list(&[], NOOP_PV));
+    let input = format!("foo: bar\n{}", resource_list(&[KPTFILE], NOOP_PV));
     let out = run(&input);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!out.stdout.contains("foo"));

@@ -74,11 +74,20 @@ fn e7_bad_variable_is_a_compile_error() {
 #[test]
 fn e8_bad_expr_is_a_syntax_error() {
     let err = compile("/").map(|_| ()).unwrap_err();
-    assert!(
-        err.starts_with("ERROR: <input>:1:1: Syntax error: mismatched input '/'"),
-        "{err}"
+    // cel-go v0.26.1's text, byte for byte (notes §7.3 E8).
+    let expecting = "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+    assert_eq!(
+        err,
+        format!(
+            "ERROR: <input>:1:1: Syntax error: mismatched input '/' {expecting}\n | /\n | ^\nERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' {expecting}\n | /\n | .^"
+        )
     );
-    assert!(err.contains("ERROR: <input>:1:2: Syntax error"), "{err}");
+}
+
+#[test]
+fn syntax_error_snippet_on_a_later_line() {
+    let err = compile("'a' +\n\t/").map(|_| ()).unwrap_err();
+    assert!(err.contains("\n |  /\n | ."), "{err}");
 }
 
 #[test]

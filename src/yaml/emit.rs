@@ -170,21 +170,7 @@ impl<'a> Emitter<'a> {
                 .or(e.key.span())
                 .map(|s| self.source_col(s.start as usize) as i64);
             let delta = key_col.map_or(0, |c| indent as i64 - c);
-            let mut inline = inline_first && i == 0;
-            if e.trivia
-                .lead
-                .is_some_and(|l| self.src[l.range()].contains('\n'))
-            {
-                if inline {
-                    // Comments cannot sit between `- ` and the key: start the item on its own line.
-                    while self.out.ends_with(' ') {
-                        self.out.pop();
-                    }
-                    self.out.push('\n');
-                    inline = false;
-                }
-                self.lead(e.trivia.lead, delta);
-            }
+            let inline = self.item_lead(&e.trivia, delta, inline_first && i == 0);
             if !inline {
                 self.indent(indent);
             }
@@ -276,8 +262,9 @@ impl<'a> Emitter<'a> {
         })
     }
 
-    /// Writes the comment lines before an item; returns whether the item still continues the
-    /// current line.
+    /// Writes the comment lines before an entry or item; returns whether it still continues
+    /// the current line (after `- `): comments cannot sit between `- ` and what follows, so an
+    /// item with comments before its first key starts on its own line.
     fn item_lead(&mut self, trivia: &Trivia, delta: i64, mut inline: bool) -> bool {
         if trivia
             .lead

@@ -9,8 +9,9 @@ use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Trivia};
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 
-/// Most JSON values an alias expansion may produce: stops "billion laughs" documents.
-pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+/// Most values that alias expansion may produce in one conversion: stops "billion laughs"
+/// documents long before they cost time or memory.
+pub const MAX_ALIAS_EXPANSION: usize = 100_000;
 
 /// What a scalar reads as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +112,7 @@ pub fn to_json(node: &Node) -> Result<Value, String> {
     let mut anchors = HashMap::new();
     collect_anchors(node, &mut anchors, 0);
     let mut budget = MAX_ALIAS_EXPANSION;
-    convert(node, &anchors, &mut budget, 0)
+    convert(node, &anchors, &mut budget, 0, false)
 }
 
 fn collect_anchors<'n>(node: &'n Node, out: &mut HashMap<&'n str, &'n Node>, depth: usize) {
@@ -137,13 +138,16 @@ fn convert(
     anchors: &HashMap<&str, &Node>,
     budget: &mut usize,
     depth: usize,
+    in_alias: bool,
 ) -> Result<Value, String> {
-    if *budget == 0 {
-        return Err(format!(
-            "YAML aliases expand to more than {MAX_ALIAS_EXPANSION} values; refusing to expand them"
-        ));
+    if in_alias {
+        if *budget == 0 {
+            return Err(format!(
+                "YAML aliases expand to more than {MAX_ALIAS_EXPANSION} values; refusing to expand them"
+            ));
+        }
+        *budget -= 1;
     }
-    *budget -= 1;
     if depth > super::parse::MAX_DEPTH {
         return Err("YAML aliases nest too deeply".to_string());
     }
@@ -153,7 +157,7 @@ fn convert(
             let target = anchors
                 .get(name.as_str())
                 .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?;
-            convert(target, anchors, budget, depth + 1)?
+            convert(target, anchors, budget, depth + 1, true)?
         }
         Kind::Mapping(entries) => {
             let mut m = Map::with_capacity(entries.len());
@@ -168,7 +172,7 @@ fn convert(
                         .is_some_and(|s| s.style == ScalarStyle::Plain)
                 {
                     // Merge key: copy entries that are not set explicitly.
-                    let merged = convert(&e.value, anchors, budget, depth + 1)?;
+                    let merged = convert(&e.value, anchors, budget, depth + 1, in_alias)?;
                     let maps = match merged {
                         Value::Array(a) => a,
                         other => vec![other],
@@ -184,7 +188,7 @@ fn convert(
                     }
                     continue;
                 }
-                let v = convert(&e.value, anchors, budget, depth + 1)?;
+                let v = convert(&e.value, anchors, budget, depth + 1, in_alias)?;
                 m.insert(k, v);
             }
             Value::Object(m)
@@ -192,7 +196,7 @@ fn convert(
         Kind::Sequence(items) => {
             let mut a = Vec::with_capacity(items.len());
             for i in items {
-                a.push(convert(&i.value, anchors, budget, depth + 1)?);
+                a.push(convert(&i.value, anchors, budget, depth + 1, in_alias)?);
             }
             Value::Array(a)
         }

@@ -619,51 +619,14 @@ impl<'a> Parser<'a> {
     /// A block sequence whose first `-` is at `pos`, column `col`.
     fn parse_block_seq(&mut self, col: usize, first_lead: Option<Span>) -> PResult<Node> {
         self.enter()?;
-        let start = self.pos;
         let mut items: Vec<Item> = Vec::new();
-        let mut lead = first_lead;
-        let mut end;
-        loop {
-            let dash = self.pos;
-            self.pos += 1; // '-'
-            let (value, mut comment) = self.parse_value(col as i64, Ctx::SeqItem)?;
-            if !value.is_block_collection() {
-                if let Some(c) = self.take_line_comment()? {
-                    comment = Some(c);
-                }
-                end = self.pos;
-                trim_end(self.b, dash, &mut end);
-            } else {
-                end = value.src.map_or(self.pos, |s| s.end as usize);
-            }
-            items.push(Item {
-                value,
-                trivia: Trivia {
-                    lead,
-                    comment,
-                    whole: Some(Span::new(dash, end)),
-                },
-            });
-            let line_end = self.pos;
-            let line_start = self.ls;
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
-            if ind == col as i64 && self.at_seq_entry() {
-                lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
-                continue;
-            }
-            if ind > col as i64 {
-                return self.err("bad indentation of a sequence entry");
-            }
-            self.pos = line_end;
-            self.ls = line_start;
-            break;
-        }
+        let span = self.parse_block_seq_streaming(col, first_lead, &mut |value, trivia| {
+            items.push(Item { value, trivia });
+            Ok(())
+        })?;
         self.leave();
         let mut node = Node::with_kind(Kind::Sequence(items));
-        node.src = Some(Span::new(start, end));
+        node.src = Some(span);
         Ok(node)
     }
 
@@ -673,7 +636,7 @@ impl<'a> Parser<'a> {
         &mut self,
         col: usize,
         first_lead: Option<Span>,
-        f: &mut dyn FnMut(Node, Trivia, &Parser<'a>) -> PResult<()>,
+        f: &mut dyn FnMut(Node, Trivia) -> PResult<()>,
     ) -> PResult<Span> {
         let start = self.pos;
         let mut lead = first_lead;
@@ -698,7 +661,6 @@ impl<'a> Parser<'a> {
                     comment,
                     whole: Some(Span::new(dash, end)),
                 },
-                self,
             )?;
             let line_end = self.pos;
             let line_start = self.ls;
@@ -857,8 +819,7 @@ impl<'a> Parser<'a> {
             if ind >= col as i64 && self.at_seq_entry() {
                 let lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
                 let seq_col = self.col();
-                let mut f = |n: Node, t: Trivia, p: &Parser<'a>| {
-                    let _ = p;
+                let mut f = |n: Node, t: Trivia| {
                     let after_dash = t.whole.map_or(0, |w| w.start as usize + 1);
                     on_item(n, t, ItemOrigin::Block(after_dash, seq_col as i64))
                 };

@@ -1,0 +1,335 @@
+//! Config injection (Porch's `ensureConfigInjection`): copies in-cluster objects selected by the
+//! PackageVariant's injectors into the package resources annotated as injection points.
+//!
+//! In-cluster objects come in as items annotated `config.porch.kpt.dev/in-cluster: "true"`; only
+//! those in the PackageVariant's namespace are ever injected, so one namespace's data cannot
+//! reach another's package. Points are visited in path then index order (Porch's order is
+//! random), which makes duplicate messages and results deterministic.
+
+use crate::api::package_variant::InjectionSelector;
+use crate::object::ObjectMeta;
+use crate::package::{assign_at, Package};
+use crate::results::ResultItem;
+use crate::yaml::{from_json_sorted, to_json, Node};
+
+/// Annotation that makes a resource an injection point: `required` or `optional`.
+pub const CONFIG_INJECTION_ANNOTATION: &str = "kpt.dev/config-injection";
+/// Annotation set on an injected resource: the name of the in-cluster object injected.
+pub const INJECTED_RESOURCE_ANNOTATION: &str = "kpt.dev/injected-resource";
+/// Condition message of a point no injector matched.
+pub const NO_MATCH_MESSAGE: &str =
+    "no resource matched any injection selector for this injection point";
+
+const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
+
+/// One injection point and what happened to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectionPoint {
+    /// The item index of the in-package resource.
+    pub item: usize,
+    /// Where it lives, for messages (its path, else `Kind/name`).
+    pub file: String,
+    /// `Kind/name` of the in-package resource.
+    pub describe: String,
+    pub required: bool,
+    /// `config.injection.<Kind>.<name>`.
+    pub condition_type: String,
+    /// The name of the injected in-cluster object, once injected.
+    pub injected: Option<String>,
+    /// Why it was not injected (Porch's messages).
+    pub errors: Vec<String>,
+    /// The field that was (or would be) injected: `data` or `spec`.
+    pub field: Option<&'static str>,
+    /// The annotation value when it is neither `required` nor `optional` (a hard error).
+    pub invalid_value: Option<String>,
+}
+
+/// `config.injection.<Kind>.<name>`.
+pub fn condition_type(kind: &str, name: &str) -> String {
+    format!("config.injection.{kind}.{name}")
+}
+
+/// Finds the injection points among the package items, in path then index order. An
+/// annotation value other than `required`/`optional` is recorded on the point and reported by
+/// [`validate_points`].
+pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
+    let mut order = pkg.package_items();
+    order.sort_by_key(|&i| {
+        let m = pkg.meta(i);
+        (
+            m.path().is_none(),
+            m.path().unwrap_or("").to_string(),
+            m.index().and_then(|x| x.parse::<i64>().ok()).unwrap_or(0),
+            i,
+        )
+    });
+    let mut points = Vec::new();
+    for i in order {
+        let m = pkg.meta(i);
+        let Some(value) = m.annotation(CONFIG_INJECTION_ANNOTATION) else {
+            continue;
+        };
+        let file = pkg.location(i);
+        let (required, invalid_value) = match value {
+            "required" => (true, None),
+            "optional" => (false, None),
+            other => (false, Some(other.to_string())),
+        };
+        points.push(InjectionPoint {
+            item: i,
+            file,
+            describe: m.describe(),
+            required,
+            condition_type: condition_type(&m.kind, &m.name),
+            injected: None,
+            errors: Vec::new(),
+            field: None,
+            invalid_value,
+        });
+    }
+    points
+}
+
+/// Porch's `validateInjectionPoints`, in point order: an invalid annotation value, and each
+/// repeat of a condition type naming the previous point's file and this one's.
+pub fn validate_points(points: &[InjectionPoint]) -> Vec<ResultItem> {
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for p in points {
+        if let Some(v) = &p.invalid_value {
+            out.push(
+                ResultItem::error(format!(
+                    "{}: {} has invalid {CONFIG_INJECTION_ANNOTATION:?} annotation value of {v:?}",
+                    p.file, p.describe
+                ))
+                .field(ANNOTATION_FIELD)
+                .on_item(p.item),
+            );
+        }
+        if let Some(prev) = seen.insert(&p.condition_type, &p.file) {
+            out.push(
+                ResultItem::error(format!(
+                    "duplicate injection conditionType {:?} ({prev} and {})",
+                    p.condition_type, p.file
+                ))
+                .field(ANNOTATION_FIELD)
+                .on_item(p.item),
+            );
+        }
+    }
+    out
+}
+
+/// The in-cluster objects that count for a PackageVariant in `namespace`, and info results for
+/// the ones skipped because they live in another namespace.
+pub fn in_cluster_objects(pkg: &Package, namespace: &str) -> (Vec<usize>, Vec<ResultItem>) {
+    let mut used = Vec::new();
+    let mut skipped = Vec::new();
+    for i in (0..pkg.len()).filter(|&i| pkg.is_in_cluster(i) && pkg.meta(i).is_object) {
+        let m = pkg.meta(i);
+        match m.namespace.as_deref() {
+            Some(ns) if ns != namespace => skipped.push(
+                ResultItem::info(format!(
+                    "in-cluster object {} is in namespace {ns:?}, not the PackageVariant's \
+                     namespace {namespace:?}: skipped, it is never injected",
+                    m.describe()
+                ))
+                .field("metadata.namespace")
+                .on_item(i),
+            ),
+            _ => used.push(i),
+        }
+    }
+    (used, skipped)
+}
+
+/// Whether an injector's optional group/version/kind match the in-package resource.
+fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
+    sel.group.as_deref().is_none_or(|g| g == target.group())
+        && sel.version.as_deref().is_none_or(|v| v == target.version())
+        && sel.kind.as_deref().is_none_or(|k| k == target.kind)
+}
+
+/// Injects into every point (required or optional), recording the outcome on the point.
+pub fn inject(
+    pkg: &mut Package,
+    injectors: &[InjectionSelector],
+    in_cluster: &[usize],
+    points: &mut [InjectionPoint],
+) -> Result<(), Box<ResultItem>> {
+    for p in points.iter_mut() {
+        if injectors.is_empty() {
+            p.errors.push("no injectors defined".into());
+            continue;
+        }
+        let target = pkg.meta(p.item).clone();
+        let candidates: Vec<usize> = in_cluster
+            .iter()
+            .copied()
+            .filter(|&u| pkg.meta(u).is(&target.api_version, &target.kind))
+            .collect();
+        if candidates.is_empty() {
+            p.errors.push(format!(
+                "no in-cluster resources of type {}.{}",
+                target.api_version, target.kind
+            ));
+            continue;
+        }
+        let chosen = injectors
+            .iter()
+            .filter(|sel| selector_applies(sel, &target))
+            .find_map(|sel| {
+                candidates
+                    .iter()
+                    .copied()
+                    .find(|&u| pkg.meta(u).name == sel.name)
+            });
+        let Some(u) = chosen else {
+            continue;
+        };
+        let um = pkg.meta(u).clone();
+        let field = if um.group().is_empty() && um.kind == "ConfigMap" {
+            "data"
+        } else {
+            "spec"
+        };
+        p.field = Some(field);
+        let source = pkg.rl.tree(u)?;
+        let Some(value) = source.get(field) else {
+            p.errors.push(format!(
+                "field {field:?} not found in resource {:?}",
+                um.name
+            ));
+            continue;
+        };
+        let value = match to_json(value) {
+            Ok(v) => from_json_sorted(&v),
+            Err(e) => {
+                p.errors
+                    .push(format!("cannot read {field:?} of {:?}: {e}", um.name));
+                continue;
+            }
+        };
+        write(pkg, p.item, field, value, &um.name)?;
+        p.injected = Some(um.name.clone());
+    }
+    Ok(())
+}
+
+/// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
+/// where something differs.
+fn write(
+    pkg: &mut Package,
+    item: usize,
+    field: &str,
+    value: Node,
+    name: &str,
+) -> Result<(), Box<ResultItem>> {
+    let tree = pkg.tree(item)?;
+    let field_same = tree.get(field).is_some_and(|old| old.same_value(&value));
+    let annotations_ok = tree
+        .path(&["metadata", "annotations"])
+        .is_some_and(Node::is_mapping);
+    let annotation_same = tree
+        .path(&["metadata", "annotations", INJECTED_RESOURCE_ANNOTATION])
+        .is_some_and(|a| a.same_value(&Node::string(name)));
+    if field_same && annotation_same {
+        return Ok(());
+    }
+    let tree = pkg.tree_mut(item)?;
+    if !field_same {
+        assign_at(tree, field, value);
+    }
+    if !annotation_same && annotations_ok {
+        if let Some(ann) = tree.path_mut(&["metadata", "annotations"]) {
+            assign_at(ann, INJECTED_RESOURCE_ANNOTATION, Node::string(name));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(ct: &str, file: &str) -> InjectionPoint {
+        InjectionPoint {
+            item: 0,
+            file: file.into(),
+            describe: "ConfigMap/foo".into(),
+            required: false,
+            condition_type: ct.into(),
+            injected: None,
+            errors: vec![],
+            field: None,
+            invalid_value: None,
+        }
+    }
+
+    #[test]
+    fn duplicates_name_previous_and_this_file() {
+        assert!(validate_points(&[]).is_empty());
+        assert!(validate_points(&[point("a", "f")]).is_empty());
+        assert!(validate_points(&[point("a", "f"), point("b", "f")]).is_empty());
+        let ct = "config.injection.ConfigMap.foo";
+        let r = validate_points(&[
+            point(ct, "file.yaml"),
+            point(ct, "file2.yaml"),
+            point(ct, "file3.yaml"),
+        ]);
+        let msgs: Vec<_> = r.iter().map(|r| r.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            [
+                r#"duplicate injection conditionType "config.injection.ConfigMap.foo" (file.yaml and file2.yaml)"#,
+                r#"duplicate injection conditionType "config.injection.ConfigMap.foo" (file2.yaml and file3.yaml)"#
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_values_and_duplicates_in_point_order() {
+        let mut bad = point("config.injection.ConfigMap.foo", "a.yaml");
+        bad.invalid_value = Some("e1".into());
+        let r = validate_points(&[
+            point("config.injection.ConfigMap.foo", "0.yaml"),
+            bad,
+            point("config.injection.ConfigMap.bar", "b.yaml"),
+        ]);
+        let msgs: Vec<_> = r.iter().map(|r| r.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            [
+                r#"a.yaml: ConfigMap/foo has invalid "kpt.dev/config-injection" annotation value of "e1""#,
+                r#"duplicate injection conditionType "config.injection.ConfigMap.foo" (0.yaml and a.yaml)"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn selectors_match_the_in_package_gvk() {
+        let target = ObjectMeta {
+            is_object: true,
+            api_version: "hr.example.com/v1alpha1".into(),
+            kind: "Team".into(),
+            ..Default::default()
+        };
+        let sel = |g: Option<&str>, v: Option<&str>, k: Option<&str>| InjectionSelector {
+            group: g.map(Into::into),
+            version: v.map(Into::into),
+            kind: k.map(Into::into),
+            name: "x".into(),
+        };
+        assert!(selector_applies(&sel(None, None, None), &target));
+        assert!(selector_applies(
+            &sel(Some("hr.example.com"), Some("v1alpha1"), Some("Team")),
+            &target
+        ));
+        assert!(!selector_applies(&sel(Some(""), None, None), &target));
+        assert!(!selector_applies(&sel(None, Some("v1"), None), &target));
+        assert!(!selector_applies(
+            &sel(None, None, Some("ConfigMap")),
+            &target
+        ));
+    }
+}

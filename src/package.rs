@@ -1,0 +1,154 @@
+//! The package as the PackageVariant function sees it: which items are package files, which are
+//! in-cluster objects (context for injection, not package), which one is the functionConfig read
+//! back from the package, and the trees of the items being edited.
+//!
+//! Why a module: the three mutations (context, pipeline, injection) and the Kptfile conditions
+//! edit the same items (the Kptfile twice), so they share one set of trees, loaded on first use;
+//! at the end only the trees that were really touched become [`Changes::edited`].
+
+use crate::object::ObjectMeta;
+use crate::resource_list::{Changes, ResourceList};
+use crate::results::ResultItem;
+use crate::yaml::Node;
+use std::collections::BTreeMap;
+
+/// Marks an item as an in-cluster object (input for config injection, not part of the package).
+pub const IN_CLUSTER_ANNOTATION: &str = "config.porch.kpt.dev/in-cluster";
+
+/// The items of a ResourceList, classified, with the trees loaded so far.
+pub struct Package<'r, 'a> {
+    /// The ResourceList the items come from.
+    pub rl: &'r ResourceList<'a>,
+    trees: BTreeMap<usize, Node>,
+    config: Option<ObjectMeta>,
+}
+
+impl<'r, 'a> Package<'r, 'a> {
+    /// Classifies the items of `rl`; `config` is the functionConfig's identity, used to
+    /// recognise the functionConfig when kpt also sends it as an item.
+    pub fn new(rl: &'r ResourceList<'a>, config: Option<ObjectMeta>) -> Self {
+        Package {
+            rl,
+            trees: BTreeMap::new(),
+            config,
+        }
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.rl.items.len()
+    }
+
+    /// True when there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.rl.items.is_empty()
+    }
+
+    /// The metadata of item `i`.
+    pub fn meta(&self, i: usize) -> &ObjectMeta {
+        self.rl.meta(i)
+    }
+
+    /// True for items annotated `config.porch.kpt.dev/in-cluster: "true"`.
+    pub fn is_in_cluster(&self, i: usize) -> bool {
+        self.meta(i).annotation(IN_CLUSTER_ANNOTATION) == Some("true")
+    }
+
+    /// True for the functionConfig read back from the package (same apiVersion, kind, name).
+    pub fn is_config_item(&self, i: usize) -> bool {
+        let m = self.meta(i);
+        self.config.as_ref().is_some_and(|c| {
+            m.is_object && c.api_version == m.api_version && c.kind == m.kind && c.name == m.name
+        })
+    }
+
+    /// Indices of the package's own objects: not in-cluster objects, not the functionConfig,
+    /// not items that are not objects at all.
+    pub fn package_items(&self) -> Vec<usize> {
+        (0..self.len())
+            .filter(|&i| {
+                self.meta(i).is_object && !self.is_in_cluster(i) && !self.is_config_item(i)
+            })
+            .collect()
+    }
+
+    /// True when no package item carries a path annotation (a hand-made ResourceList).
+    pub fn has_no_paths(&self) -> bool {
+        self.package_items()
+            .iter()
+            .all(|&i| self.meta(i).path().is_none())
+    }
+
+    /// A short name for where item `i` lives, for messages: its path, else `Kind/name`.
+    pub fn location(&self, i: usize) -> String {
+        let m = self.meta(i);
+        m.path().map_or_else(|| m.describe(), str::to_string)
+    }
+
+    /// The tree of item `i` (loaded on first use; edits made so far included).
+    pub fn tree(&mut self, i: usize) -> Result<&Node, Box<ResultItem>> {
+        self.load(i)?;
+        self.trees
+            .get(&i)
+            .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
+    }
+
+    /// The tree of item `i` for editing. Only call this when something really changes: it is
+    /// the `&mut` accessors below it that mark nodes for re-emission.
+    pub fn tree_mut(&mut self, i: usize) -> Result<&mut Node, Box<ResultItem>> {
+        self.load(i)?;
+        self.trees
+            .get_mut(&i)
+            .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
+    }
+
+    fn load(&mut self, i: usize) -> Result<(), Box<ResultItem>> {
+        if i >= self.len() {
+            return Err(Box::new(ResultItem::error(format!("no item {i}"))));
+        }
+        if !self.trees.contains_key(&i) {
+            let t = self.rl.tree(i)?;
+            self.trees.insert(i, t);
+        }
+        Ok(())
+    }
+
+    /// The changes: every tree that was touched, and the in-cluster objects that came in
+    /// without a path (fed through stdin: context, not package, so they do not go out).
+    pub fn into_changes(self) -> Changes {
+        let removed = (0..self.len())
+            .filter(|&i| self.is_in_cluster(i) && self.meta(i).path().is_none())
+            .collect();
+        let edited = self
+            .trees
+            .into_iter()
+            .filter(|(_, t)| !t.is_pristine())
+            .collect();
+        Changes {
+            edited,
+            removed,
+            added: Vec::new(),
+        }
+    }
+}
+
+/// Sets `key` of mapping `parent` to `value` only when the value differs: an existing key is
+/// assigned (kyaml's formatting rules), a new key is appended. Returns true when it changed.
+/// Reading first keeps `parent` untouched when nothing changes.
+pub fn assign_at(parent: &mut Node, key: &str, value: Node) -> bool {
+    match parent.get(key) {
+        Some(old) if old.same_value(&value) => false,
+        Some(_) => {
+            if let Some(n) = parent.get_mut(key) {
+                n.assign(value);
+            }
+            true
+        }
+        None => parent.set(key, value),
+    }
+}
+
+/// Removes `key` from `parent` if present, touching `parent` only then.
+pub fn remove_if_present(parent: &mut Node, key: &str) -> bool {
+    parent.position(key).is_some() && parent.remove(key).is_some()
+}

@@ -1,0 +1,326 @@
+//! PackageVariant validation (Porch's `validatePackageVariant`), plus the two checks Porch lacks:
+//! a `.` in the PackageVariant name or in a pipeline function name.
+//!
+//! Porch joins its problems with "; " into one condition; we keep each problem its own error
+//! result with its field path, in Porch's order, so kpt shows every one with its field.
+
+use crate::api::package_variant::{Function, PackageVariantSpec};
+use crate::results::ResultItem;
+
+/// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
+pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
+
+fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
+    out.push(ResultItem::error(message).field(field).on_config());
+}
+
+/// All problems of a PackageVariant named `name` with `spec`, in Porch's order.
+pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    validate_name(&mut out, name);
+    match &spec.upstream {
+        None => err(
+            &mut out,
+            "spec.upstream",
+            "missing required field spec.upstream",
+        ),
+        Some(up) => {
+            if up.repo.is_empty() {
+                err(
+                    &mut out,
+                    "spec.upstream.repo",
+                    "missing required field spec.upstream.repo",
+                );
+            }
+            if up.package.is_empty() {
+                err(
+                    &mut out,
+                    "spec.upstream.package",
+                    "missing required field spec.upstream.package",
+                );
+            }
+        }
+    }
+    match &spec.downstream {
+        None => err(
+            &mut out,
+            "spec.downstream",
+            "missing required field spec.downstream",
+        ),
+        Some(down) => {
+            if down.repo.is_empty() {
+                err(
+                    &mut out,
+                    "spec.downstream.repo",
+                    "missing required field spec.downstream.repo",
+                );
+            }
+            if down.package.is_empty() {
+                err(
+                    &mut out,
+                    "spec.downstream.package",
+                    "missing required field spec.downstream.package",
+                );
+            }
+        }
+    }
+    if !matches!(
+        spec.adoption_policy.as_str(),
+        "" | "adoptNone" | "adoptExisting"
+    ) {
+        err(
+            &mut out,
+            "spec.adoptionPolicy",
+            r#"spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting""#,
+        );
+    }
+    if !matches!(spec.deletion_policy.as_str(), "" | "orphan" | "delete") {
+        err(
+            &mut out,
+            "spec.deletionPolicy",
+            r#"spec.deletionPolicy can only be "orphan" or "delete""#,
+        );
+    }
+    if let Some(pc) = &spec.package_context {
+        out.extend(reserved_keys(
+            &pc.data
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<Vec<_>>(),
+            &pc.remove_keys,
+            "spec.packageContext.data",
+            "spec.packageContext.removeKeys",
+        ));
+    }
+    for (i, inj) in spec.injectors.iter().enumerate() {
+        if inj.name.is_empty() {
+            err(
+                &mut out,
+                format!("spec.injectors[{i}].name"),
+                format!("spec.injectors[{i}].name must not be empty"),
+            );
+        }
+    }
+    if let Some(p) = &spec.pipeline {
+        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators");
+        validate_functions(&mut out, &p.validators, "spec.pipeline.validators");
+    }
+    out
+}
+
+/// Porch's reserved-key check over context `data` (sorted by key, as Go's map) and
+/// `removeKeys`, with the field paths to report. Order: per reserved key, data first, then each
+/// occurrence in removeKeys.
+pub fn reserved_keys(
+    data: &[(String, String)],
+    remove_keys: &[String],
+    data_field: &str,
+    remove_field: &str,
+) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    for key in RESERVED_CONTEXT_KEYS {
+        if data.iter().any(|(k, _)| k == key) {
+            let map: std::collections::BTreeMap<&str, &str> =
+                data.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            err(
+                &mut out,
+                data_field,
+                format!(
+                    "{data_field}: Invalid value: {}: must not contain the key {key:?}",
+                    go_json(&map)
+                ),
+            );
+        }
+        for _ in remove_keys.iter().filter(|k| k == key) {
+            err(
+                &mut out,
+                remove_field,
+                format!(
+                    "{remove_field}: Invalid value: {}: must not contain the key {key:?}",
+                    go_json(&remove_keys)
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// Rejects a missing name, and a `.` in it: the generated function names
+/// `PackageVariant.<pv>.<fn>.<i>` must split into exactly four parts to be recognised (and
+/// replaced) on the next run; Porch piles up a copy per run instead.
+fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
+    if name.is_empty() {
+        err(out, "metadata.name", "missing required field metadata.name");
+    } else if name.contains('.') {
+        err(
+            out,
+            "metadata.name",
+            format!(
+                "PackageVariant name {name:?} must not contain \".\": its pipeline functions \
+                 (PackageVariant.{name}.<function>.<index>) would not be recognised on the next \
+                 run and would pile up"
+            ),
+        );
+    }
+}
+
+fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) {
+    for (i, f) in fns.iter().enumerate() {
+        if f.name.contains('.') {
+            err(
+                out,
+                format!("{field}[{i}].name"),
+                format!(
+                    "{field}[{i}].name {:?} must not contain \".\": the generated name \
+                     PackageVariant.<pv>.{}.{i} would not be recognised on the next run and \
+                     would pile up",
+                    f.name, f.name
+                ),
+            );
+        }
+    }
+}
+
+/// Go's `json.Marshal`: compact, map keys sorted, and `<`, `>`, `&`, U+2028, U+2029 escaped.
+pub fn go_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::decode;
+    use serde_json::json;
+
+    fn msgs(spec: serde_json::Value) -> Vec<String> {
+        let spec: PackageVariantSpec = decode(&spec, "spec").unwrap_or_default();
+        validate("my-pv", &spec)
+            .into_iter()
+            .map(|r| r.message)
+            .collect()
+    }
+
+    fn base() -> serde_json::Value {
+        json!({"upstream": {"package": "foo", "revision": 1, "repo": "blueprints"},
+               "downstream": {"package": "foo", "repo": "deployments"}})
+    }
+
+    fn with(extra: serde_json::Value) -> serde_json::Value {
+        let mut b = base();
+        if let (Some(b), Some(e)) = (b.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn empty_spec() {
+        assert_eq!(
+            msgs(json!({})),
+            [
+                "missing required field spec.upstream",
+                "missing required field spec.downstream"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_package_names() {
+        assert_eq!(
+            msgs(
+                json!({"upstream": {"revision": 1, "repo": "blueprints"}, "downstream": {"repo": "deployments"}})
+            ),
+            [
+                "missing required field spec.upstream.package",
+                "missing required field spec.downstream.package"
+            ]
+        );
+        assert_eq!(
+            msgs(json!({"upstream": {}, "downstream": {"repo": "d", "package": "p"}})),
+            [
+                "missing required field spec.upstream.repo",
+                "missing required field spec.upstream.package"
+            ]
+        );
+    }
+
+    #[test]
+    fn policies() {
+        assert!(msgs(base()).is_empty());
+        assert!(msgs(with(
+            json!({"adoptionPolicy": "adoptExisting", "deletionPolicy": "orphan"})
+        ))
+        .is_empty());
+        assert_eq!(
+            msgs(with(
+                json!({"adoptionPolicy": "invalid", "deletionPolicy": "invalid"})
+            )),
+            [
+                r#"spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting""#,
+                r#"spec.deletionPolicy can only be "orphan" or "delete""#
+            ]
+        );
+    }
+
+    #[test]
+    fn reserved_context_keys() {
+        assert!(msgs(with(json!({"packageContext": {"data": {"foo": "bar", "hello": "there"}, "removeKeys": ["bar", "foobar"]}}))).is_empty());
+        assert_eq!(
+            msgs(with(json!({"packageContext": {"data": {"name": "test"}}}))),
+            [
+                r#"spec.packageContext.data: Invalid value: {"name":"test"}: must not contain the key "name""#
+            ]
+        );
+        assert_eq!(
+            msgs(with(
+                json!({"packageContext": {"removeKeys": ["package-path"]}})
+            )),
+            [
+                r#"spec.packageContext.removeKeys: Invalid value: ["package-path"]: must not contain the key "package-path""#
+            ]
+        );
+        assert_eq!(
+            msgs(with(
+                json!({"packageContext": {"data": {"name": "a", "package-path": "<b>"}, "removeKeys": ["name"]}})
+            )),
+            [
+                r#"spec.packageContext.data: Invalid value: {"name":"a","package-path":"\u003cb\u003e"}: must not contain the key "name""#,
+                r#"spec.packageContext.removeKeys: Invalid value: ["name"]: must not contain the key "name""#,
+                r#"spec.packageContext.data: Invalid value: {"name":"a","package-path":"\u003cb\u003e"}: must not contain the key "package-path""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn injectors() {
+        assert!(msgs(with(json!({"injectors": [{"group": "porch.kpt.dev", "version": "v1alpha1", "kind": "Repository", "name": "foo"}, {"name": "bar"}]}))).is_empty());
+        assert_eq!(
+            msgs(with(json!({"injectors": [{"name": "foo"}, {"name": ""}]}))),
+            ["spec.injectors[1].name must not be empty"]
+        );
+    }
+
+    #[test]
+    fn dots_in_names() {
+        let spec: PackageVariantSpec = decode(
+            &with(json!({"pipeline": {"validators": [{"name": "a.b"}]}})),
+            "spec",
+        )
+        .unwrap_or_default();
+        let r = validate("x.y", &spec);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].field_path.as_deref(), Some("metadata.name"));
+        assert_eq!(
+            r[1].field_path.as_deref(),
+            Some("spec.pipeline.validators[0].name")
+        );
+    }
+}

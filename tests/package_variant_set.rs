@@ -1,0 +1,1598 @@
+//! The PackageVariantSet expander through the binary: every upstream Porch test of the
+//! behaviour notes' section 7 (V*, R*, E*, O*, U*, unroll, T-S*) and the derived cases of
+//! section 8 (D*) that a ResourceList can express, plus the function's own rules (all or
+//! nothing, idempotence, names, namespaces, path annotations, ownership, CEL visibility).
+//!
+//! Every case runs the real binary and snapshots its stdout. `run_case` also checks two
+//! properties on every run: an error leaves the items byte-identical, and a successful run
+//! is idempotent (running again on the output changes no item).
+
+mod common;
+
+use common::{items_section, resource_list, run, Run};
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures (notes §7.2): the upstream PackageRevision `p` and Repositories my-repo-1/my-repo-2.
+
+/// The upstream PackageRevision of §7.2. Porch's test gives it an empty spec (it calls the
+/// renderer directly); through the binary it must match `spec.upstream`, so it has one. It has
+/// a workspaceName, as real PackageRevisions do: an upstream without workspaceName matches
+/// any PackageRevision whose workspaceName is empty (Porch's OR), whatever its revision.
+const PR_P: &str = r#"apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: p
+  namespace: default
+  labels: {vendor: bigco.com, product: snazzy, version: "1.6.8"}
+  annotations: {bigco.com/team: us-platform}
+spec:
+  repository: up-repo
+  packageName: up-pkg
+  workspaceName: v2
+  revision: 2
+"#;
+
+const REPO_1: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: my-repo-1
+  labels: {foo: bar, abc: def}
+"#;
+
+const REPO_2: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: my-repo-2
+  labels: {foo: bar, abc: def, efg: hij}
+"#;
+
+const FIXTURES: [&str; 3] = [PR_P, REPO_1, REPO_2];
+
+/// Indents every non-empty line of `text` by `n` spaces.
+fn indent(text: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{pad}{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// A PackageVariantSet functionConfig; `metadata` and `spec` are block YAML bodies.
+fn pvs(metadata: &str, spec: &str) -> String {
+    let mut s = String::from(
+        "apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n",
+    );
+    s.push_str(&indent(metadata, 2));
+    if !spec.is_empty() {
+        s.push_str("spec:\n");
+        s.push_str(&indent(spec, 2));
+    }
+    s
+}
+
+/// The §7.2 set `my-pvs` (namespace default, upstream up-repo/up-pkg revision 2) with one
+/// `repositories` target giving the context `my-repo-1/p`, and `template` (block YAML, may be
+/// empty for no template).
+fn render_set(template: &str) -> String {
+    let mut spec = String::from(
+        "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets:\n- repositories: [{name: my-repo-1, packageNames: [p]}]\n",
+    );
+    if !template.is_empty() {
+        spec.push_str("  template:\n");
+        spec.push_str(&indent(template, 4));
+    }
+    pvs("name: my-pvs\nnamespace: default", &spec)
+}
+
+/// Runs the binary on `items` with `config`, asserts the exit code, and checks the
+/// all-or-nothing and idempotence properties. Returns the run.
+fn run_case(items: &[&str], config: &str, code: i32) -> Run {
+    let input = resource_list(items, config);
+    let out = run(&input);
+    assert_eq!(
+        out.code, code,
+        "exit code\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.stdout, out.stderr
+    );
+    if code != 0 {
+        assert_eq!(
+            items_section(&out.stdout),
+            items_section(&input),
+            "an error must leave every item as it was"
+        );
+    } else {
+        let again = run(&out.stdout);
+        assert_eq!(again.code, 0, "second run: {}", again.stdout);
+        assert_eq!(
+            items_section(&again.stdout),
+            items_section(&out.stdout),
+            "a second run must change no item"
+        );
+    }
+    out
+}
+
+/// The `results:` section of a ResourceList.
+fn results(stdout: &str) -> &str {
+    stdout.find("\nresults:").map_or("", |i| &stdout[i + 1..])
+}
+
+/// Names of the PackageVariants the run created (they carry the `packagevariants/` path).
+fn created(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("config.kubernetes.io/path: packagevariants/")
+                .and_then(|p| p.strip_suffix(".yaml"))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.1 Validation (V1–V11). The upstream tests use `apiVersion: config.porch.kpt.dev`; the
+// binary serves only v1alpha2, so the sets here use that. Each problem is its own error result.
+
+fn validation_case(spec: &str) -> Run {
+    run_case(&FIXTURES, &pvs("name: my-pv", spec), 1)
+}
+
+#[test]
+fn v1_empty_spec() {
+    insta::assert_snapshot!(validation_case("").stdout);
+}
+
+#[test]
+fn v2_missing_upstream_package() {
+    insta::assert_snapshot!(validation_case("upstream: {repo: foo, revision: 1}").stdout);
+}
+
+#[test]
+fn v3_missing_upstream_repo() {
+    insta::assert_snapshot!(validation_case("upstream: {package: foopkg, revision: 3}").stdout);
+}
+
+#[test]
+fn v4_missing_upstream_revision() {
+    insta::assert_snapshot!(validation_case("upstream: {repo: foo, package: foopkg}").stdout);
+}
+
+#[test]
+fn v5_invalid_targets() {
+    insta::assert_snapshot!(
+        validation_case(
+            r#"targets:
+- repositories: [{name: ""}]
+- repositories: [{name: bar}]
+  repositorySelector: {foo: bar}
+- repositories: [{name: bar, packageNames: ["", foo]}]
+"#
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn v6_invalid_adoption_and_deletion_policies() {
+    insta::assert_snapshot!(
+        validation_case(
+            "targets: [{template: {adoptionPolicy: invalid, deletionPolicy: invalid}}]"
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn v7_valid_adoption_and_deletion_policies() {
+    insta::assert_snapshot!(
+        validation_case("adoptionPolicy: adoptExisting\ndeletionPolicy: orphan").stdout
+    );
+}
+
+#[test]
+fn v8_downstream_values_and_expressions_do_not_mix() {
+    insta::assert_snapshot!(validation_case(
+        r#"targets: [{template: {downstream: {repo: "foo", repoExpr: "'bar'", package: "p", packageExpr: "'p'"}}}]"#
+    )
+    .stdout);
+}
+
+#[test]
+fn v9_map_exprs_do_not_mix_expr_and_value() {
+    insta::assert_snapshot!(validation_case(
+        r#"targets:
+- template:
+    labelExprs: [{key: foo, keyExpr: "'bar'", value: bar}, {key: foo, value: bar, valueExpr: "'bar'"}]
+    annotationExprs: [{key: foo, keyExpr: "'bar'", value: bar}, {key: foo, value: bar, valueExpr: "'bar'"}]
+    packageContext:
+      dataExprs: [{key: foo, keyExpr: "'bar'", value: bar}, {key: foo, value: bar, valueExpr: "'bar'"}]
+"#
+    )
+    .stdout);
+}
+
+#[test]
+fn v10_injectors_need_exactly_one_of_name_or_name_expr() {
+    insta::assert_snapshot!(validation_case(
+        "targets: [{repositories: [{name: bar}], template: {injectors: [{name: foo, nameExpr: bar}, {group: foo}]}}]"
+    )
+    .stdout);
+}
+
+#[test]
+fn v11_pipeline_function_must_be_valid() {
+    insta::assert_snapshot!(
+        validation_case(
+            r#"targets:
+- repositories: [{name: bar}]
+  template:
+    pipeline:
+      validators: [{name: foo}, {image: foo, name: bar}]
+      mutators: [{name: foo.bar, image: bar}]
+"#
+        )
+        .stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.2 Rendering (R1–R11): context my-repo-1/p, all succeed with one new PackageVariant.
+
+fn render_case(template: &str) -> Run {
+    run_case(&FIXTURES, &render_set(template), 0)
+}
+
+#[test]
+fn r1_no_template() {
+    insta::assert_snapshot!(render_case("").stdout);
+}
+
+#[test]
+fn r2_template_downstream_repo() {
+    insta::assert_snapshot!(render_case("downstream: {repo: my-repo-2}").stdout);
+}
+
+#[test]
+fn r3_template_downstream_package() {
+    insta::assert_snapshot!(render_case("downstream: {package: new-p}").stdout);
+}
+
+#[test]
+fn r4_template_adoption_and_deletion() {
+    insta::assert_snapshot!(
+        render_case("adoptionPolicy: adoptExisting\ndeletionPolicy: delete").stdout
+    );
+}
+
+#[test]
+fn r5_template_static_labels_and_annotations() {
+    insta::assert_snapshot!(
+        render_case("labels: {foo: bar, hello: there}\nannotations: {foobar: barfoo}").stdout
+    );
+}
+
+#[test]
+fn r6_template_static_package_context() {
+    insta::assert_snapshot!(
+        render_case(
+            "packageContext: {data: {foo: bar, hello: there}, removeKeys: [foobar, barfoo]}"
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn r7_template_downstream_with_expressions() {
+    insta::assert_snapshot!(render_case(
+        r#"downstream: {repoExpr: "'my-repo-2'", packageExpr: "repoDefault + '-' + packageDefault"}"#
+    )
+    .stdout);
+}
+
+#[test]
+fn r8_template_labels_and_annotations_with_expressions() {
+    insta::assert_snapshot!(render_case(
+        r#"downstream: {repoExpr: "'my-repo-2'", packageExpr: "repoDefault + '-' + packageDefault"}
+labels: {foo: bar, hello: there}
+labelExprs:
+- {key: foo, valueExpr: "repoDefault"}
+- {keyExpr: "repository.labels['efg']", valueExpr: "packageDefault + '-' + repository.name"}
+- {key: hello, value: goodbye}
+annotations: {bigco.com/sample-annotation: some-annotation, foo.org/id: "123456"}
+annotationExprs:
+- {key: foo.org/id, value: "54321"}
+- {key: bigco.com/team, valueExpr: "upstream.annotations['bigco.com/team']"}
+"#
+    )
+    .stdout);
+}
+
+#[test]
+fn r9_template_package_context_with_expressions() {
+    insta::assert_snapshot!(
+        render_case(
+            r#"packageContext:
+  data: {foo: bar, hello: there}
+  dataExprs:
+  - {key: foo, valueExpr: upstream.name}
+  - {keyExpr: upstream.namespace, valueExpr: upstream.name}
+  - {keyExpr: upstream.name, value: foo}
+  removeKeys: [foobar, barfoo]
+  removeKeyExprs: ["repository.labels['abc']"]
+"#
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn r10_template_injectors() {
+    insta::assert_snapshot!(
+        render_case(
+            r#"injectors:
+- {group: kpt.dev, version: v1alpha1, kind: Foo, name: bar}
+- {group: kpt.dev, version: v1alpha1, kind: Foo, nameExpr: "repository.labels['abc']"}
+- {nameExpr: "repository.name + '-test'"}
+"#
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn r11_template_pipeline() {
+    insta::assert_snapshot!(
+        render_case(
+            r#"pipeline:
+  validators:
+  - {image: "foo:bar", name: hey}
+  - image: "foo:bar"
+    configMap: {k1: v1, k2: v2}
+    configMapExprs: [{key: k1, valueExpr: repository.name}, {keyExpr: "'k3'", value: bar}]
+  mutators:
+  - image: mutates
+    configMapExprs: [{key: k1, value: yo}]
+"#
+        )
+        .stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.3 evalExpr (E1–E9) and §7.4 overlay (O1–O3), through labelExprs. The base inputs are
+// repoDefault foo-repo, packageDefault bar-package: a `repositories` target foo-repo with
+// package bar-package (a Repository foo-repo exists because a template forces the lookup).
+
+const REPO_FOO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: foo-repo
+";
+
+const REPO_MY_REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: my-repo
+";
+
+fn expr_set(target: &str, template: &str) -> String {
+    let spec = format!(
+        "upstream: {{repo: up-repo, package: up-pkg, revision: 2}}\ntargets:\n- {target}\n  template:\n{}",
+        indent(template, 4)
+    );
+    pvs("name: my-pvs\nnamespace: default", &spec)
+}
+
+const FOO_TARGET: &str = "repositories: [{name: foo-repo, packageNames: [bar-package]}]";
+
+fn expr_case(template: &str, code: i32) -> Run {
+    run_case(
+        &[PR_P, REPO_1, REPO_2, REPO_FOO, REPO_MY_REPO],
+        &expr_set(FOO_TARGET, template),
+        code,
+    )
+}
+
+fn label_expr(expr: &str, code: i32) -> Run {
+    expr_case(
+        &format!("labelExprs: [{{key: e, valueExpr: {expr:?}}}]"),
+        code,
+    )
+}
+
+#[test]
+fn e1_no_vars() {
+    insta::assert_snapshot!(label_expr("'foo'", 0).stdout);
+}
+
+#[test]
+fn e2_repo_default() {
+    insta::assert_snapshot!(label_expr("repoDefault", 0).stdout);
+}
+
+#[test]
+fn e3_package_default() {
+    insta::assert_snapshot!(label_expr("packageDefault", 0).stdout);
+}
+
+#[test]
+fn e4_concat_defaults() {
+    insta::assert_snapshot!(label_expr("packageDefault + '-' + repoDefault", 0).stdout);
+}
+
+#[test]
+fn e5_repositories_target() {
+    let out = run_case(
+        &[PR_P, REPO_MY_REPO],
+        &expr_set(
+            "repositories: [{name: my-repo, packageNames: [my-package]}]",
+            r#"labelExprs: [{key: e, valueExpr: "target.repo + '/' + target.package"}]"#,
+        ),
+        0,
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn e6_repository_target() {
+    // A repositorySelector that matches my-repo-1 only: `target` is that Repository.
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            "repositorySelector: {matchExpressions: [{key: efg, operator: DoesNotExist}]}",
+            r#"labelExprs: [{key: e, valueExpr: "target.name + '/' + target.labels['foo']"}]"#,
+        ),
+        0,
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn e7_bad_variable() {
+    let out = label_expr("badvar", 1);
+    assert!(
+        results(&out.stdout).contains("undeclared reference to 'badvar'"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn e8_bad_expr() {
+    let out = label_expr("/", 1);
+    assert!(
+        results(&out.stdout).contains("Syntax error"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn e9_missing_label() {
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            "repositorySelector: {matchExpressions: [{key: efg, operator: DoesNotExist}]}",
+            r#"labelExprs: [{key: e, valueExpr: "target.name + '/' + target.labels['no-such-label']"}]"#,
+        ),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("no such key: no-such-label"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn o1_empty_starting_map() {
+    insta::assert_snapshot!(expr_case(
+        "labels: {}\nlabelExprs: [{key: foo, value: bar}, {keyExpr: repoDefault, value: barbar}, {key: bar, valueExpr: packageDefault}]",
+        0
+    )
+    .stdout);
+}
+
+#[test]
+fn o2_static_overlay() {
+    insta::assert_snapshot!(expr_case(
+        "labels: {foo: bar, bar: foo}\nlabelExprs: [{key: foo, value: new-bar}, {key: foofoo, value: barbar}]",
+        0
+    )
+    .stdout);
+}
+
+#[test]
+fn o3_exprs_overlay() {
+    insta::assert_snapshot!(expr_case(
+        "labels: {foo: bar, bar: foo}\nlabelExprs: [{keyExpr: \"'foo'\", value: new-bar}, {key: bar, valueExpr: packageDefault}]",
+        0
+    )
+    .stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.5 getUpstreamPR (U1–U9): one PackageRevision {my-repo, my-package, my-workspace, -1}.
+// U1–U5 have no revision and no workspace (or no repo/package): through the binary, validation
+// rejects them before the lookup, so their snapshots show the validation errors instead of
+// "not found"; the outcome (no PackageVariants) is the same.
+
+const PR_U: &str = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: my-repo.my-package.my-workspace
+  namespace: default
+spec:
+  repository: my-repo
+  packageName: my-package
+  workspaceName: my-workspace
+  revision: -1
+";
+
+fn upstream_case(upstream: &str, code: i32) -> Run {
+    let spec = format!("upstream: {upstream}\ntargets: [{{repositories: [{{name: down}}]}}]");
+    run_case(&[PR_U], &pvs("name: my-pvs", &spec), code)
+}
+
+#[test]
+fn u1_everything_empty() {
+    insta::assert_snapshot!(
+        upstream_case(
+            r#"{repo: "", package: "", workspaceName: "", revision: 0}"#,
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u2_any_repo() {
+    insta::assert_snapshot!(
+        upstream_case(
+            r#"{repo: any-repo, package: "", workspaceName: "", revision: 0}"#,
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u3_my_repo() {
+    insta::assert_snapshot!(
+        upstream_case(
+            r#"{repo: my-repo, package: "", workspaceName: "", revision: 0}"#,
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u4_any_package() {
+    insta::assert_snapshot!(
+        upstream_case(
+            r#"{repo: my-repo, package: any-package, workspaceName: "", revision: 0}"#,
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u5_my_package_no_revision_no_workspace() {
+    insta::assert_snapshot!(
+        upstream_case(
+            r#"{repo: my-repo, package: my-package, workspaceName: "", revision: 0}"#,
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u6_any_workspace_not_found() {
+    let out = upstream_case(
+        "{repo: my-repo, package: my-package, workspaceName: any-workspace, revision: 0}",
+        1,
+    );
+    assert!(
+        out.stdout
+            .contains("could not find upstream package revision 'my-package/0' in repo 'my-repo'"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn u7_workspace_match_found() {
+    insta::assert_snapshot!(
+        upstream_case(
+            "{repo: my-repo, package: my-package, workspaceName: my-workspace, revision: 0}",
+            0
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u8_any_workspace_not_found_again() {
+    insta::assert_snapshot!(
+        upstream_case(
+            "{repo: my-repo, package: my-package, workspaceName: any-workspace}",
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn u9_revision_match_found() {
+    insta::assert_snapshot!(
+        upstream_case(
+            "{repo: my-repo, package: my-package, workspaceName: any-workspace, revision: -1}",
+            0
+        )
+        .stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.6 unroll order: repositories first (r1/p1..p3, r2/up), then the selector's matches in
+// item order. Upstream revision 1 (Porch's test calls the unroller directly with revision 0,
+// which validation rejects).
+
+#[test]
+fn unroll_downstream_targets_order() {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let pod1 = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: my-pod-1
+  labels: {foo: bar, abc: def}
+";
+    let pod2 = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: my-pod-2
+  labels: {abc: def, efg: hij}
+";
+    let spec = "upstream: {repo: up, package: up, revision: 1}
+targets:
+- repositories: [{name: r1, packageNames: [p1, p2, p3]}, {name: r2}]
+- repositorySelector: {}
+";
+    let out = run_case(&[pr, pod1, pod2], &pvs("name: my-pvs", spec), 0);
+    assert_eq!(
+        created(&out.stdout),
+        [
+            "my-pvs-r1-p1",
+            "my-pvs-r1-p2",
+            "my-pvs-r1-p3",
+            "my-pvs-r2-up",
+            "my-pvs-my-pod-1-up",
+            "my-pvs-my-pod-2-up"
+        ]
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7.7 ensurePackageVariants (T-S1, T-S2): set my-pvs without uid or namespace, so the owner
+// label is the set's name.
+
+const LONG_PKG: &str =
+    "supersupersuperloooooooooooooooooooooooooooooooooooooooooooooooooongpkgname";
+
+fn owned_pv(name: &str, owner: &str, repo: &str, package: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: {name}
+  namespace: default
+  labels:
+    config.porch.kpt.dev/packagevariantset: {owner}
+  finalizers:
+  - config.porch.kpt.dev/packagevariants
+spec:
+  upstream: {{repo: up, package: up, revision: 1}}
+  downstream: {{repo: {repo}, package: {package}}}
+"
+    )
+}
+
+fn ensure_case() -> Run {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let pv1 = owned_pv("my-pvs-dnrepo1-dnpkg1", "my-pvs", "dnrepo1", "dnpkg1");
+    let pv2 = owned_pv("my-pvs-dnrepo2-dnpkg2", "my-pvs", "dnrepo2", "dnpkg2");
+    let spec = format!(
+        "upstream: {{repo: up, package: up, revision: 1}}
+targets:
+- repositories:
+  - {{name: dnrepo2, packageNames: [dnpkg2]}}
+  - {{name: dnrepo3, packageNames: [dnpkg3]}}
+  - {{name: dnrepo4, packageNames: [{LONG_PKG}]}}
+"
+    );
+    run_case(&[pr, &pv1, &pv2], &pvs("name: my-pvs", &spec), 0)
+}
+
+#[test]
+fn t_s1_obsolete_deleted_existing_updated() {
+    let out = ensure_case();
+    assert!(!out.stdout.contains("name: my-pvs-dnrepo1-dnpkg1"));
+    assert!(out.stdout.contains("name: my-pvs-dnrepo2-dnpkg2"));
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn t_s2_new_ones_created_with_porch_names() {
+    let out = ensure_case();
+    assert_eq!(
+        created(&out.stdout),
+        [
+            "my-pvs-dnrepo3-dnpkg3",
+            "my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506"
+        ]
+    );
+    insta::assert_snapshot!(results(&out.stdout));
+}
+
+// ---------------------------------------------------------------------------------------------
+// §8 derived cases (D1–D30), on the §7.2 fixtures unless stated.
+
+#[test]
+fn d01_repo_expr_cannot_see_repository() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"downstream: {repoExpr: "repository.name"}"#),
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d02_unknown_downstream_repository() {
+    insta::assert_snapshot!(run_case(&FIXTURES, &render_set("downstream: {repo: nope}"), 1).stdout);
+}
+
+fn nope_set(template: Option<&str>) -> String {
+    let mut spec = String::from(
+        "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets:\n- repositories: [{name: nope, packageNames: [p]}]\n",
+    );
+    if let Some(t) = template {
+        spec.push_str(&format!("  template: {t}\n"));
+    }
+    pvs("name: my-pvs\nnamespace: default", &spec)
+}
+
+#[test]
+fn d03_no_template_needs_no_repository() {
+    insta::assert_snapshot!(run_case(&FIXTURES, &nope_set(None), 0).stdout);
+}
+
+#[test]
+fn d04_any_template_needs_the_repository() {
+    insta::assert_snapshot!(run_case(&FIXTURES, &nope_set(Some("{}")), 1).stdout);
+}
+
+#[test]
+fn d05_int_result_is_an_error() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"labelExprs: [{key: a, valueExpr: "1"}]"#),
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d06_bool_key_is_an_error() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"annotationExprs: [{keyExpr: "true", value: x}]"#),
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d07_repositories_target_has_no_name() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"packageContext: {removeKeyExprs: ["target.name"]}"#),
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d08_injector_name_expr_missing_label() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"injectors: [{name: a}, {nameExpr: "upstream.labels['missing']"}]"#),
+            1
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d09_config_map_expr_error_path() {
+    insta::assert_snapshot!(run_case(
+        &FIXTURES,
+        &render_set(
+            r#"pipeline: {mutators: [{image: x}, {image: y, configMapExprs: [{key: k, valueExpr: "repository.labels['zzz']"}]}]}"#
+        ),
+        1
+    )
+    .stdout);
+}
+
+#[test]
+fn d10_package_expr_over_repositories_target() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"downstream: {packageExpr: "target.package + '-' + target.repo"}"#),
+            0
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d11_package_context_kept_and_remove_keys_sorted() {
+    let empty = run_case(&FIXTURES, &render_set("packageContext: {}"), 0);
+    insta::assert_snapshot!("d11_empty_package_context", empty.stdout);
+    let keys = run_case(
+        &FIXTURES,
+        &render_set("packageContext: {removeKeys: [b, a, b]}"),
+        0,
+    );
+    insta::assert_snapshot!("d11_remove_keys_dedup_sorted", keys.stdout);
+}
+
+#[test]
+fn d12_empty_pipeline_dropped() {
+    let empty = run_case(&FIXTURES, &render_set("pipeline: {}"), 0);
+    let no_validators = run_case(&FIXTURES, &render_set("pipeline: {validators: []}"), 0);
+    assert!(
+        !empty.stdout.contains("\n    pipeline:"),
+        "{}",
+        empty.stdout
+    );
+    assert_eq!(
+        items_section(&empty.stdout),
+        items_section(&no_validators.stdout)
+    );
+    insta::assert_snapshot!(empty.stdout);
+}
+
+#[test]
+fn d13_empty_maps_omitted_and_missing_key_or_value() {
+    let empty = run_case(&FIXTURES, &render_set("labels: {}"), 0);
+    insta::assert_snapshot!("d13_empty_labels_omitted", empty.stdout);
+    let key_only = run_case(&FIXTURES, &render_set("labelExprs: [{key: k}]"), 0);
+    insta::assert_snapshot!("d13_key_only", key_only.stdout);
+    let value_only = run_case(&FIXTURES, &render_set("labelExprs: [{value: v}]"), 0);
+    insta::assert_snapshot!("d13_value_only", value_only.stdout);
+}
+
+#[test]
+fn d14_later_label_wins() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"labelExprs: [{key: a, value: "1"}, {key: a, value: "2"}]"#),
+            0
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d15_empty_downstream_strings_are_unset() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &render_set(r#"downstream: {repo: "", package: ""}"#),
+            0
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d16_injector_with_empty_name() {
+    insta::assert_snapshot!(
+        run_case(&FIXTURES, &render_set(r#"injectors: [{name: ""}]"#), 0).stdout
+    );
+}
+
+#[test]
+fn d17_config_map_exprs_not_validated_expr_wins() {
+    insta::assert_snapshot!(run_case(
+        &FIXTURES,
+        &render_set(
+            r#"pipeline: {mutators: [{image: m, configMapExprs: [{key: a, keyExpr: "'b'", value: v}]}]}"#
+        ),
+        0
+    )
+    .stdout);
+}
+
+#[test]
+fn d18_empty_key_expr_is_a_syntax_error() {
+    let out = run_case(
+        &FIXTURES,
+        &render_set(r#"labelExprs: [{keyExpr: "", value: v}]"#),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("template.labelExprs[0].keyExpr: "),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+/// A ConfigMap named like Repository my-repo-1, without labels, for objectSelector targets.
+const CM_NO_LABELS: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: my-repo-1
+  namespace: default
+data:
+  secret-ish: do-not-show
+";
+
+#[test]
+fn d19_selected_object_without_labels() {
+    let target = "objectSelector: {apiVersion: v1, kind: ConfigMap}";
+    let size = run_case(
+        &[PR_P, REPO_1, CM_NO_LABELS],
+        &expr_set(
+            target,
+            r#"labelExprs: [{key: a, valueExpr: "string(size(target.labels))"}]"#,
+        ),
+        0,
+    );
+    insta::assert_snapshot!("d19_size_of_absent_labels", size.stdout);
+    let missing = run_case(
+        &[PR_P, REPO_1, CM_NO_LABELS],
+        &expr_set(
+            target,
+            r#"labelExprs: [{key: a, valueExpr: "target.labels['x']"}]"#,
+        ),
+        1,
+    );
+    insta::assert_snapshot!("d19_missing_label", missing.stdout);
+}
+
+#[test]
+fn d20_repository_selector_target_is_the_repository() {
+    insta::assert_snapshot!(
+        run_case(
+            &FIXTURES,
+            &expr_set(
+                "repositorySelector: {matchLabels: {efg: hij}}",
+                r#"labelExprs: [{key: t, valueExpr: "target.name + '/' + target.labels['efg']"}]"#,
+            ),
+            0
+        )
+        .stdout
+    );
+}
+
+fn config_map(name: &str, namespace: &str, labels: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\n  labels: {labels}\n"
+    )
+}
+
+#[test]
+fn d21_object_selector_without_template() {
+    let x = config_map("cm-x", "default", "{site: a}");
+    let y = config_map("cm-y", "default", "{site: a}");
+    let z = config_map("cm-z", "default", "{site: b}");
+    let other = config_map("cm-other", "elsewhere", "{site: a}");
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
+targets:
+- objectSelector: {apiVersion: v1, kind: ConfigMap, matchLabels: {site: a}}
+";
+    let out = run_case(
+        &[PR_P, &x, &y, &z, &other],
+        &pvs("name: my-pvs\nnamespace: default", spec),
+        0,
+    );
+    assert_eq!(
+        created(&out.stdout),
+        ["my-pvs-cm-x-up-pkg", "my-pvs-cm-y-up-pkg"]
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn d22_label_selector_matrix() {
+    let cluster = |name: &str, labels: &str| {
+        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  labels: {labels}\n")
+    };
+    let a = cluster("a", "{env: prod, tier: fe}");
+    let b = cluster("b", "{env: dev}");
+    let c = cluster("c", "{}");
+    let cases: [(&str, &str, &[&str]); 7] = [
+        ("match-labels", "matchLabels: {env: prod}", &["a"]),
+        (
+            "in",
+            "matchExpressions: [{key: env, operator: In, values: [prod, dev]}]",
+            &["a", "b"],
+        ),
+        (
+            "not-in",
+            "matchExpressions: [{key: env, operator: NotIn, values: [prod]}]",
+            &["b", "c"],
+        ),
+        (
+            "exists",
+            "matchExpressions: [{key: tier, operator: Exists}]",
+            &["a"],
+        ),
+        (
+            "does-not-exist",
+            "matchExpressions: [{key: env, operator: DoesNotExist}]",
+            &["c"],
+        ),
+        ("empty", "", &["a", "b", "c"]),
+        (
+            "none",
+            "matchLabels: {env: prod}\nmatchExpressions: [{key: tier, operator: DoesNotExist}]",
+            &[],
+        ),
+    ];
+    for (name, selector, expected) in cases {
+        let spec = format!(
+            "upstream: {{repo: up-repo, package: up-pkg, revision: 2}}
+targets:
+- objectSelector:
+    apiVersion: infra.example.com/v1
+    kind: Cluster
+{}",
+            indent(selector, 4)
+        );
+        let out = run_case(
+            &[PR_P, &a, &b, &c],
+            &pvs("name: my-pvs\nnamespace: default", &spec),
+            0,
+        );
+        let want: Vec<String> = expected
+            .iter()
+            .map(|o| format!("my-pvs-{o}-up-pkg"))
+            .collect();
+        assert_eq!(created(&out.stdout), want, "{name}");
+        insta::assert_snapshot!(format!("d22_{name}"), results(&out.stdout));
+    }
+    // A bad operator is an error result with the selector's field path.
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
+targets:
+- objectSelector:
+    apiVersion: infra.example.com/v1
+    kind: Cluster
+    matchExpressions: [{key: env, operator: Foo, values: [prod]}]
+";
+    let out = run_case(
+        &[PR_P, &a, &b, &c],
+        &pvs("name: my-pvs\nnamespace: default", spec),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("path: spec.targets[0].objectSelector"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!("d22_bad_operator", results(&out.stdout));
+}
+
+#[test]
+fn d23_duplicate_downstreams() {
+    // The same downstream twice in one target: one PackageVariant.
+    let twice = run_case(
+        &FIXTURES,
+        &pvs(
+            "name: my-pvs\nnamespace: default",
+            "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets: [{repositories: [{name: r1, packageNames: [p, p]}]}]",
+        ),
+        0,
+    );
+    assert_eq!(created(&twice.stdout), ["my-pvs-r1-p"]);
+    insta::assert_snapshot!("d23_same_downstream_twice", twice.stdout);
+    // Two different downstreams with one identifier: Porch silently keeps the later one; the
+    // issue makes it an error naming both.
+    let clash = run_case(
+        &FIXTURES,
+        &pvs(
+            "name: my-pvs\nnamespace: default",
+            "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets:\n- repositories: [{name: a-b, packageNames: [c]}]\n- repositories: [{name: a, packageNames: [b-c]}]",
+        ),
+        1,
+    );
+    insta::assert_snapshot!("d23_identifier_clash", results(&clash.stdout));
+}
+
+#[test]
+fn d24_empty_repositories_list() {
+    insta::assert_snapshot!(
+        validation_case(
+            "upstream: {repo: r, package: p, revision: 1}\ntargets: [{repositories: []}]"
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d25_empty_object_selector() {
+    insta::assert_snapshot!(
+        validation_case(
+            "upstream: {repo: r, package: p, revision: 1}\ntargets: [{objectSelector: {}}]"
+        )
+        .stdout
+    );
+}
+
+#[test]
+fn d26_negative_revision_or_workspace_pass_validation() {
+    let pr = |rev: &str, ws: &str| {
+        format!("apiVersion: porch.kpt.dev/v1alpha1\nkind: PackageRevision\nmetadata:\n  name: r.p.{ws}\nspec: {{repository: r, packageName: p, revision: {rev}, workspaceName: {ws}}}\n")
+    };
+    let main = run_case(
+        &[&pr("-1", "main")],
+        &pvs(
+            "name: my-pvs",
+            "upstream: {repo: r, package: p, revision: -1}\ntargets: [{repositories: [{name: d}]}]",
+        ),
+        0,
+    );
+    insta::assert_snapshot!("d26_revision_minus_one", main.stdout);
+    let ws = run_case(
+        &[&pr("0", "ws")],
+        &pvs(
+            "name: my-pvs",
+            "upstream: {repo: r, package: p, workspaceName: ws}\ntargets: [{repositories: [{name: d}]}]",
+        ),
+        0,
+    );
+    insta::assert_snapshot!("d26_workspace_name", ws.stdout);
+}
+
+#[test]
+fn d27_exactly_one_target_option() {
+    let two = validation_case(
+        "upstream: {repo: r, package: p, revision: 1}\ntargets: [{repositories: [{name: r}], objectSelector: {apiVersion: v1, kind: X}}]",
+    );
+    insta::assert_snapshot!("d27_two_options", results(&two.stdout));
+    let none = validation_case("upstream: {repo: r, package: p, revision: 1}\ntargets: [{}]");
+    insta::assert_snapshot!("d27_no_option", results(&none.stdout));
+}
+
+#[test]
+fn d28_upstream_revision_not_found() {
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 1}\ntargets: [{repositories: [{name: my-repo-1}]}]";
+    let out = run_case(&FIXTURES, &pvs("name: my-pvs\nnamespace: default", spec), 1);
+    assert!(
+        out.stdout
+            .contains("could not find upstream package revision 'up-pkg/1' in repo 'up-repo'"),
+        "{}",
+        out.stdout
+    );
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn d29_name_length_boundary() {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let spec = "upstream: {repo: up, package: up, revision: 1}
+targets:
+- repositories:
+  - {name: cluster-01, packageNames: [foo-0123456789012345678901234567890123456789, foo-01234567890123456789012345678901234567890]}
+";
+    let out = run_case(&[pr], &pvs("name: example", spec), 0);
+    let names = created(&out.stdout);
+    assert_eq!(
+        names,
+        [
+            "example-cluster-01-foo-0123456789012345678901234567890123456789",
+            "example-cluster-01-foo-0123456789012345678901234567890-7d5c7697"
+        ]
+    );
+    assert_eq!(names[0].len(), 63);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn d30_owned_variants_keyed_by_spec_not_name() {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let x = owned_pv("x", "set-uid-1", "r1", "old");
+    let custom = owned_pv("custom-name", "set-uid-1", "r2", "keep");
+    let spec = "upstream: {repo: up, package: up, revision: 1}
+targets:
+- repositories: [{name: r1, packageNames: [new]}, {name: r2, packageNames: [keep]}]
+  template:
+    labels: {changed: \"yes\"}
+";
+    let r1 = "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r1\n";
+    let r2 = "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r2\n";
+    let out = run_case(
+        &[pr, r1, r2, &x, &custom],
+        &pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec),
+        0,
+    );
+    assert!(!out.stdout.contains("name: x\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("name: custom-name\n"));
+    assert_eq!(created(&out.stdout), ["my-pvs-r1-new"]);
+    insta::assert_snapshot!(out.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The function's own rules.
+
+/// A fleet with owned variants, comments and quoted scalars, for the all-or-nothing and
+/// idempotence checks.
+const FLEET_ITEMS: [&str; 5] = [
+    PR_P,
+    REPO_1,
+    REPO_2,
+    "# an owned variant that stays wanted
+apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: my-pvs-my-repo-1-up-pkg # trailing comment
+  namespace: default
+  labels: {config.porch.kpt.dev/packagevariantset: my-pvs}
+spec:
+  upstream: {repo: up-repo, package: up-pkg, revision: 1}
+  downstream: {repo: my-repo-1, package: up-pkg}
+  labels: {quoted: \"true\"}
+",
+    "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: my-pvs-gone-up-pkg
+  namespace: default
+  labels: {config.porch.kpt.dev/packagevariantset: my-pvs}
+spec:
+  upstream: {repo: up-repo, package: up-pkg, revision: 1}
+  downstream: {repo: gone, package: up-pkg}
+",
+];
+
+fn fleet_set(extra_target: &str) -> String {
+    let spec = format!(
+        "upstream: {{repo: up-repo, package: up-pkg, revision: 2}}
+targets:
+- repositorySelector: {{matchLabels: {{foo: bar}}}}
+  template:
+    labelExprs: [{{key: site, valueExpr: \"target.name\"}}]
+{extra_target}"
+    );
+    pvs("name: my-pvs\nnamespace: default", &spec)
+}
+
+#[test]
+fn all_or_nothing_on_errors() {
+    // A CEL error in the last target, a validation error, an upstream error, a selector error:
+    // each leaves every item byte-identical (run_case checks it) and produces no new items.
+    let cases = [
+        (
+            "cel",
+            fleet_set(
+                "- repositories: [{name: my-repo-2}]\n  template:\n    labelExprs: [{key: a, valueExpr: \"target.name\"}]\n",
+            ),
+        ),
+        (
+            "validation",
+            fleet_set("- repositories: []\n"),
+        ),
+        (
+            "selector",
+            fleet_set(
+                "- repositorySelector: {matchExpressions: [{key: x, operator: In}]}\n",
+            ),
+        ),
+        (
+            "upstream",
+            fleet_set("").replace("revision: 2}", "revision: 7}"),
+        ),
+    ];
+    for (name, config) in cases {
+        let out = run_case(&FLEET_ITEMS, &config, 1);
+        assert!(created(&out.stdout).is_empty(), "{name}");
+        assert!(out.stdout.contains("name: my-pvs-gone-up-pkg"), "{name}");
+        assert!(out.stdout.contains("revision: 1}"), "{name}");
+        insta::assert_snapshot!(format!("all_or_nothing_{name}"), results(&out.stdout));
+    }
+}
+
+#[test]
+fn idempotent_on_its_own_output() {
+    let input = resource_list(&FLEET_ITEMS, &fleet_set(""));
+    let first = run(&input);
+    assert_eq!(first.code, 0, "{}", first.stdout);
+    assert_ne!(items_section(&first.stdout), items_section(&input));
+    let second = run(&first.stdout);
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    assert_eq!(items_section(&second.stdout), items_section(&first.stdout));
+    insta::assert_snapshot!("idempotent_first_run", first.stdout);
+    insta::assert_snapshot!("idempotent_second_run_results", results(&second.stdout));
+}
+
+#[test]
+fn names_match_porch_hashes() {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let long = run_case(
+        &[pr],
+        &pvs(
+            "name: my-pvs",
+            &format!("upstream: {{repo: up, package: up, revision: 1}}\ntargets: [{{repositories: [{{name: dnrepo4, packageNames: [{LONG_PKG}]}}]}}]"),
+        ),
+        0,
+    );
+    assert_eq!(
+        created(&long.stdout),
+        ["my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506"]
+    );
+    let very = run_case(
+        &[pr],
+        &pvs(
+            "name: very-long-packagevariantset-name",
+            "upstream: {repo: up, package: up, revision: 1}\ntargets: [{repositories: [{name: very-long-repo-name, packageNames: [very-long-package-name]}]}]",
+        ),
+        0,
+    );
+    assert_eq!(
+        created(&very.stdout),
+        ["very-long-packagevariantset-name-very-long-repo-name-v-967492f1"]
+    );
+    insta::assert_snapshot!(results(&very.stdout));
+}
+
+#[test]
+fn items_in_other_namespaces_are_ignored() {
+    let elsewhere = |text: &str| text.replace("namespace: default", "namespace: elsewhere");
+    // The upstream only in another namespace: not found.
+    let pr_elsewhere = elsewhere(PR_P);
+    let out = run_case(&[&pr_elsewhere, REPO_1], &render_set(""), 1);
+    assert!(results(&out.stdout).contains("could not find upstream"));
+    // Repositories, selected objects and owned variants of other namespaces are invisible: the
+    // other namespace's owned variant is neither deleted nor updated.
+    let repo_elsewhere = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: far-repo
+  namespace: elsewhere
+  labels: {foo: bar}
+";
+    let owned_elsewhere = elsewhere(&owned_pv("my-pvs-gone-up-pkg", "my-pvs", "gone", "up-pkg"));
+    let out = run_case(
+        &[PR_P, REPO_1, repo_elsewhere, &owned_elsewhere],
+        &fleet_set(""),
+        0,
+    );
+    assert_eq!(created(&out.stdout), ["my-pvs-my-repo-1-up-pkg"]);
+    assert!(out.stdout.contains("name: my-pvs-gone-up-pkg"));
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn new_variants_get_path_annotations() {
+    let out = run_case(&FIXTURES, &fleet_set(""), 0);
+    let names = created(&out.stdout);
+    assert_eq!(
+        names,
+        ["my-pvs-my-repo-1-up-pkg", "my-pvs-my-repo-2-up-pkg"]
+    );
+    for name in &names {
+        let path = format!("packagevariants/{name}.yaml");
+        assert!(out
+            .stdout
+            .contains(&format!("      config.kubernetes.io/path: {path}\n")));
+        assert!(out.stdout.contains(&format!(
+            "      internal.config.kubernetes.io/path: {path}\n"
+        )));
+    }
+}
+
+#[test]
+fn set_with_uid_owns_its_variants() {
+    let config = pvs(
+        "name: my-pvs\nnamespace: default\nuid: 0d3f1c2e-8a77-4c1e-9d5b-2b1f7e9a6c10",
+        "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets: [{repositories: [{name: my-repo-1}]}]",
+    );
+    let out = run_case(&FIXTURES, &config, 0);
+    assert!(out
+        .stdout
+        .contains("config.porch.kpt.dev/packagevariantset: 0d3f1c2e-8a77-4c1e-9d5b-2b1f7e9a6c10"));
+    assert!(out.stdout.contains("ownerReferences:"));
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn set_without_uid_labels_by_name_without_owner_references() {
+    let out = run_case(&FIXTURES, &render_set(""), 0);
+    assert!(out
+        .stdout
+        .contains("config.porch.kpt.dev/packagevariantset: my-pvs\n"));
+    assert!(!out.stdout.contains("ownerReferences"));
+}
+
+#[test]
+fn cel_cannot_see_spec_status_or_data() {
+    let cases = [
+        ("upstream-spec", "upstream.spec.packageName"),
+        ("repository-status", "repository.status"),
+        ("target-data", "target.data['secret-ish']"),
+        ("target-kind", "target.kind"),
+    ];
+    for (name, expr) in cases {
+        let out = run_case(
+            &[PR_P, REPO_1, CM_NO_LABELS],
+            &expr_set(
+                "objectSelector: {apiVersion: v1, kind: ConfigMap}",
+                &format!("labelExprs: [{{key: a, valueExpr: {expr:?}}}]"),
+            ),
+            1,
+        );
+        assert!(
+            results(&out.stdout).contains("no such key: "),
+            "{name}: {}",
+            out.stdout
+        );
+        insta::assert_snapshot!(format!("cel_cannot_see_{name}"), results(&out.stdout));
+    }
+}
+
+#[test]
+fn cel_has_only_the_standard_library() {
+    // Porch loads no CEL extensions: no strings extension, no optional types.
+    for (name, expr) in [
+        ("lower-ascii", "repoDefault.lowerAscii()"),
+        ("optional", "repository.?labels.orValue('x')"),
+    ] {
+        let out = run_case(
+            &FIXTURES,
+            &render_set(&format!("labelExprs: [{{key: a, valueExpr: {expr:?}}}]")),
+            1,
+        );
+        insta::assert_snapshot!(format!("cel_stdlib_only_{name}"), results(&out.stdout));
+    }
+}
+
+#[test]
+fn cel_evaluation_is_bounded() {
+    // Longer than the size limit: rejected before parsing.
+    let long = format!("'{}'", "a".repeat(10_000));
+    let out = run_case(
+        &FIXTURES,
+        &render_set(&format!("labelExprs: [{{key: a, valueExpr: {long:?}}}]")),
+        1,
+    );
+    insta::assert_snapshot!("cel_bounded_size", results(&out.stdout));
+    // A million comprehension steps: stopped with an error, not run to the end.
+    let list = format!("[{}0]", "0, ".repeat(99));
+    let runaway = format!("string(size({list}.map(x, {list}.map(y, {list}.map(z, z)))))");
+    let out = run_case(
+        &FIXTURES,
+        &render_set(&format!("labelExprs: [{{key: a, valueExpr: {runaway:?}}}]")),
+        1,
+    );
+    insta::assert_snapshot!("cel_bounded_steps", results(&out.stdout));
+}
+
+#[test]
+fn bad_selector_operator_is_an_error_with_field_path() {
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
+targets:
+- repositories: [{name: my-repo-1}]
+- repositorySelector: {matchExpressions: [{key: foo, operator: Equals, values: [bar]}]}
+";
+    let out = run_case(&FIXTURES, &pvs("name: my-pvs", spec), 1);
+    let res = results(&out.stdout);
+    assert!(
+        res.contains("\"Equals\" is not a valid label selector operator"),
+        "{res}"
+    );
+    assert!(
+        res.contains("path: spec.targets[1].repositorySelector"),
+        "{res}"
+    );
+    insta::assert_snapshot!(res);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fnconfig/ samples run as they are.
+
+fn sample(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fnconfig")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The cluster objects the samples expect, as `kubectl get ... -o yaml` would list them.
+fn sample_items() -> Vec<String> {
+    let repo = |name: &str, env: &str, region: &str| {
+        format!("apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: {name}\n  namespace: blueprints\n  labels: {{env: {env}, region: {region}}}\n")
+    };
+    let cluster = |name: &str, labels: &str| {
+        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: blueprints\n  labels: {labels}\nspec:\n  nodes: 3\n")
+    };
+    vec![
+        "apiVersion: porch.kpt.dev/v1alpha1\nkind: PackageRevision\nmetadata:\n  name: catalog.basens.v3\n  namespace: blueprints\n  labels: {kpt.dev/latest-revision: \"true\"}\nspec:\n  repository: catalog\n  packageName: basens\n  workspaceName: v3\n  revision: 3\n  lifecycle: Published\n".to_string(),
+        repo("catalog", "none", "global"),
+        repo("deploy-us-east", "prod", "us-east"),
+        repo("deploy-eu-west", "prod", "eu-west"),
+        repo("deploy-ap-south", "dev", "ap-south"),
+        cluster("edge-1", "{tier: edge, region: us-east}"),
+        cluster("edge-2", "{tier: edge, region: eu-west}"),
+        cluster("edge-3", "{tier: edge, region: us-east, decommissioned: \"true\"}"),
+        cluster("core-1", "{tier: core, region: us-east}"),
+    ]
+}
+
+#[test]
+fn fnconfig_samples_run() {
+    let items = sample_items();
+    let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+    for name in [
+        "package-variant-set-repositories.yaml",
+        "package-variant-set-repository-selector.yaml",
+        "package-variant-set-object-selector.yaml",
+    ] {
+        let out = run_case(&refs, &sample(name), 0);
+        assert!(!created(&out.stdout).is_empty(), "{name}: {}", out.stdout);
+        insta::assert_snapshot!(name, out.stdout);
+    }
+}
