@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo bench --bench gen -- w1 ITEMS FILE     # W1 ResourceList (PackageVariant)
+//! cargo bench --bench gen -- w1-floor ITEMS W1_OUTPUT FILE  # W1 output + in-cluster objects
 //! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
 //! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
 //! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
@@ -15,7 +16,9 @@ mod workloads;
 use std::process::exit;
 
 fn usage() -> ! {
-    eprintln!("usage: gen (w1 ITEMS | w2 REPOSITORIES) FILE | gen (w3 | w3-config) FILE");
+    eprintln!(
+        "usage: gen (w1 ITEMS | w2 REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE"
+    );
     exit(2)
 }
 
@@ -33,6 +36,16 @@ fn main() {
     let count = |s: &str| s.parse::<usize>().unwrap_or_else(|_| usage());
     let (text, file) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["w1", n, file] => (workloads::w1(workloads::W1::with_items(count(n))), file),
+        ["w1-floor", n, output, file] => {
+            let output = std::fs::read_to_string(output).unwrap_or_else(|e| {
+                eprintln!("gen: cannot read {output}: {e}");
+                exit(1)
+            });
+            (
+                workloads::w1_floor(&output, workloads::W1::with_items(count(n))),
+                file,
+            )
+        }
         ["w2", n, file] => (
             workloads::w2(workloads::W2::with_repositories(count(n))),
             file,

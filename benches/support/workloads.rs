@@ -225,6 +225,25 @@ pub fn w1(p: W1) -> String {
     out
 }
 
+/// W1-floor: the same package in the state the PackageVariant leaves it in, so the same
+/// PackageVariant has nothing left to do. `w1_output` is the function's output on [`w1`]`(p)`;
+/// its items are kept and the in-cluster objects (which the function does not write back) are
+/// appended again, then the same functionConfig.
+pub fn w1_floor(w1_output: &str, p: W1) -> String {
+    let items_end = w1_output
+        .find("\nfunctionConfig:")
+        .or_else(|| w1_output.find("\nresults:"))
+        .map_or(w1_output.len(), |i| i + 1);
+    let mut out = String::with_capacity(w1_output.len() + p.in_cluster * 200 + 4096);
+    out.push_str(&w1_output[..items_end]);
+    for i in 0..p.in_cluster {
+        in_cluster_config_map(&mut out, i);
+    }
+    out.push_str("functionConfig:\n");
+    out.push_str(&indent(&w1_package_variant(p.in_cluster), 2));
+    out
+}
+
 /// W3: a 20-resource package and its PackageVariant (no injection).
 pub fn w3() -> String {
     w1(W1 {
