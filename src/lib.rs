@@ -72,7 +72,10 @@ pub fn run_and_exit(input: Vec<u8>) -> ! {
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
-            let outcome = process_with(&input, false);
+            // The output goes to stdout as it is written (see `ResourceList::emit_to`).
+            let mut stdout = std::io::stdout().lock();
+            let outcome = process_with(&input, false, Some(&mut stdout));
+            drop(stdout);
             write_and_exit(&outcome)
         });
     // Only reached if the work thread could not start or did not exit (a panic that unwinds).
@@ -99,11 +102,13 @@ fn write_and_exit(outcome: &Outcome) -> ! {
 
 /// [`process`] on the current thread (its stack must be [`STACK_SIZE`] for hostile input).
 pub fn process_here(input: &[u8]) -> Outcome {
-    process_with(input, true)
+    process_with(input, true, None)
 }
 
 /// `free`: drop what the run built; `false` leaves it allocated (see [`run_and_exit`]).
-fn process_with(input: &[u8], free: bool) -> Outcome {
+/// `out`: where to write the output ResourceList as it is produced; `None` returns it in
+/// [`Outcome::stdout`].
+fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) -> Outcome {
     let src = match std::str::from_utf8(input) {
         Ok(s) => s,
         Err(e) => {
@@ -122,19 +127,23 @@ fn process_with(input: &[u8], free: bool) -> Outcome {
         _ => dispatch::run(&rl),
     };
     rl.resolve(&mut results);
-    let outcome = if has_errors(&results) {
-        Outcome {
-            stdout: rl.emit(&Changes::default(), &results),
-            stderr: String::new(),
-            exit_code: 1,
-        }
-    } else {
-        Outcome {
-            stdout: rl.emit(&changes, &results),
-            stderr: String::new(),
-            exit_code: 0,
-        }
+    let failed = has_errors(&results);
+    let no_changes = Changes::default();
+    let changes_out = if failed { &no_changes } else { &changes };
+    let mut outcome = Outcome {
+        stdout: String::new(),
+        stderr: String::new(),
+        exit_code: i32::from(failed),
     };
+    match out {
+        None => outcome.stdout = rl.emit(changes_out, &results),
+        Some(w) => {
+            if rl.emit_to(changes_out, &results, w).is_err() {
+                outcome.stderr = "package-variant: cannot write stdout".to_string();
+                outcome.exit_code = 1;
+            }
+        }
+    }
     if !free {
         std::mem::forget(rl);
         std::mem::forget(changes);

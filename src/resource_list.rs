@@ -15,6 +15,9 @@ use std::fmt;
 /// The ResourceList apiVersions we read.
 pub const API_VERSIONS: &[&str] = &["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
 
+/// Output bytes collected before [`ResourceList::emit_to`] writes them out.
+pub const EMIT_CHUNK: usize = 256 * 1024;
+
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
 
@@ -202,6 +205,42 @@ impl<'a> ResourceList<'a> {
     /// back exactly as they came.
     pub fn emit(&self, changes: &Changes, results: &[ResultItem]) -> String {
         let mut e = Emitter::new(self.src, self.src.len() + 256 + results.len() * 128);
+        self.emit_with(&mut e, changes, results, &mut |_| {});
+        e.out
+    }
+
+    /// [`emit`](Self::emit) to `w`, handed over in chunks of about [`EMIT_CHUNK`] bytes at
+    /// item boundaries: the output is never held whole in memory (on a large package that is
+    /// as much memory as the input again).
+    pub fn emit_to(
+        &self,
+        changes: &Changes,
+        results: &[ResultItem],
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut e = Emitter::new(self.src, 2 * EMIT_CHUNK);
+        let mut failed: std::io::Result<()> = Ok(());
+        self.emit_with(&mut e, changes, results, &mut |out: &mut String| {
+            if out.len() >= EMIT_CHUNK {
+                if failed.is_ok() {
+                    failed = w.write_all(out.as_bytes());
+                }
+                out.clear();
+            }
+        });
+        failed?;
+        w.write_all(e.out.as_bytes())
+    }
+
+    /// The emitter body: `between_items` sees the output after every item (a place where it
+    /// may be written out and cleared: the emitter only looks back within the current item).
+    fn emit_with(
+        &self,
+        e: &mut Emitter,
+        changes: &Changes,
+        results: &[ResultItem],
+        between_items: &mut dyn FnMut(&mut String),
+    ) {
         e.out.push_str("apiVersion: ");
         e.out.push_str(&self.api_version);
         e.out.push_str("\nkind: ResourceList\n");
@@ -232,9 +271,11 @@ impl<'a> ResourceList<'a> {
                     Err(_) => e.raw_item(&slot.trivia, 0),
                 }
             }
+            between_items(&mut e.out);
         }
         for node in &changes.added {
             e.seq_item_forced(node, &Trivia::default(), 0, false);
+            between_items(&mut e.out);
         }
         if let Some(fc) = &self.function_config {
             let entry = Entry {
@@ -253,7 +294,6 @@ impl<'a> ResourceList<'a> {
             };
             e.entries(std::slice::from_ref(&entry), 0, false);
         }
-        e.out
     }
 }
 
@@ -288,4 +328,44 @@ fn result_json(r: &ResultItem) -> serde_json::Value {
         m.insert("file".into(), Value::Object(o));
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod emit_to_tests {
+    use super::*;
+
+    /// Streaming in chunks writes exactly what `emit` returns, edits, removals, additions,
+    /// functionConfig and results included, across several chunk boundaries.
+    #[test]
+    fn emit_to_writes_what_emit_returns() {
+        let mut src =
+            String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+        for i in 0..8000 {
+            src.push_str(&format!(
+                "- apiVersion: v1 # c{i}\n  kind: ConfigMap\n  metadata:\n    name: cm-{i}\n  data: {{k: 'v{i}'}}\n"
+            ));
+        }
+        src.push_str("functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data: {a: b}\n");
+        let rl = match ResourceList::parse(&src) {
+            Ok(rl) => rl,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(src.len() > 2 * EMIT_CHUNK);
+        let mut changes = Changes::default();
+        if let Ok(mut t) = rl.tree(7) {
+            t.set("extra", Node::string("on"));
+            changes.edited.insert(7, t);
+        }
+        changes.removed = vec![3, 7999];
+        changes.added.push(crate::yaml::from_json(
+            &serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}}),
+        ));
+        let results = vec![ResultItem::info("done")];
+        let whole = rl.emit(&changes, &results);
+        let mut streamed = Vec::new();
+        assert!(rl.emit_to(&changes, &results, &mut streamed).is_ok());
+        assert_eq!(String::from_utf8(streamed).unwrap_or_default(), whole);
+        assert!(whole.contains("  extra: ") && whole.contains("name: new"));
+        assert!(!whole.contains("name: cm-3\n") && whole.contains("name: cm-30\n"));
+    }
 }
