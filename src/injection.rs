@@ -53,12 +53,15 @@ pub fn condition_type(kind: &str, name: &str) -> String {
 /// annotation value other than `required`/`optional` is recorded on the point and reported by
 /// [`validate_points`].
 pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
+    // Only annotated items are points: sort those alone, by keys borrowed from the metadata
+    // (this ran over every item of the package, allocating a String per comparison).
     let mut order = pkg.package_items();
+    order.retain(|&i| pkg.meta(i).annotation(CONFIG_INJECTION_ANNOTATION).is_some());
     order.sort_by_key(|&i| {
         let m = pkg.meta(i);
         (
             m.path().is_none(),
-            m.path().unwrap_or("").to_string(),
+            m.path().unwrap_or(""),
             m.index().and_then(|x| x.parse::<i64>().ok()).unwrap_or(0),
             i,
         )
