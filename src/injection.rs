@@ -56,7 +56,11 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
     // Only annotated items are points: sort those alone, by keys borrowed from the metadata
     // (this ran over every item of the package, allocating a String per comparison).
     let mut order = pkg.package_items();
-    order.retain(|&i| pkg.meta(i).annotation(CONFIG_INJECTION_ANNOTATION).is_some());
+    order.retain(|&i| {
+        pkg.meta(i)
+            .annotation(CONFIG_INJECTION_ANNOTATION)
+            .is_some()
+    });
     order.sort_by_key(|&i| {
         let m = pkg.meta(i);
         (

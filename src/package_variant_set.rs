@@ -277,12 +277,12 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         .map(cel_env::object_input)
         .unwrap_or(cel::Value::Null);
     let mut programs = ProgramCache::new();
-    let mut renderer = Renderer {
-        programs: &mut programs,
-        upstream: set.spec.upstream.as_ref(),
-        upstream_input: &upstream_input,
-        repositories: &repositories,
-    };
+    let mut renderer = Renderer::new(
+        &mut programs,
+        set.spec.upstream.as_ref(),
+        &upstream_input,
+        &repositories,
+    );
     let mut rendered = Vec::with_capacity(contexts.len());
     for ctx in &contexts {
         let input = RenderInput {

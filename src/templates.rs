@@ -15,7 +15,7 @@ use crate::api::package_variant::{
     Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
-use crate::cel_env::{self, Activation, ProgramCache};
+use crate::cel_env::{self, Activation, Bindings, ProgramCache};
 
 /// A render failure. `field` is relative to the target (`template.labelExprs[0].valueExpr`);
 /// `message` carries Porch's prefix (`template.labelExprs[0].valueExpr: no such key: x`).
@@ -80,12 +80,32 @@ pub struct Renderer<'a> {
     /// The upstream PackageRevision as CEL sees it.
     pub upstream_input: &'a cel::Value,
     pub repositories: &'a RepositoryIndex<'a>,
+    /// `upstream` and the step counter, bound once for all renders.
+    bindings: Bindings,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(
+        programs: &'a mut ProgramCache,
+        upstream: Option<&'a Upstream>,
+        upstream_input: &'a cel::Value,
+        repositories: &'a RepositoryIndex<'a>,
+    ) -> Self {
+        let bindings = Bindings::new(programs.env(), Some(upstream_input));
+        Renderer {
+            programs,
+            upstream,
+            upstream_input,
+            repositories,
+            bindings,
+        }
+    }
 }
 
 /// Evaluates expressions of one render, prefixing errors with their template field.
 struct Evaluator<'r> {
     programs: &'r mut ProgramCache,
-    activation: Activation,
+    activation: Activation<'r>,
 }
 
 impl Evaluator<'_> {
@@ -168,13 +188,9 @@ impl Renderer<'_> {
             },
             None => cel_env::repositories_target_input(input.repo_default, input.package_default),
         };
-        let activation = Activation::new(
-            self.programs.env(),
-            input.repo_default,
-            input.package_default,
-            Some(self.upstream_input),
-            &target,
-        );
+        let activation =
+            self.bindings
+                .activation(input.repo_default, input.package_default, &target);
         let mut ev = Evaluator {
             programs: &mut *self.programs,
             activation,

@@ -38,12 +38,7 @@ fn render_ctx(
     let repos = repos();
     let index = RepositoryIndex::new(&repos);
     let mut programs = ProgramCache::new();
-    let mut renderer = Renderer {
-        programs: &mut programs,
-        upstream: Some(&upstream),
-        upstream_input: &upstream_input,
-        repositories: &index,
-    };
+    let mut renderer = Renderer::new(&mut programs, Some(&upstream), &upstream_input, &index);
     let input = RenderInput {
         template: template.as_ref(),
         repo_default,
