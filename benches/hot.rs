@@ -7,9 +7,14 @@
 mod workloads;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use package_variant::api::package_variant_set::PackageVariantSet;
 use package_variant::cel_env::{self, Activation, ProgramCache};
+use package_variant::context::{self, ContextEdit};
+use package_variant::package::Package;
+use package_variant::package_variant::PackageVariant;
 use package_variant::resource_list::{Changes, ResourceList};
-use package_variant::{dispatch, naming, yaml};
+use package_variant::templates::{RenderInput, Renderer, RepositoryIndex};
+use package_variant::{dispatch, injection, kptfile, naming, pipeline, yaml};
 use serde_json::json;
 use std::hint::black_box;
 
@@ -67,6 +72,106 @@ fn package_variant(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// Each PackageVariant mutation alone, on the W1 package at 10,000 resources (what the
+/// mutations cost on a large package: lookups over all items, not just the edits).
+fn mutations(c: &mut Criterion) {
+    let src = workloads::w1(workloads::W1::with_items(10_000));
+    let rl = match ResourceList::parse(&src) {
+        Ok(rl) => rl,
+        Err(e) => panic!("{e}"),
+    };
+    let pv = match rl.function_config.as_ref().map(PackageVariant::decode) {
+        Some(Ok(pv)) => pv,
+        _ => panic!("W1 has a PackageVariant functionConfig"),
+    };
+    let mut g = c.benchmark_group("mutation_w1_10k");
+    g.sample_size(30);
+    let data: Vec<(String, String)> = pv
+        .spec
+        .package_context
+        .as_ref()
+        .map(|pc| pc.data.clone().into_iter().collect())
+        .unwrap_or_default();
+    g.bench_function("package_context", |b| {
+        b.iter(|| {
+            let mut pkg = Package::new(&rl, None);
+            let edit = ContextEdit {
+                data: &data,
+                remove_keys: &[],
+                field: "spec.packageContext",
+            };
+            context::apply(&mut pkg, &edit).is_ok()
+        })
+    });
+    let root = kptfile::find_root(&Package::new(&rl, None)).unwrap_or(0);
+    g.bench_function("pipeline", |b| {
+        b.iter_batched(
+            || rl.tree(root).ok(),
+            |tree| {
+                tree.map(|mut t| {
+                    pipeline::apply(&mut t, &pv.name, pv.spec.pipeline.as_ref()).is_ok()
+                })
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("injection", |b| {
+        b.iter(|| {
+            let mut pkg = Package::new(&rl, None);
+            let mut points = injection::find_points(&pkg);
+            let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
+            let _ = injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points);
+            points.len()
+        })
+    });
+    let points = {
+        let mut pkg = Package::new(&rl, None);
+        let mut points = injection::find_points(&pkg);
+        let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
+        let _ = injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points);
+        points
+    };
+    g.bench_function("conditions_and_gates", |b| {
+        b.iter_batched(
+            || rl.tree(root).ok(),
+            |tree| tree.map(|mut t| kptfile::set_conditions_and_gates(&mut t, &points).is_ok()),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+/// One render of the W2 template (six CEL expressions) for one repository.
+fn render(c: &mut Criterion) {
+    let config = match yaml::parse(&workloads::w2_package_variant_set()).map(|n| yaml::to_json(&n))
+    {
+        Ok(Ok(v)) => v,
+        _ => panic!("W2's PackageVariantSet parses"),
+    };
+    let set: PackageVariantSet = match package_variant::api::decode(&config, "") {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let template = set.spec.targets.first().and_then(|t| t.template.as_ref());
+    let repo = json!({"apiVersion": "config.porch.kpt.dev/v1alpha1", "kind": "Repository",
+        "metadata": {"name": "site-00001", "namespace": "default",
+        "labels": {"env": "prod", "region": "us-east1", "site": "s00001"}}});
+    let upstream = cel_env::object_input(&json!({"metadata": {"name": "catalog.base.v3"}}));
+    let repos = [repo.clone()];
+    let index = RepositoryIndex::new(&repos);
+    let mut programs = ProgramCache::new();
+    let mut renderer = Renderer::new(&mut programs, set.spec.upstream.as_ref(), &upstream, &index);
+    let input = RenderInput {
+        template,
+        repo_default: "site-00001",
+        package_default: "base",
+        object: Some(&repos[0]),
+    };
+    c.bench_function("cel/render_w2_template", |b| {
+        b.iter(|| renderer.render(black_box(&input)).is_ok())
+    });
 }
 
 fn cel(c: &mut Criterion) {
@@ -138,6 +243,8 @@ criterion_group!(
     benches,
     parse_emit,
     package_variant,
+    mutations,
+    render,
     cel,
     naming,
     package_variant_set
