@@ -649,6 +649,23 @@ fn looks_numeric_1_1(v: &str) -> bool {
 
 /// The style kyaml would pick for a new string value.
 pub fn string_style(value: &str) -> ScalarStyle {
+    // Fast path for the common case (names, keys, image references, paths): plain unless it
+    // reads as another type. `plain_ok` holds for every such string, and none has a newline.
+    let b = value.as_bytes();
+    if b.first().is_some_and(u8::is_ascii_alphanumeric)
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+    {
+        return if needs_double_quotes(value) {
+            ScalarStyle::DoubleQuoted
+        } else {
+            ScalarStyle::Plain
+        };
+    }
+    string_style_general(value)
+}
+
+fn string_style_general(value: &str) -> ScalarStyle {
     if value.contains('\n') {
         return if literal_ok(value) {
             ScalarStyle::Literal
@@ -714,5 +731,57 @@ fn first_span(node: &Node) -> Option<Span> {
         Kind::Mapping(e) => e.first().and_then(|e| e.trivia.whole.or(e.key.span())),
         Kind::Sequence(i) => i.first().and_then(|i| i.trivia.whole),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod string_style_tests {
+    use super::{string_style, string_style_general};
+
+    /// The fast path picks what the general rules pick: every string of up to three characters
+    /// over an alphabet of safe and unsafe characters, plus keywords, numbers and dates.
+    #[test]
+    fn fast_path_agrees_with_the_general_rules() {
+        let alphabet = [
+            'a', 'Z', '0', '7', '-', '_', '.', '/', ':', '#', ' ', 'e', 'x', '+',
+        ];
+        let mut words: Vec<String> = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        words.sort();
+        words.dedup();
+        for w in [
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "y",
+            "true",
+            "null",
+            "0x1F",
+            "0o17",
+            "1e3",
+            "1_000",
+            "2024-01-01",
+            "12:30",
+            "0777",
+            ".inf",
+            "-.5",
+            "+1",
+            "base-us-east1",
+            "gcr.io/kpt-fn/set-labels:v0.2.0",
+            "config.kubernetes.io/path",
+            "a.b/c-d_e",
+        ] {
+            words.push(w.to_string());
+        }
+        for w in &words {
+            assert_eq!(string_style(w), string_style_general(w), "{w:?}");
+        }
     }
 }
