@@ -65,7 +65,7 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         return (Changes::default(), errors);
     }
     let mut plan = expand_typed(&config_json, &items);
-    drop(items);
+    drop(items); // before the new trees are built: their memory is reused
     if has_errors(&plan.results) {
         return (Changes::default(), plan.results);
     }
@@ -97,7 +97,10 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         .iter()
         .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
         .collect();
-    changes.removed = plan.deletes;
+    changes.removed = std::mem::take(&mut plan.deletes);
+    if crate::exits_after_run() {
+        std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
+    }
     (changes, results)
 }
 

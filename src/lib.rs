@@ -62,6 +62,17 @@ pub fn process(input: Vec<u8>) -> Outcome {
     }
 }
 
+thread_local! {
+    /// Set on the work thread of [`run_and_exit`]: the process ends when this thread is done.
+    static EXITS_AFTER_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True on the work thread of [`run_and_exit`]: what the run builds need not be freed (the
+/// exit releases it), and the thread already has a [`STACK_SIZE`] stack.
+pub(crate) fn exits_after_run() -> bool {
+    EXITS_AFTER_RUN.with(std::cell::Cell::get)
+}
+
 /// Runs the function like [`process`], writes the outcome to stdout and stderr, and ends the
 /// process with its exit code: what the binary does.
 ///
@@ -72,6 +83,7 @@ pub fn run_and_exit(input: Vec<u8>) -> ! {
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
+            EXITS_AFTER_RUN.with(|e| e.set(true));
             // The output goes to stdout as it is written (see `ResourceList::emit_to`).
             let mut stdout = std::io::stdout().lock();
             let outcome = process_with(&input, false, Some(&mut stdout));

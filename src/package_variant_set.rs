@@ -190,6 +190,11 @@ pub fn expand(config: &Value, items: &[Value]) -> Expansion {
 
 /// [`expand`] with the specs and new variants still typed.
 pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
+    // The binary's work thread already has a big stack, and its panics abort the process:
+    // a thread of our own would only add its start-up and teardown.
+    if crate::exits_after_run() {
+        return expand_here(config, items);
+    }
     // A big stack for CEL, and a last line of defence against panics where they unwind.
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
@@ -307,7 +312,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
             }
         }
     }
-    let cel_compilations = programs.compilations();
+    let cel_compilations = renderer.programs.compilations();
 
     let desired = match reconciliation::collect_desired(&set.metadata.name, rendered) {
         Ok(d) => d,
@@ -327,6 +332,12 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
 
+    if crate::exits_after_run() {
+        // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.
+        std::mem::forget(renderer);
+        std::mem::forget(repositories);
+        std::mem::forget(contexts);
+    }
     let mut results = plan.warnings;
     results.push(summary(
         &set,
