@@ -64,6 +64,9 @@ pub fn process(input: Vec<u8>) -> Outcome {
 
 /// [`process`] on the current thread (its stack must be [`STACK_SIZE`] for hostile input).
 pub fn process_here(input: &[u8]) -> Outcome {
+    if let Err(e) = resource_list::check_size(input.len()) {
+        return fatal(e.0);
+    }
     let src = match std::str::from_utf8(input) {
         Ok(s) => s,
         Err(e) => {
