@@ -121,6 +121,9 @@ pub fn process_here(input: &[u8]) -> Outcome {
 /// `out`: where to write the output ResourceList as it is produced; `None` returns it in
 /// [`Outcome::stdout`].
 fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) -> Outcome {
+    if let Err(e) = resource_list::check_size(input.len()) {
+        return fatal(e.0);
+    }
     let src = match std::str::from_utf8(input) {
         Ok(s) => s,
         Err(e) => {

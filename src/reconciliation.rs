@@ -85,7 +85,7 @@ pub fn collect_desired(
                     previous.spec = spec;
                 } else {
                     let message = format!(
-                        "spec.targets[{}] (downstream {prev_repo:?}/{prev_package:?}) and spec.targets[{target}] (downstream {repo:?}/{package:?}) both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one",
+                        "spec.targets[{}] (downstream {prev_repo:?}/{prev_package:?}) and spec.targets[{target}] (downstream {repo:?}/{package:?}) both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one",
                         previous.target
                     );
                     errors.push(

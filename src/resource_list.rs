@@ -21,6 +21,17 @@ pub const EMIT_CHUNK: usize = 256 * 1024;
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
 
+/// Refuses input longer than [`MAX_INPUT_BYTES`]. The binary reads at most one byte more than
+/// the limit, so a larger input is refused without reading (or holding) the rest of it.
+pub fn check_size(len: usize) -> Result<(), InputError> {
+    if len > MAX_INPUT_BYTES {
+        return Err(InputError(format!(
+            "input is larger than the limit of {MAX_INPUT_BYTES} bytes (256 MiB); split the package or the list of objects into smaller ResourceLists"
+        )));
+    }
+    Ok(())
+}
+
 /// Input that is not a ResourceList at all: reported on stderr, exit code 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError(pub String);
@@ -79,13 +90,7 @@ impl Changes {
 impl<'a> ResourceList<'a> {
     /// Reads a ResourceList. Anything that is not one is an [`InputError`].
     pub fn parse(src: &'a str) -> Result<ResourceList<'a>, InputError> {
-        if src.len() > MAX_INPUT_BYTES {
-            return Err(InputError(format!(
-                "input is {} bytes, more than the limit of {} bytes",
-                src.len(),
-                MAX_INPUT_BYTES
-            )));
-        }
+        check_size(src.len())?;
         if src.trim().is_empty() {
             return Err(InputError(
                 "input is empty: expected a ResourceList (config.kubernetes.io/v1) on stdin"
@@ -367,5 +372,21 @@ mod emit_to_tests {
         assert_eq!(String::from_utf8(streamed).unwrap_or_default(), whole);
         assert!(whole.contains("  extra: ") && whole.contains("name: new"));
         assert!(!whole.contains("name: cm-3\n") && whole.contains("name: cm-30\n"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_size_limit() {
+        assert!(check_size(0).is_ok());
+        assert!(check_size(MAX_INPUT_BYTES).is_ok());
+        let err = check_size(MAX_INPUT_BYTES + 1).unwrap_err();
+        assert!(
+            err.0.contains("limit of 268435456 bytes (256 MiB)"),
+            "{err}"
+        );
     }
 }

@@ -18,6 +18,11 @@ pub const REPOSITORY_KIND: &str = "Repository";
 pub const PACKAGE_REVISION_API_VERSION: &str = "porch.kpt.dev/v1alpha1";
 pub const PACKAGE_REVISION_KIND: &str = "PackageRevision";
 
+/// Most PackageVariants one set may produce (downstream contexts after unrolling every target).
+/// A fleet of 50,000 targets is a real use; this bounds memory and time against a selector
+/// that matches far more than intended (targets × items).
+pub const MAX_PACKAGE_VARIANTS: usize = 100_000;
+
 /// The namespace a set lives in: its own, or `default`.
 pub fn effective_namespace(set_namespace: &str) -> &str {
     if set_namespace.is_empty() {
@@ -113,6 +118,17 @@ pub struct TargetError {
     pub message: String,
 }
 
+/// The error when the targets would produce more than [`MAX_PACKAGE_VARIANTS`], at target `t`.
+fn too_many(t: usize) -> TargetError {
+    TargetError {
+        target: t,
+        field: format!("spec.targets[{t}]"),
+        message: format!(
+            "the targets produce more than {MAX_PACKAGE_VARIANTS} PackageVariants (the limit for one PackageVariantSet; reached at spec.targets[{t}]); split the targets over several PackageVariantSets or narrow the selectors"
+        ),
+    }
+}
+
 /// Porch's `unrollDownstreamTargets`. Every target with a bad selector is reported.
 pub fn unroll_targets(
     spec: &PackageVariantSetSpec,
@@ -132,6 +148,10 @@ pub fn unroll_targets(
                     &rt.package_names
                 };
                 for pn in names {
+                    if out.len() >= MAX_PACKAGE_VARIANTS {
+                        errors.push(too_many(t));
+                        return Err(errors);
+                    }
                     out.push(DownstreamContext {
                         target: t,
                         repo_default: rt.name.clone(),
@@ -176,6 +196,10 @@ pub fn unroll_targets(
             if is_kind_in_namespace(item, api_version, kind, namespace)
                 && compiled.matches_object(item)
             {
+                if out.len() >= MAX_PACKAGE_VARIANTS {
+                    errors.push(too_many(t));
+                    return Err(errors);
+                }
                 let name = str_at(item, "/metadata/name").to_string();
                 out.push(DownstreamContext {
                     target: t,
@@ -419,5 +443,48 @@ mod tests {
             "ConfigMap",
             "default"
         ));
+    }
+
+    #[test]
+    fn at_most_max_package_variants_per_set() {
+        // Exactly the limit is fine; one more (from a selector over many items) is refused.
+        let names: Vec<String> = (0..MAX_PACKAGE_VARIANTS - 1)
+            .map(|i| format!("p{i}"))
+            .collect();
+        let items = [
+            obj(
+                "config.porch.kpt.dev/v1alpha1",
+                "Repository",
+                "a",
+                None,
+                json!({"x": "y"}),
+            ),
+            obj(
+                "config.porch.kpt.dev/v1alpha1",
+                "Repository",
+                "b",
+                None,
+                json!({"x": "y"}),
+            ),
+        ];
+        let ok = unroll(
+            json!({"targets": [{"repositories": [{"name": "r", "packageNames": names}]},
+                {"repositorySelector": {"matchLabels": {"x": "y"}}, "template": {}}]}),
+            &items[..1],
+        );
+        assert_eq!(ok.map(|v| v.len()), Ok(MAX_PACKAGE_VARIANTS));
+        let errs = unroll(
+            json!({"targets": [{"repositories": [{"name": "r", "packageNames": names}]},
+                {"repositorySelector": {"matchLabels": {"x": "y"}}}]}),
+            &items,
+        )
+        .unwrap_err();
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].field, "spec.targets[1]");
+        assert!(
+            errs[0].message.contains("more than 100000 PackageVariants"),
+            "{}",
+            errs[0].message
+        );
     }
 }

@@ -85,3 +85,83 @@ pub fn resource_list(items: &[&str], config: &str) -> String {
     }
     s
 }
+
+/// A root Kptfile as kpt sends it.
+pub const KPTFILE: &str = "apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: pkg
+  annotations:
+    config.kubernetes.io/path: Kptfile
+";
+
+/// The package context of [`KPTFILE`]'s package.
+pub const PACKAGE_CONTEXT: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kptfile.kpt.dev
+  annotations:
+    config.kubernetes.io/local-config: \"true\"
+    config.kubernetes.io/path: package-context.yaml
+data:
+  name: pkg
+";
+
+/// A valid PackageVariant `my-pv` (namespace `default`) with `extra` appended to its spec
+/// (lines indented by two spaces, e.g. `"  injectors:\n  - name: x\n"`).
+pub fn pv_config(extra: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: my-pv
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+  downstream: {{repo: deployments, package: base}}
+{extra}"
+    )
+}
+
+/// The upstream PackageRevision every [`pvs_config`] set points at.
+pub const UPSTREAM_PR: &str = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: blueprints.base.v1
+spec:
+  repository: blueprints
+  packageName: base
+  revision: 1
+";
+
+/// A Repository item with labels given as a flow map (`"{env: prod}"`).
+pub fn repository(name: &str, labels: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: {name}
+  labels: {labels}
+spec:
+  type: git
+"
+    )
+}
+
+/// A PackageVariantSet `my-set` with upstream blueprints/base@1 and `targets` (YAML lines
+/// indented by two spaces, starting with `  targets:`).
+pub fn pvs_config(targets: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata:
+  name: my-set
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+{targets}"
+    )
+}
+
+/// The `results:` section of an output ResourceList ("" when there is none).
+pub fn results_section(rl: &str) -> &str {
+    rl.find("\nresults:\n").map_or("", |i| &rl[i + 1..])
+}

@@ -30,7 +30,7 @@ pub fn decode<T: DeserializeOwned>(
     prefix: &str,
 ) -> Result<T, DecodeError> {
     serde_path_to_error::deserialize(value).map_err(|err| {
-        let inner = err.inner().to_string();
+        let inner = humanize(&err.inner().to_string());
         let rel = err.path().to_string();
         let rel = if rel == "." { String::new() } else { rel };
         let path = match (prefix.is_empty(), rel.is_empty()) {
@@ -48,6 +48,39 @@ pub fn decode<T: DeserializeOwned>(
     })
 }
 
+/// Serde's type errors in the words of a YAML author, with what to write instead:
+/// `invalid type: string "1", expected i64` becomes
+/// `invalid type: string "1", expected an integer; write it without quotes`.
+fn humanize(message: &str) -> String {
+    const INTEGERS: [&str; 8] = ["i64", "u64", "i32", "u32", "i16", "u16", "i8", "u8"];
+    let mut m = message.to_string();
+    for t in INTEGERS {
+        if let Some(head) = m.strip_suffix(&format!(", expected {t}")) {
+            m = format!("{head}, expected an integer");
+        }
+    }
+    if let Some(head) = m.strip_suffix(", expected a map") {
+        m = format!("{head}, expected a mapping (key: value)");
+    }
+    if let Some(head) = m.strip_suffix(", expected a sequence") {
+        m = format!("{head}, expected a list");
+    }
+    let quoted_number = m
+        .strip_prefix("invalid type: string \"")
+        .and_then(|r| r.strip_suffix("\", expected an integer"))
+        .is_some_and(|v| v.parse::<i64>().is_ok());
+    let unquoted_scalar = ["integer `", "floating point `", "boolean `"]
+        .iter()
+        .any(|p| m.starts_with(&format!("invalid type: {p}")))
+        && m.ends_with(", expected a string");
+    if quoted_number {
+        m.push_str("; write it without quotes");
+    } else if unquoted_scalar {
+        m.push_str("; quote it to make it a string");
+    }
+    m
+}
+
 /// Go's decoding of `null` into a non-pointer field: the zero value, not an error.
 pub(crate) fn null_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
@@ -60,4 +93,34 @@ where
 /// `omitempty` for integers.
 pub(crate) fn is_zero(n: &i64) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::humanize;
+
+    #[test]
+    fn type_errors_say_what_to_write() {
+        assert_eq!(
+            humanize(r#"invalid type: string "1", expected i64"#),
+            r#"invalid type: string "1", expected an integer; write it without quotes"#
+        );
+        assert_eq!(
+            humanize(r#"invalid type: string "x", expected i64"#),
+            r#"invalid type: string "x", expected an integer"#
+        );
+        assert_eq!(
+            humanize("invalid type: integer `123`, expected a string"),
+            "invalid type: integer `123`, expected a string; quote it to make it a string"
+        );
+        assert_eq!(
+            humanize(r#"invalid type: string "x", expected a map"#),
+            r#"invalid type: string "x", expected a mapping (key: value)"#
+        );
+        assert_eq!(
+            humanize("invalid type: map, expected a sequence"),
+            "invalid type: map, expected a list"
+        );
+        assert_eq!(humanize("missing field `x`"), "missing field `x`");
+    }
 }

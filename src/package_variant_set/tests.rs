@@ -185,7 +185,9 @@ fn decode_errors_carry_the_field_path() {
     let e = expand(&config, &[]);
     assert_eq!(
         errors(&e),
-        [r#"spec.upstream.revision: invalid type: string "1", expected i64"#]
+        [
+            r#"spec.upstream.revision: invalid type: string "1", expected an integer; write it without quotes"#
+        ]
     );
     assert_eq!(
         e.results[0].field_path.as_deref(),

@@ -529,7 +529,6 @@ impl<'a> Parser<'a> {
                     comment = Some(c);
                 }
                 end = self.pos;
-                trim_end(self.b, key_start, &mut end);
             } else {
                 end = value.src.map_or(self.pos, |s| s.end as usize);
             }
@@ -650,7 +649,6 @@ impl<'a> Parser<'a> {
                     comment = Some(c);
                 }
                 end = self.pos;
-                trim_end(self.b, start, &mut end);
             } else {
                 end = value.src.map_or(self.pos, |s| s.end as usize);
             }
@@ -1172,6 +1170,9 @@ impl<'a> Parser<'a> {
             };
             // Collect lines.
             let mut last_content_end = None;
+            // End of the last blank line: with keep chomping (`|+`), trailing blank lines are
+            // content, so the node's source text must cover them.
+            let mut last_blank_end = None;
             let mut pending_blank: Vec<&str> = Vec::new();
             loop {
                 if self.eof() {
@@ -1209,6 +1210,7 @@ impl<'a> Parser<'a> {
                 };
                 if blank && text.is_empty() {
                     pending_blank.push("");
+                    last_blank_end = Some(k);
                 } else {
                     lines.append(&mut pending_blank);
                     lines.push(text);
@@ -1221,7 +1223,11 @@ impl<'a> Parser<'a> {
                 }
             }
             let trailing_blank = pending_blank.len();
-            match last_content_end {
+            let keep_end = match (chomp, last_content_end, last_blank_end) {
+                (1, Some(c), Some(b)) if trailing_blank > 0 && b > c => Some(b),
+                _ => last_content_end,
+            };
+            match keep_end {
                 Some(e) => {
                     end = e;
                     self.pos = e;
@@ -1492,12 +1498,6 @@ fn utf8_len(first: u8) -> usize {
 }
 
 /// Trailing white space before a line end is not part of an entry's text.
-fn trim_end(b: &[u8], floor: usize, end: &mut usize) {
-    while *end > floor && is_ws(b[*end - 1]) {
-        *end -= 1;
-    }
-}
-
 fn null_at(pos: usize) -> Node {
     let mut n = Node::with_kind(Kind::Scalar(Scalar {
         value: String::new(),

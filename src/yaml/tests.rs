@@ -182,3 +182,35 @@ fn billion_laughs_is_refused() {
     let n = parse(&s).unwrap();
     assert!(to_json(&n).unwrap_err().contains("aliases"));
 }
+
+/// Found by tests/properties.rs: trailing white space after a value or comment was dropped
+/// from the copied text of the entry (and so from the last line of a pass-through item).
+#[test]
+fn trailing_white_space_is_kept() {
+    let src = "a:\n  b: \"0123\" #   \n  c: x  \nd: [1]\t\n";
+    assert_eq!(roundtrip(src), src);
+    let mut n = parse(src).unwrap();
+    n.get_mut("a").unwrap().set("e", Node::string("v"));
+    assert_eq!(
+        emit::to_string(src, &n),
+        "a:\n  b: \"0123\" #   \n  c: x  \n  e: v\nd: [1]\t\n"
+    );
+}
+
+/// Found by tests/properties.rs: the trailing blank lines of a keep (`|+`) block scalar are
+/// content, but were left outside its source text, so appending an entry after it (or
+/// touching its mapping) dropped them and changed the value.
+#[test]
+fn keep_block_scalar_keeps_trailing_blank_lines_when_a_sibling_is_added() {
+    let src = "data:\n  k: |+\n    aa\n\n  j: |+\n    bb\n\n";
+    let mut n = parse(src).unwrap();
+    assert_eq!(n.str_at(&["data", "j"]), Some("bb\n\n"));
+    n.get_mut("data").unwrap().set("z", Node::string("1"));
+    let out = emit::to_string(src, &n);
+    assert_eq!(
+        out,
+        "data:\n  k: |+\n    aa\n\n  j: |+\n    bb\n\n  z: \"1\"\n"
+    );
+    assert_eq!(parse(&out).unwrap().str_at(&["data", "j"]), Some("bb\n\n"));
+    assert_eq!(touched(src), src);
+}

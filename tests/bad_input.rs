@@ -1,0 +1,907 @@
+//! The bad-input table: one test per row, through the binary. Each asserts the exit code, that
+//! the message says what is wrong and what to do, and the field path / resourceRef where the
+//! problem is in one object. The README table (`the README's Errors table`) is checked against the
+//! binary's real messages by [`table_document_matches_the_binary`]; regenerate it with
+//! `cargo test --test bad_input print_table -- --ignored --nocapture`.
+//!
+//! Input the function cannot read as a ResourceList gets one line on stderr and an empty
+//! stdout; everything else gets the items back unchanged with error results (all or nothing).
+
+mod common;
+
+use common::{
+    items_section, pv_config, pvs_config, repository, resource_list, results_section, run_bytes,
+    Run, KPTFILE, PACKAGE_CONTEXT, UPSTREAM_PR,
+};
+
+const RL: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n";
+
+/// A resource as kpt sends it, with a path annotation.
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations:
+    config.kubernetes.io/path: deploy.yaml
+spec:
+  replicas: 1
+";
+
+fn point(name: &str, mode: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  annotations:\n    kpt.dev/config-injection: {mode}\n    config.kubernetes.io/path: {name}.yaml\n    config.kubernetes.io/index: '0'\ndata: {{}}\n"
+    )
+}
+
+fn pv_list(extra_spec: &str) -> Vec<u8> {
+    resource_list(&[KPTFILE, PACKAGE_CONTEXT], &pv_config(extra_spec)).into_bytes()
+}
+
+fn pvs_list(targets: &str) -> Vec<u8> {
+    resource_list(
+        &[
+            UPSTREAM_PR,
+            &repository("edge1", "{env: prod}"),
+            &repository("edge2", "{env: prod}"),
+        ],
+        &pvs_config(targets),
+    )
+    .into_bytes()
+}
+
+fn pvs_expr(field: &str, expr: &str) -> Vec<u8> {
+    pvs_list(&format!(
+        "  targets:\n  - repositorySelector: {{matchLabels: {{env: prod}}}}\n    template:\n      downstream:\n        {field}: \"{expr}\"\n"
+    ))
+}
+
+/// Every row: (what you send, the input). The input larger than 256 MiB is its own test
+/// (`input_larger_than_256_mib`) so this list stays cheap to build.
+fn rows() -> Vec<(&'static str, Vec<u8>)> {
+    let s = |t: &str| t.as_bytes().to_vec();
+    vec![
+        ("empty stdin", vec![]),
+        ("not YAML", s("{{{ not yaml")),
+        ("not UTF-8", b"apiVersion: config.kubernetes.io/v1\n# \xff\n".to_vec()),
+        ("a control character", s("apiVersion: config.kubernetes.io/v1\n# \x07\n")),
+        (
+            "a list instead of a ResourceList",
+            s("- apiVersion: v1\n  kind: ConfigMap\n"),
+        ),
+        (
+            "another kind (`kind: List`)",
+            s("apiVersion: v1\nkind: List\nitems: []\n"),
+        ),
+        (
+            "a ResourceList apiVersion we do not read",
+            s("apiVersion: config.kubernetes.io/v2\nkind: ResourceList\nitems: []\n"),
+        ),
+        (
+            "`items` that is not a list",
+            s(&format!("{RL}items: {{a: b}}\n")),
+        ),
+        (
+            "two YAML documents",
+            s(&format!("{RL}items: []\n---\n{RL}items: []\n")),
+        ),
+        (
+            "a key defined twice",
+            s(&format!("{RL}items:\n- kind: A\n  kind: B\n")),
+        ),
+        (
+            "YAML nested deeper than 256 levels",
+            s(&format!("{RL}items:\n- {}\n", "[".repeat(10_000))),
+        ),
+        (
+            "an item that is a scalar",
+            format!(
+                "{RL}items:\n- just a string\nfunctionConfig:\n{}",
+                indent(&pv_config(""))
+            )
+            .into_bytes(),
+        ),
+        ("no functionConfig", s(&resource_list(&[KPTFILE], ""))),
+        (
+            "a functionConfig of another kind",
+            s(&resource_list(
+                &[KPTFILE],
+                "apiVersion: fn.kpt.dev/v1alpha1\nkind: SetNamespace\nmetadata:\n  name: x\n",
+            )),
+        ),
+        (
+            "a functionConfig that is not an object",
+            s(&format!("{RL}items: []\nfunctionConfig: just a string\n")),
+        ),
+        (
+            "a PackageVariant of an apiVersion we do not serve",
+            s(&resource_list(
+                &[KPTFILE],
+                &pv_config("").replace("v1alpha1", "v1alpha2"),
+            )),
+        ),
+        (
+            "a string where a map belongs (`spec.packageContext.data: \"x\"`)",
+            pv_list("  packageContext:\n    data: \"x\"\n"),
+        ),
+        (
+            "an integer revision given as text (`revision: \"1\"`)",
+            s(&resource_list(
+                &[KPTFILE],
+                &pv_config("").replace("revision: 1", "revision: \"1\""),
+            )),
+        ),
+        (
+            "a number where a string belongs (`removeKeys: [0123]`)",
+            pv_list("  packageContext:\n    removeKeys: [0123]\n"),
+        ),
+        (
+            "a map where a list belongs (PackageVariantSet `spec.targets: {}`)",
+            pvs_list("  targets: {}\n"),
+        ),
+        (
+            "a PackageVariant without upstream and downstream",
+            s(&resource_list(
+                &[KPTFILE],
+                "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: my-pv\nspec: {}\n",
+            )),
+        ),
+        (
+            "a reserved package-context key (`name`)",
+            pv_list("  packageContext:\n    data:\n      name: other\n"),
+        ),
+        (
+            "a `.` in the PackageVariant name",
+            s(&resource_list(
+                &[KPTFILE],
+                &pv_config("").replace("name: my-pv", "name: my.pv"),
+            )),
+        ),
+        (
+            "an injector without a name",
+            pv_list("  injectors:\n  - name: \"\"\n"),
+        ),
+        (
+            "a package without a root Kptfile",
+            s(&resource_list(&[DEPLOYMENT], &pv_config(""))),
+        ),
+        (
+            "context data but no package context",
+            s(&resource_list(
+                &[KPTFILE],
+                &pv_config("  packageContext:\n    data:\n      region: us\n"),
+            )),
+        ),
+        (
+            "an invalid injection annotation (`kpt.dev/config-injection: sometimes`)",
+            s(&resource_list(
+                &[KPTFILE, &point("endpoints", "sometimes")],
+                &pv_config(""),
+            )),
+        ),
+        (
+            "two injection points with the same condition type",
+            s(&resource_list(
+                &[
+                    KPTFILE,
+                    &point("endpoints", "required"),
+                    &point("endpoints", "optional").replace("endpoints.yaml", "other.yaml"),
+                ],
+                &pv_config(""),
+            )),
+        ),
+        ("a CEL syntax error", pvs_expr("packageExpr", "1 +")),
+        (
+            "a CEL function Porch does not have",
+            pvs_expr("packageExpr", "target.name.lowerAscii()"),
+        ),
+        (
+            "a CEL expression that is not a string",
+            pvs_expr("packageExpr", "size(target.name)"),
+        ),
+        (
+            "CEL `repository` in `repoExpr`",
+            pvs_expr("repoExpr", "repository.name"),
+        ),
+        (
+            "CEL reaching beyond metadata (`target.spec`)",
+            pvs_expr("packageExpr", "target.spec.type"),
+        ),
+        (
+            "a selector with an unknown operator",
+            pvs_list(
+                "  targets:\n  - repositorySelector:\n      matchExpressions: [{key: env, operator: Sometimes, values: [prod]}]\n",
+            ),
+        ),
+        (
+            "a selector `In` without values",
+            pvs_list(
+                "  targets:\n  - repositorySelector:\n      matchExpressions: [{key: env, operator: In}]\n",
+            ),
+        ),
+        (
+            "two targets producing the same PackageVariant",
+            pvs_list(
+                "  targets:\n  - repositories: [{name: edge1}]\n  - repositorySelector: {matchLabels: {env: prod}}\n",
+            ),
+        ),
+        (
+            "a set whose upstream PackageRevision is not among the items",
+            resource_list(
+                &[&repository("edge1", "{env: prod}")],
+                &pvs_config("  targets:\n  - repositories: [{name: edge1}]\n"),
+            )
+            .into_bytes(),
+        ),
+        (
+            "a billion-laughs functionConfig",
+            pv_list(&format!("  notes:\n{}", laughs())),
+        ),
+    ]
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}\n")).collect::<String>()
+}
+
+fn laughs() -> String {
+    let mut s = String::from("    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        s.push_str(&format!(
+            "    a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    s
+}
+
+fn send(row: &str) -> (Vec<u8>, Run) {
+    let (_, input) = rows()
+        .into_iter()
+        .find(|(name, _)| *name == row)
+        .unwrap_or_else(|| panic!("no row {row:?}"));
+    let out = run_bytes(&input);
+    (input, out)
+}
+
+/// Input that is not a ResourceList: exit 1, nothing on stdout, one line on stderr with all
+/// of `needles`.
+fn refused(row: &str, needles: &[&str]) {
+    let (_, out) = send(row);
+    assert_eq!(out.code, 1, "{row}");
+    assert!(out.stdout.is_empty(), "{row}: {}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{row}: {}", out.stderr);
+    assert!(
+        out.stderr.starts_with("package-variant: "),
+        "{row}: {}",
+        out.stderr
+    );
+    for n in needles {
+        assert!(out.stderr.contains(n), "{row}: {n:?} not in {}", out.stderr);
+    }
+}
+
+/// What an error result must carry besides its message.
+#[derive(Default)]
+struct Where<'a> {
+    field: Option<&'a str>,
+    /// `kind` and `name` of the resourceRef.
+    resource: Option<(&'a str, &'a str)>,
+    /// `file.path`.
+    file: Option<&'a str>,
+}
+
+/// The results of an output ResourceList, as JSON.
+fn results(stdout: &str) -> Vec<serde_json::Value> {
+    let node = package_variant::yaml::parse(stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}"));
+    // Only the results: the echoed functionConfig may hold aliases that must not be expanded.
+    node.get("results")
+        .map(|r| package_variant::yaml::to_json(r).expect("JSON"))
+        .and_then(|r| r.as_array().cloned())
+        .unwrap_or_default()
+}
+
+fn first_error(stdout: &str) -> Option<serde_json::Value> {
+    results(stdout)
+        .into_iter()
+        .find(|r| r["severity"] == "error")
+}
+
+/// Exit 1, the items as they were sent, and an error result with all of `needles` in its
+/// message, at `at`.
+fn error_result(row: &str, needles: &[&str], at: Where) {
+    let (input, out) = send(row);
+    let input = String::from_utf8(input).expect("UTF-8 input");
+    assert_eq!(out.code, 1, "{row}: {}", out.stdout);
+    assert!(out.stderr.is_empty(), "{row}: {}", out.stderr);
+    assert_eq!(
+        items_section(&out.stdout),
+        items_section(&input),
+        "{row}: all or nothing"
+    );
+    let error = first_error(&out.stdout).unwrap_or_else(|| {
+        panic!(
+            "{row}: no error result in\n{}",
+            results_section(&out.stdout)
+        )
+    });
+    let message = error["message"].as_str().unwrap_or("");
+    for n in needles {
+        assert!(message.contains(n), "{row}: {n:?} not in {message:?}");
+    }
+    if let Some(f) = at.field {
+        assert_eq!(error["field"]["path"], f, "{row}: {error}");
+    }
+    if let Some((kind, name)) = at.resource {
+        assert_eq!(error["resourceRef"]["kind"], kind, "{row}: {error}");
+        assert_eq!(error["resourceRef"]["name"], name, "{row}: {error}");
+    }
+    if let Some(p) = at.file {
+        assert_eq!(error["file"]["path"], p, "{row}: {error}");
+    }
+}
+
+fn pv() -> Option<(&'static str, &'static str)> {
+    Some(("PackageVariant", "my-pv"))
+}
+
+fn pvs() -> Option<(&'static str, &'static str)> {
+    Some(("PackageVariantSet", "my-set"))
+}
+
+// ---------------------------------------------------------------- not a ResourceList
+
+#[test]
+fn empty_stdin() {
+    refused(
+        "empty stdin",
+        &["input is empty: expected a ResourceList (config.kubernetes.io/v1) on stdin"],
+    );
+}
+
+#[test]
+fn not_yaml() {
+    refused("not YAML", &["input is not valid YAML", "at line 1 column"]);
+}
+
+#[test]
+fn not_utf8() {
+    refused(
+        "not UTF-8",
+        &["input is not valid UTF-8 (invalid byte at offset 38)"],
+    );
+}
+
+#[test]
+fn control_character() {
+    refused(
+        "a control character",
+        &["control character U+0007 at line 2"],
+    );
+}
+
+#[test]
+fn a_list_instead_of_a_resource_list() {
+    refused(
+        "a list instead of a ResourceList",
+        &[
+            "input is not a ResourceList",
+            "found a list",
+            "expected a mapping with kind: ResourceList",
+        ],
+    );
+}
+
+#[test]
+fn another_kind() {
+    refused(
+        "another kind (`kind: List`)",
+        &["input is not a ResourceList: its kind is \"List\""],
+    );
+}
+
+#[test]
+fn resource_list_api_version() {
+    refused(
+        "a ResourceList apiVersion we do not read",
+        &["expected one of config.kubernetes.io/v1, config.kubernetes.io/v1beta1"],
+    );
+}
+
+#[test]
+fn items_not_a_list() {
+    refused(
+        "`items` that is not a list",
+        &["ResourceList items must be a list of objects at line 3 column 14"],
+    );
+}
+
+#[test]
+fn two_documents() {
+    refused("two YAML documents", &["line 4"]);
+}
+
+#[test]
+fn duplicate_key() {
+    refused(
+        "a key defined twice",
+        &["mapping key \"kind\" is defined twice at line 5"],
+    );
+}
+
+#[test]
+fn nesting_too_deep() {
+    refused(
+        "YAML nested deeper than 256 levels",
+        &["YAML nesting is deeper than 256 levels; refusing to parse it"],
+    );
+}
+
+/// The row's heavy twin of `limits::limit_input_size_256_mib` (which also checks the time).
+#[test]
+fn input_larger_than_256_mib() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b' '; 1 << 20];
+        for _ in 0..257 {
+            if stdin.write_all(&chunk).is_err() {
+                return;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr.trim_end(),
+        "package-variant: input is larger than the limit of 268435456 bytes (256 MiB); split the package or the list of objects into smaller ResourceLists"
+    );
+}
+
+// ---------------------------------------------------------------- protocol errors as results
+
+#[test]
+fn item_that_is_a_scalar() {
+    error_result(
+        "an item that is a scalar",
+        &["items[0] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"],
+        Where {
+            field: Some("items[0]"),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn no_function_config() {
+    error_result(
+        "no functionConfig",
+        &[
+            "no functionConfig was given",
+            "expected kind PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)",
+            "(kpt: --fn-config FILE, or -- key=value)",
+        ],
+        Where {
+            field: Some("functionConfig"),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn function_config_of_another_kind() {
+    error_result(
+        "a functionConfig of another kind",
+        &[
+            "functionConfig kind \"SetNamespace\" (apiVersion \"fn.kpt.dev/v1alpha1\") is not supported",
+            "expected kind PackageVariant",
+        ],
+        Where {
+            field: Some("kind"),
+            resource: Some(("SetNamespace", "x")),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn function_config_not_an_object() {
+    error_result(
+        "a functionConfig that is not an object",
+        &["functionConfig is not an object; expected kind PackageVariant"],
+        Where {
+            field: Some("functionConfig"),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn package_variant_api_version() {
+    error_result(
+        "a PackageVariant of an apiVersion we do not serve",
+        &["PackageVariant apiVersion \"config.porch.kpt.dev/v1alpha2\" is not served; use config.porch.kpt.dev/v1alpha1"],
+        Where {
+            field: Some("apiVersion"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- wrong field types
+
+#[test]
+fn string_where_a_map_belongs() {
+    error_result(
+        "a string where a map belongs (`spec.packageContext.data: \"x\"`)",
+        &["spec.packageContext.data: invalid type: string \"x\", expected a mapping (key: value)"],
+        Where {
+            field: Some("spec.packageContext.data"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn integer_revision_given_as_text() {
+    error_result(
+        "an integer revision given as text (`revision: \"1\"`)",
+        &["spec.upstream.revision: invalid type: string \"1\", expected an integer; write it without quotes"],
+        Where {
+            field: Some("spec.upstream.revision"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn number_where_a_string_belongs() {
+    error_result(
+        "a number where a string belongs (`removeKeys: [0123]`)",
+        &["spec.packageContext.removeKeys[0]: invalid type: integer `123`, expected a string; quote it to make it a string"],
+        Where {
+            field: Some("spec.packageContext.removeKeys[0]"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn map_where_a_list_belongs() {
+    error_result(
+        "a map where a list belongs (PackageVariantSet `spec.targets: {}`)",
+        &["spec.targets: invalid type: map, expected a list"],
+        Where {
+            field: Some("spec.targets"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- PackageVariant
+
+#[test]
+fn missing_upstream_and_downstream() {
+    error_result(
+        "a PackageVariant without upstream and downstream",
+        &["missing required field"],
+        Where {
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn reserved_context_key() {
+    error_result(
+        "a reserved package-context key (`name`)",
+        &["must not contain the key \"name\""],
+        Where {
+            field: Some("spec.packageContext.data"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn dot_in_package_variant_name() {
+    error_result(
+        "a `.` in the PackageVariant name",
+        &["PackageVariant name \"my.pv\" must not contain \".\""],
+        Where {
+            field: Some("metadata.name"),
+            resource: Some(("PackageVariant", "my.pv")),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn injector_without_a_name() {
+    error_result(
+        "an injector without a name",
+        &["spec.injectors[0].name must not be empty"],
+        Where {
+            field: Some("spec.injectors[0].name"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn missing_root_kptfile() {
+    error_result(
+        "a package without a root Kptfile",
+        &["root Kptfile not found among the items: expected a kpt.dev/v1 Kptfile at path \"Kptfile\""],
+        Where::default(),
+    );
+}
+
+#[test]
+fn missing_package_context() {
+    error_result(
+        "context data but no package context",
+        &["package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) not found among the items"],
+        Where {
+            field: Some("spec.packageContext"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn invalid_injection_annotation() {
+    error_result(
+        "an invalid injection annotation (`kpt.dev/config-injection: sometimes`)",
+        &["has invalid \"kpt.dev/config-injection\" annotation value of \"sometimes\""],
+        Where {
+            resource: Some(("ConfigMap", "endpoints")),
+            file: Some("endpoints.yaml"),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn duplicate_injection_points() {
+    error_result(
+        "two injection points with the same condition type",
+        &["config.injection.ConfigMap.endpoints"],
+        Where {
+            resource: Some(("ConfigMap", "endpoints")),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- PackageVariantSet: CEL
+
+const PACKAGE_EXPR: &str = "spec.targets[0].template.downstream.packageExpr";
+
+#[test]
+fn cel_syntax_error() {
+    error_result(
+        "a CEL syntax error",
+        &["template.downstream.packageExpr: ERROR: <input>:1:4: Syntax error"],
+        Where {
+            field: Some(PACKAGE_EXPR),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn cel_function_porch_does_not_have() {
+    error_result(
+        "a CEL function Porch does not have",
+        &["lowerAscii"],
+        Where {
+            field: Some(PACKAGE_EXPR),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn cel_result_not_a_string() {
+    error_result(
+        "a CEL expression that is not a string",
+        &["template.downstream.packageExpr", "string"],
+        Where {
+            field: Some(PACKAGE_EXPR),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn cel_repository_in_repo_expr() {
+    error_result(
+        "CEL `repository` in `repoExpr`",
+        &["template.downstream.repoExpr: no such attribute(s): repository"],
+        Where {
+            field: Some("spec.targets[0].template.downstream.repoExpr"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn cel_beyond_metadata() {
+    error_result(
+        "CEL reaching beyond metadata (`target.spec`)",
+        &["template.downstream.packageExpr: no such key: spec"],
+        Where {
+            field: Some(PACKAGE_EXPR),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- PackageVariantSet: selectors
+
+#[test]
+fn selector_unknown_operator() {
+    error_result(
+        "a selector with an unknown operator",
+        &["\"Sometimes\" is not a valid label selector operator"],
+        Where {
+            field: Some("spec.targets[0].repositorySelector"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn selector_in_without_values() {
+    error_result(
+        "a selector `In` without values",
+        &["values"],
+        Where {
+            field: Some("spec.targets[0].repositorySelector"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- duplicates, lookups, limits
+
+#[test]
+fn duplicate_identifiers() {
+    error_result(
+        "two targets producing the same PackageVariant",
+        &[
+            "spec.targets[0] (downstream \"edge1\"/\"base\") and spec.targets[1] (downstream \"edge1\"/\"base\") both produce the PackageVariant identifier \"my-set-edge1-base\"",
+            "give them different downstream repo or package names",
+        ],
+        Where {
+            field: Some("spec.targets[1]"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn upstream_not_found() {
+    error_result(
+        "a set whose upstream PackageRevision is not among the items",
+        &[
+            "could not find upstream package revision 'base/1' in repo 'blueprints'",
+            "must be among the input items",
+        ],
+        Where {
+            field: Some("spec.upstream"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn billion_laughs_function_config() {
+    error_result(
+        "a billion-laughs functionConfig",
+        &["cannot read the PackageVariant: YAML aliases expand to more than 100000 values; refusing to expand them"],
+        Where {
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+// ---------------------------------------------------------------- the README table
+
+/// What the binary answers to a row: exit code and the stderr line or the first error result
+/// (message, field path, resourceRef).
+fn answer(input: &[u8]) -> (i32, String) {
+    let out = run_bytes(input);
+    if out.stdout.is_empty() {
+        return (out.code, format!("stderr: {}", code(out.stderr.trim_end())));
+    }
+    let error = first_error(&out.stdout).unwrap_or_default();
+    let get = |p: &str| {
+        error
+            .pointer(p)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let message = get("/message").replace('\n', " ").replace('|', "\\|");
+    let mut s = format!("error result: {}", code(&message));
+    let field = get("/field/path");
+    if !field.is_empty() {
+        s.push_str(&format!("; field `{field}`"));
+    }
+    let kind = get("/resourceRef/kind");
+    if !kind.is_empty() {
+        s.push_str(&format!(
+            "; resourceRef `{kind}/{}`",
+            get("/resourceRef/name")
+        ));
+    }
+    (out.code, s)
+}
+
+/// A Markdown code span, with a longer fence when the text holds backticks.
+fn code(text: &str) -> String {
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+fn table() -> String {
+    let mut t = String::from("| What you send | Exit | What you get |\n|---|---|---|\n");
+    for (send, input) in rows() {
+        let (code, got) = answer(&input);
+        t.push_str(&format!("| {send} | {code} | {got} |\n"));
+    }
+    t.push_str("| more than 256 MiB | 1 | stderr: `package-variant: input is larger than the limit of 268435456 bytes (256 MiB); split the package or the list of objects into smaller ResourceLists` |\n");
+    t
+}
+
+/// Prints the table for the README's Errors table.
+#[test]
+#[ignore = "prints the table; run with --ignored --nocapture to regenerate the README's Errors table"]
+fn print_table() {
+    println!("{}", table());
+}
+
+/// Every row of the table in the README's Errors table is what the binary says today.
+#[test]
+fn table_document_matches_the_binary() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    for line in table().lines().skip(2) {
+        assert!(
+            doc.contains(line),
+            "the Errors table in README.md is out of date (regenerate it, see the module doc); missing:\n{line}"
+        );
+    }
+}

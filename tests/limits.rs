@@ -1,0 +1,399 @@
+//! Every limit through the binary: each hostile input is refused with a clear message (an error
+//! result, or one line on stderr when the input cannot be read as a ResourceList) and exit 1,
+//! without hanging, overflowing the stack or blowing up memory.
+//!
+//! The time bounds are generous (20 s) and only catch hangs and exponential blow-ups.
+//!
+//! | limit | value | where |
+//! |---|---|---|
+//! | input size | 256 MiB (`resource_list::MAX_INPUT_BYTES`) | stdin |
+//! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
+//! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
+//! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
+//! | CEL evaluation | 10,000 comprehension steps (`cel_env::MAX_COMPREHENSION_STEPS`) | PVS templates |
+//! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
+
+mod common;
+
+use common::{
+    items_section, pv_config, pvs_config, repository, resource_list, results_section, run, KPTFILE,
+    PACKAGE_CONTEXT, UPSTREAM_PR,
+};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Only catches hangs and blow-ups.
+const GENEROUS: Duration = Duration::from_secs(20);
+
+/// Runs the binary and checks it took less than [`GENEROUS`].
+fn run_bounded(input: &str) -> common::Run {
+    let start = Instant::now();
+    let out = run(input);
+    assert!(
+        start.elapsed() < GENEROUS,
+        "took {:?}: a hang or a blow-up",
+        start.elapsed()
+    );
+    out
+}
+
+/// Asserts exit 1 with an error result whose message contains every one of `needles`, and the
+/// items unchanged.
+fn assert_error_result(input: &str, out: &common::Run, needles: &[&str]) {
+    assert_eq!(out.code, 1, "stderr: {}\n{}", out.stderr, out.stdout);
+    let results = results_section(&out.stdout);
+    assert!(results.contains("severity: error"), "{results}");
+    for n in needles {
+        assert!(results.contains(n), "{n:?} not in\n{results}");
+    }
+    assert_eq!(items_section(&out.stdout), items_section(input));
+}
+
+/// `name: &a0 [x × 10]` then 11 levels of ten aliases each: 10^12 values when expanded.
+fn laughs(indent: &str) -> String {
+    let mut s = format!("{indent}a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        s.push_str(&format!(
+            "{indent}a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    s
+}
+
+// ---------------------------------------------------------------- input size
+
+/// 256 MiB + 1 byte of zeros is refused after reading one byte past the limit: the binary never
+/// reads or holds the rest. (The exact boundary is the unit test
+/// `resource_list::tests::input_size_limit`; generating 256 MiB of valid YAML here would only
+/// slow the suite down.)
+#[test]
+fn limit_input_size_256_mib() {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start package-variant");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![0u8; 1 << 20];
+        // 256 MiB + 1 MiB: the binary stops reading at the limit, so the pipe may close early.
+        for _ in 0..257 {
+            if stdin.write_all(&chunk).is_err() {
+                return;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr.contains("larger than the limit of 268435456 bytes (256 MiB)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("split"), "says what to do: {stderr}");
+    assert!(start.elapsed() < GENEROUS);
+}
+
+// ---------------------------------------------------------------- alias expansion
+
+#[test]
+fn limit_alias_expansion_in_package_variant_config() {
+    let config = pv_config(&format!("  notes:\n{}", laughs("    ")));
+    let input = resource_list(&[KPTFILE], &config);
+    let start = Instant::now();
+    let out = run_bounded(&input);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "well under a second, really"
+    );
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "cannot read the PackageVariant",
+            "aliases expand to more than 100000 values",
+        ],
+    );
+}
+
+#[test]
+fn limit_alias_expansion_in_package_variant_set_config() {
+    let config = pvs_config(&format!(
+        "  targets:\n  - repositories: [{{name: edge}}]\n  notes:\n{}",
+        laughs("    ")
+    ));
+    let input = resource_list(&[UPSTREAM_PR], &config);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "cannot read the PackageVariantSet",
+            "aliases expand to more than 100000 values",
+        ],
+    );
+}
+
+/// An item the PackageVariantSet reads in full (a PackageRevision) is data: refused.
+#[test]
+fn limit_alias_expansion_in_an_item_read_as_data() {
+    let pr = format!("{UPSTREAM_PR}status:\n{}", laughs("  "));
+    let input = resource_list(
+        &[&pr],
+        &pvs_config("  targets:\n  - repositories: [{name: edge}]\n"),
+    );
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "cannot read item",
+            "aliases expand to more than 100000 values",
+            "kind: PackageRevision",
+        ],
+    );
+}
+
+/// An item passed through is never expanded: it comes out as written, the output about as
+/// large as the input.
+#[test]
+fn limit_alias_expansion_pass_through_item_is_copied_unexpanded() {
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n{}",
+        laughs("  ")
+    );
+    let input = resource_list(&[KPTFILE, &item], &pv_config(""));
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}\n{}", out.stderr, out.stdout);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+    assert!(
+        out.stdout.len() < input.len() + 1024,
+        "output grew to {} bytes",
+        out.stdout.len()
+    );
+}
+
+/// An in-cluster object whose injected field would expand is not injected; the point says why.
+#[test]
+fn limit_alias_expansion_in_an_in_cluster_object() {
+    let lol = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n{}",
+        laughs("  ")
+    );
+    let point = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: point\n  annotations:\n    kpt.dev/config-injection: required\n    config.kubernetes.io/path: cm.yaml\ndata: {}\n";
+    let input = resource_list(
+        &[KPTFILE, point, &lol],
+        &pv_config("  injectors:\n  - name: lol\n"),
+    );
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let results = results_section(&out.stdout);
+    assert!(
+        results.contains(
+            "cannot read \"data\" of \"lol\": YAML aliases expand to more than 100000 values"
+        ),
+        "{results}"
+    );
+    assert!(out.stdout.len() < 2 * input.len() + 4096);
+}
+
+// ---------------------------------------------------------------- nesting depth
+
+fn assert_nesting_refused(name: &str, input: &str) {
+    let out = run_bounded(input);
+    assert_eq!(out.code, 1, "{name}: {}", out.stderr);
+    assert!(out.stdout.is_empty(), "{name}");
+    assert!(
+        out.stderr
+            .contains("YAML nesting is deeper than 256 levels; refusing to parse it"),
+        "{name}: {}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{name}");
+}
+
+const HEAD: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n";
+
+#[test]
+fn limit_nesting_10000_flow_sequences() {
+    let input = format!("{HEAD}items:\n- {}\n", "[".repeat(10_000));
+    assert_nesting_refused("flow sequences", &input);
+    let closed = format!(
+        "{HEAD}items:\n- a: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    assert_nesting_refused("closed flow sequences", &closed);
+}
+
+#[test]
+fn limit_nesting_10000_flow_mappings() {
+    let input = format!(
+        "{HEAD}items:\n- a: {}x{}\n",
+        "{a: ".repeat(10_000),
+        "}".repeat(10_000)
+    );
+    assert_nesting_refused("flow mappings", &input);
+}
+
+#[test]
+fn limit_nesting_10000_json() {
+    let input = format!(
+        "{{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [{}1{}]}}",
+        "{\"a\": ".repeat(10_000),
+        "}".repeat(10_000)
+    );
+    assert_nesting_refused("JSON", &input);
+}
+
+#[test]
+fn limit_nesting_10000_block_sequences() {
+    // `- - - - x`: block sequences nested on one line.
+    let input = format!("{HEAD}items:\n- {}x\n", "- ".repeat(10_000));
+    assert_nesting_refused("block sequences", &input);
+}
+
+#[test]
+fn limit_nesting_10000_block_mappings() {
+    // One space more per level: 10,000 levels are 50 MB of indentation.
+    let mut input = format!("{HEAD}items:\n- a:\n");
+    for level in 1..10_000 {
+        input.push_str(&" ".repeat(level + 2));
+        input.push_str("a:\n");
+    }
+    assert_nesting_refused("block mappings", &input);
+}
+
+#[test]
+fn limit_nesting_10000_in_function_config() {
+    let input = format!(
+        "{HEAD}items: []\nfunctionConfig:\n  apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: PackageVariant\n  spec: {}\n",
+        "[".repeat(10_000)
+    );
+    assert_nesting_refused("functionConfig", &input);
+}
+
+/// Just under the limit is accepted and passes through byte for byte.
+#[test]
+fn nesting_of_200_levels_is_accepted() {
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  x: {}1{}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let input = resource_list(&[KPTFILE, &item], &pv_config(""));
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+// ---------------------------------------------------------------- CEL
+
+fn pvs_with_expr(expr: &str) -> String {
+    let targets = format!(
+        "  targets:\n  - repositorySelector: {{matchLabels: {{env: prod}}}}\n    template:\n      downstream:\n        packageExpr: '{}'\n",
+        expr.replace('\'', "''")
+    );
+    resource_list(
+        &[UPSTREAM_PR, &repository("edge1", "{env: prod}")],
+        &pvs_config(&targets),
+    )
+}
+
+const PACKAGE_EXPR: &str = "field:\n    path: spec.targets[0].template.downstream.packageExpr";
+
+#[test]
+fn limit_cel_expression_length() {
+    let long = format!("'{}'", "x".repeat(10_001));
+    let input = pvs_with_expr(&long);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "template.downstream.packageExpr: expression is 10003 bytes long, more than the limit of 10000 bytes",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_expression_nesting() {
+    let deep = format!("{}'x'{}", "(".repeat(2_000), ")".repeat(2_000));
+    let input = pvs_with_expr(&deep);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "expression nests brackets 2000 deep, more than the limit of 20",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_evaluation_cost_nested_comprehensions() {
+    // 100^3 = 1,000,000 iterations if it ran to the end.
+    let list = format!(
+        "[{}]",
+        (0..100)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let expr = format!("{list}.all(x, {list}.all(y, {list}.all(z, x + y + z >= 0))) ? 'a' : 'b'");
+    let input = pvs_with_expr(&expr);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "evaluation stopped: more than 10000 comprehension steps",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_evaluation_cost_over_object_labels() {
+    // A comprehension over a target's (large) label map, nested over itself.
+    let labels: Vec<String> = (0..2_000).map(|i| format!("l{i}: v")).collect();
+    let repo = repository("edge1", &format!("{{env: prod, {}}}", labels.join(", ")));
+    let targets = "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream:\n        packageExpr: \"target.labels.all(k, target.labels.exists(j, j == k)) ? 'a' : 'b'\"\n";
+    let input = resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets));
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["evaluation stopped: more than 10000 comprehension steps"],
+    );
+}
+
+// ---------------------------------------------------------------- number of targets
+
+#[test]
+fn limit_package_variants_per_set() {
+    let names: Vec<String> = (0..=100_000).map(|i| format!("p{i}")).collect();
+    let targets = format!(
+        "  targets:\n  - repositories:\n    - name: edge\n      packageNames: [{}]\n",
+        names.join(", ")
+    );
+    let input = resource_list(&[UPSTREAM_PR, PACKAGE_CONTEXT], &pvs_config(&targets));
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "the targets produce more than 100000 PackageVariants (the limit for one PackageVariantSet",
+            "split the targets over several PackageVariantSets",
+            "field:\n    path: spec.targets[0]",
+        ],
+    );
+}
