@@ -249,6 +249,41 @@ impl<'a> Parser<'a> {
         Ok(None)
     }
 
+    /// A `# comment` starting exactly here (after an indicator and white space).
+    fn comment_here(&mut self) -> PResult<Option<Span>> {
+        if self.peek() != b'#' {
+            return Ok(None);
+        }
+        let start = self.pos;
+        if start > 0 && !is_ws(self.b[start - 1]) && start != self.ls {
+            return self.err("a comment must be separated from other tokens by white space");
+        }
+        self.skip_to_eol();
+        Ok(Some(Span::new(start, self.pos)))
+    }
+
+    /// Leaves the current line (at its end) for the next line with content: the comment and
+    /// blank lines in between become the `lead` of what starts there. `rewind` goes back when
+    /// that content belongs to an enclosing collection.
+    fn next_line(&mut self) -> PResult<NextLine> {
+        let line_end = self.pos;
+        let line_start = self.ls;
+        self.eat_newline();
+        let lead_start = self.pos;
+        self.skip_trivia()?;
+        Ok(NextLine {
+            line_end,
+            line_start,
+            lead: (self.ls > lead_start).then(|| Span::new(lead_start, self.ls)),
+            indent: self.cur_indent(),
+        })
+    }
+
+    fn rewind(&mut self, next: &NextLine) {
+        self.pos = next.line_end;
+        self.ls = next.line_start;
+    }
+
     // ----- documents -------------------------------------------------------------------
 
     /// Skips directives, comments and the `---` marker before a document's root node.
@@ -371,34 +406,19 @@ impl<'a> Parser<'a> {
         let c = self.peek();
         if c == b'#' || is_eol(c) {
             let value_pos = self.pos;
-            let comment = if c == b'#' {
-                if value_pos > 0 && !is_ws(self.b[value_pos - 1]) && value_pos != self.ls {
-                    return self
-                        .err("a comment must be separated from other tokens by white space");
-                }
-                let start = self.pos;
-                self.skip_to_eol();
-                Some(Span::new(start, self.pos))
-            } else {
-                None
-            };
-            let line_end = self.pos;
-            let line_start = self.ls;
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
+            let comment = self.comment_here()?;
+            let next = self.next_line()?;
+            let ind = next.indent;
             let mut node = if ind > parent {
-                let lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                let lead = next.lead;
                 let col = self.col();
                 self.parse_content(parent, col, true, lead)?
             } else if ind == parent && ctx == Ctx::MapValue && self.at_seq_entry() {
-                let lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                let lead = next.lead;
                 let col = self.col();
                 self.parse_block_seq(col, lead)?
             } else {
-                self.pos = line_end;
-                self.ls = line_start;
+                self.rewind(&next);
                 null_at(value_pos)
             };
             if props.is_some() {
@@ -541,25 +561,20 @@ impl<'a> Parser<'a> {
                     whole: Some(Span::new(key_start, end)),
                 },
             });
-            let line_end = self.pos;
-            let line_start = self.ls;
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
+            let next = self.next_line()?;
+            let ind = next.indent;
             if ind == col as i64 {
                 if self.at_seq_entry() {
                     return self
                         .err("a sequence entry is not allowed here (check the indentation)");
                 }
-                lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                lead = next.lead;
                 continue;
             }
             if ind > col as i64 {
                 return self.err("bad indentation of a mapping entry");
             }
-            self.pos = line_end;
-            self.ls = line_start;
+            self.rewind(&next);
             break;
         }
         if entries.len() >= 32 {
@@ -660,21 +675,16 @@ impl<'a> Parser<'a> {
                     whole: Some(Span::new(dash, end)),
                 },
             )?;
-            let line_end = self.pos;
-            let line_start = self.ls;
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
+            let next = self.next_line()?;
+            let ind = next.indent;
             if ind == col as i64 && self.at_seq_entry() {
-                lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                lead = next.lead;
                 continue;
             }
             if ind > col as i64 {
                 return self.err("bad indentation of a sequence entry");
             }
-            self.pos = line_end;
-            self.ls = line_start;
+            self.rewind(&next);
             break;
         }
         Ok(Span::new(start, end))
@@ -775,12 +785,10 @@ impl<'a> Parser<'a> {
                     whole: Some(Span::new(key_start, end)),
                 },
             });
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
+            let next = self.next_line()?;
+            let ind = next.indent;
             if ind == col as i64 && !self.at_seq_entry() {
-                lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                lead = next.lead;
                 continue;
             }
             if ind < 0 {
@@ -801,21 +809,11 @@ impl<'a> Parser<'a> {
         self.skip_inline_ws();
         let c = self.peek();
         if c == b'#' || is_eol(c) {
-            let comment = if c == b'#' {
-                let s = self.pos;
-                self.skip_to_eol();
-                Some(Span::new(s, self.pos))
-            } else {
-                None
-            };
-            let line_end = self.pos;
-            let line_start = self.ls;
-            self.eat_newline();
-            let lead_start = self.pos;
-            self.skip_trivia()?;
-            let ind = self.cur_indent();
+            let comment = self.comment_here()?;
+            let next = self.next_line()?;
+            let ind = next.indent;
             if ind >= col as i64 && self.at_seq_entry() {
-                let lead = (self.ls > lead_start).then(|| Span::new(lead_start, self.ls));
+                let lead = next.lead;
                 let seq_col = self.col();
                 let mut f = |n: Node, t: Trivia| {
                     let after_dash = t.whole.map_or(0, |w| w.start as usize + 1);
@@ -829,9 +827,8 @@ impl<'a> Parser<'a> {
             if ind > col as i64 {
                 return self.err("items must be a list of objects");
             }
-            self.pos = line_end;
-            self.ls = line_start;
-            return Ok((null_at(line_end), comment, line_end));
+            self.rewind(&next);
+            return Ok((null_at(next.line_end), comment, next.line_end));
         }
         if c == b'[' {
             let node = self.parse_flow_node()?;
@@ -1469,6 +1466,14 @@ impl<'a> Parser<'a> {
         n.src = Some(Span::new(start, self.pos));
         Ok(n)
     }
+}
+
+/// Where [`Parser::next_line`] found the next content, and how to get back.
+struct NextLine {
+    line_end: usize,
+    line_start: usize,
+    lead: Option<Span>,
+    indent: i64,
 }
 
 /// Where an item of `items` came from, so it can be parsed again.
