@@ -97,6 +97,17 @@ impl<'a> ResourceList<'a> {
                     .to_string(),
             ));
         }
+        if let Some(i) = src
+            .match_indices('\r')
+            .map(|(i, _)| i)
+            .find(|&i| src.as_bytes().get(i + 1) != Some(&b'\n'))
+        {
+            let line = src[..i].matches('\n').count() + 1;
+            return Err(InputError(format!(
+                "input has a carriage return (U+000D) without a line feed at line {line}; \
+                 use LF or CRLF line endings"
+            )));
+        }
         if let Some((i, c)) = src.char_indices().find(|&(_, c)| {
             (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
                 || c == '\u{fffe}'

@@ -65,6 +65,10 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
         ("not UTF-8", b"apiVersion: config.kubernetes.io/v1\n# \xff\n".to_vec()),
         ("a control character", s("apiVersion: config.kubernetes.io/v1\n# \x07\n")),
         (
+            "a carriage return without a line feed",
+            s("apiVersion: config.kubernetes.io/v1\rkind: ResourceList\n"),
+        ),
+        (
             "a list instead of a ResourceList",
             s("- apiVersion: v1\n  kind: ConfigMap\n"),
         ),
