@@ -21,12 +21,3 @@ pub fn check(input: &[u8]) -> Outcome {
     );
     out
 }
-
-/// Indents `text` by `n` spaces (for building YAML around fuzzed fragments).
-#[allow(dead_code)] // used by some targets only
-pub fn indent(text: &str, n: usize) -> String {
-    let pad = " ".repeat(n);
-    text.lines()
-        .map(|l| format!("{pad}{l}\n"))
-        .collect()
-}
