@@ -393,14 +393,28 @@ fn summary(
             .unwrap_or("")
             .to_string()
     };
+    // Porch updates every variant still wanted; the summary tells the ones whose spec really
+    // changes from the ones left as they were.
+    let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, d)| {
+        let current = items
+            .get(*i)
+            .and_then(|o| crate::object::json_at(o, "/spec"));
+        serde_json::to_value(&d.spec).ok().as_ref() != current
+    });
     let created = name_list(creates.iter().map(|d| d.name.clone()).collect());
-    let updated = name_list(updates.iter().map(|(i, _)| item_name(*i)).collect());
+    let updated = name_list(changed.iter().map(|(i, _)| item_name(*i)).collect());
     let deleted = name_list(deletes.iter().map(|&i| item_name(i)).collect());
+    let kept = if unchanged.is_empty() {
+        String::new()
+    } else {
+        let names = name_list(unchanged.iter().map(|(i, _)| item_name(*i)).collect());
+        format!(", {} unchanged{names}", unchanged.len())
+    };
     let mut message = format!(
-        "PackageVariantSet {:?}: {} created{created}, {} updated{updated}, {} deleted{deleted}",
+        "PackageVariantSet {:?}: {} created{created}, {} updated{updated}{kept}, {} deleted{deleted}",
         set.metadata.name,
         creates.len(),
-        updates.len(),
+        changed.len(),
         deletes.len()
     );
     let elsewhere = items
