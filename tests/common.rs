@@ -56,7 +56,13 @@ pub fn items_section(rl: &str) -> &str {
 
 /// Wraps item documents (each a block mapping) into a ResourceList with `config`.
 pub fn resource_list(items: &[&str], config: &str) -> String {
-    let mut s = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let mut s = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n");
+    // An empty list is written `items: []`, as the function writes it.
+    s.push_str(if items.is_empty() {
+        "items: []\n"
+    } else {
+        "items:\n"
+    });
     for item in items {
         let mut first = true;
         for line in item.trim_end_matches('\n').split('\n') {
