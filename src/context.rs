@@ -85,7 +85,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
 /// Finds the package context: the item at `package-context.yaml` (or, in a list without path
 /// annotations, the only ConfigMap named `kptfile.kpt.dev`), checked as Porch checks it.
 pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
-    let items = pkg.package_items();
+    let items = pkg.root_package_items();
     let at_path: Vec<usize> = if pkg.has_no_paths() {
         items
             .iter()

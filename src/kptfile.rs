@@ -21,7 +21,7 @@ pub const KPTFILE_KIND: &str = "Kptfile";
 /// a path annotation, the only Kptfile. Subpackage Kptfiles (`sub/Kptfile`) never qualify.
 pub fn find_root(pkg: &Package) -> Result<usize, Box<ResultItem>> {
     let kptfiles: Vec<usize> = pkg
-        .package_items()
+        .root_package_items()
         .into_iter()
         .filter(|&i| pkg.meta(i).is(KPTFILE_API_VERSION, KPTFILE_KIND))
         .collect();

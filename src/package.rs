@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 /// Marks an item as an in-cluster object (input for config injection, not part of the package).
 pub const IN_CLUSTER_ANNOTATION: &str = "config.porch.kpt.dev/in-cluster";
 
+/// kpt render's annotation: the absolute path of the (sub)package that owns an item.
+pub const PACKAGE_PATH_ANNOTATION: &str = "internal.config.kubernetes.io/package-path";
+
 /// The items of a ResourceList, classified, with the trees loaded so far.
 pub struct Package<'r, 'a> {
     /// The ResourceList the items come from.
@@ -70,6 +73,32 @@ impl<'r, 'a> Package<'r, 'a> {
                 self.meta(i).is_object && !self.is_in_cluster(i) && !self.is_config_item(i)
             })
             .collect()
+    }
+
+    /// Indices of the package items of the package being run on, leaving out its
+    /// subpackages' items. `kpt fn render` gives every item the absolute path of the
+    /// (sub)package that owns it (`internal.config.kubernetes.io/package-path`) and paths
+    /// relative to that package, so a subpackage's Kptfile is at path `Kptfile` too: the root
+    /// package is the one with the shortest package path. Without the annotation (eval, Porch)
+    /// paths are relative to the root and every item counts.
+    pub fn root_package_items(&self) -> Vec<usize> {
+        let items = self.package_items();
+        let root = items
+            .iter()
+            .filter_map(|&i| self.meta(i).annotation(PACKAGE_PATH_ANNOTATION))
+            .min_by_key(|p| p.len());
+        match root {
+            None => items,
+            Some(root) => items
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    self.meta(i)
+                        .annotation(PACKAGE_PATH_ANNOTATION)
+                        .is_none_or(|p| p == root)
+                })
+                .collect(),
+        }
     }
 
     /// True when no package item carries a path annotation (a hand-made ResourceList).

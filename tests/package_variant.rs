@@ -1486,3 +1486,66 @@ fn sample_function_config_is_valid() {
     assert!(out.contains("name: PackageVariant.my-pv.set-namespace.0"));
     assert!(!out.contains("legacy-key: old"));
 }
+
+// ------------------------------------------------- kpt render: subpackages first
+
+/// `kpt fn render` sends a subpackage's items first, with paths relative to the subpackage
+/// (its Kptfile is at `Kptfile` too) and `internal.config.kubernetes.io/package-path`: the
+/// root package is the one with the shortest package path, and only its files change.
+#[test]
+fn render_layout_edits_only_the_root_package() {
+    let with_package_path = |doc: String, pkg: &str| {
+        doc.replace(
+            "    internal.config.kubernetes.io/path:",
+            &format!("    internal.config.kubernetes.io/package-path: '{pkg}'\n    internal.config.kubernetes.io/path:"),
+        )
+    };
+    let sub_kptfile = with_package_path(annotate(KPTFILE, "Kptfile", 0), "/w/pkg/sub");
+    let sub_ctx = with_package_path(
+        annotate(&context_with("  sub: \"yes\"\n"), "package-context.yaml", 0),
+        "/w/pkg/sub",
+    );
+    let root_kptfile = with_package_path(annotate(KPTFILE, "Kptfile", 0), "/w/pkg");
+    let root_ctx = with_package_path(
+        annotate(&context_with(""), "package-context.yaml", 0),
+        "/w/pkg",
+    );
+    let point = with_package_path(
+        annotate(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  db: example\n",
+            "endpoints.yaml",
+            0,
+        ),
+        "/w/pkg",
+    );
+    let mut input =
+        String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    for doc in [&sub_kptfile, &sub_ctx, &root_kptfile, &root_ctx, &point] {
+        input.push_str(&indent(doc, "- ", 2));
+    }
+    input.push_str("functionConfig:\n");
+    input.push_str(&indent(
+        &pv("  packageContext:\n    data:\n      region: us-east1\n"),
+        "  ",
+        2,
+    ));
+    let (code, out) = run(&input);
+    assert_eq!(code, 0, "{out}");
+    // The subpackage's Kptfile and context come out as they went in.
+    assert!(out.contains(&indent(&sub_kptfile, "- ", 2)), "{out}");
+    assert!(out.contains(&indent(&sub_ctx, "- ", 2)), "{out}");
+    // The root package's context and Kptfile get the changes.
+    let root_ctx_out = out
+        .split("\n- ")
+        .find(|d| d.contains("package-path: '/w/pkg'") && d.contains("kptfile.kpt.dev"))
+        .expect("root context");
+    assert!(root_ctx_out.contains("region: us-east1"), "{root_ctx_out}");
+    let root_kptfile_out = out
+        .split("\n- ")
+        .find(|d| d.contains("package-path: '/w/pkg'") && d.contains("kind: Kptfile"))
+        .expect("root Kptfile");
+    assert!(
+        root_kptfile_out.contains("conditionType: config.injection.ConfigMap.endpoints"),
+        "{root_kptfile_out}"
+    );
+}
