@@ -46,6 +46,33 @@ pub struct Outcome {
 }
 
 /// Runs the function on a ResourceList.
+///
+/// ```
+/// let input = "\
+/// apiVersion: config.kubernetes.io/v1
+/// kind: ResourceList
+/// items:
+/// - apiVersion: v1
+///   kind: ConfigMap
+///   metadata:
+///     name: kptfile.kpt.dev
+///     annotations:
+///       config.kubernetes.io/path: package-context.yaml
+///   data:
+///     name: my-pkg
+///     zip: \"0123\" # stays a quoted string
+/// functionConfig:
+///   apiVersion: v1
+///   kind: ConfigMap
+///   metadata:
+///     name: function-input
+///   data:
+///     region: us-east1
+/// ";
+/// let out = package_variant::process(input.as_bytes().to_vec());
+/// assert_eq!(out.exit_code, 0);
+/// assert!(out.stdout.contains("    zip: \"0123\" # stays a quoted string\n    region: us-east1\n"));
+/// ```
 pub fn process(input: Vec<u8>) -> Outcome {
     // Own thread: a stack large enough for the deepest document we accept, in debug builds too.
     match std::thread::Builder::new()

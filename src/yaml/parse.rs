@@ -1585,6 +1585,18 @@ impl Node {
 }
 
 /// Parses a single YAML document.
+///
+/// ```
+/// use package_variant::yaml::{emit, parse, Node};
+///
+/// let src = "data:\n  # kept\n  on: 'on' # quoted\n";
+/// let mut doc = parse(src).unwrap();
+/// doc.get_mut("data").unwrap().set("region", Node::string("us-east1"));
+/// assert_eq!(
+///     emit::to_string(src, &doc),
+///     "data:\n  # kept\n  on: 'on' # quoted\n  region: us-east1\n"
+/// );
+/// ```
 pub fn parse(s: &str) -> PResult<Node> {
     Parser::new(s).parse_document()
 }
