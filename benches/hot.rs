@@ -8,7 +8,7 @@ mod workloads;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use package_variant::api::package_variant_set::PackageVariantSet;
-use package_variant::cel_env::{self, Activation, ProgramCache};
+use package_variant::cel_env::{self, Bindings, ProgramCache};
 use package_variant::context::{self, ContextEdit};
 use package_variant::package::Package;
 use package_variant::package_variant::PackageVariant;
@@ -192,10 +192,11 @@ fn cel(c: &mut Criterion) {
     g.bench_function("object_input", |b| {
         b.iter(|| cel_env::object_input(black_box(&object)))
     });
+    let bindings = Bindings::new(cache.env(), Some(&upstream));
     g.bench_function("activation", |b| {
-        b.iter(|| Activation::new(cache.env(), "site-00001", "base", Some(&upstream), &target))
+        b.iter(|| bindings.activation("site-00001", "base", black_box(&target)))
     });
-    let activation = Activation::new(cache.env(), "site-00001", "base", Some(&upstream), &target);
+    let activation = bindings.activation("site-00001", "base", &target);
     g.bench_function("evaluate", |b| {
         b.iter(|| activation.evaluate(black_box(&program)))
     });

@@ -588,69 +588,11 @@ pub fn repositories_target_input(repo: &str, package: &str) -> Value {
     })
 }
 
-/// The variables bound for one target. Build once per target and evaluate all its expressions.
-/// [`Activation::new`] builds everything; [`Bindings::activation`] binds only the target's
-/// variables over what every target of a run shares.
+/// The variables bound for one target ([`Bindings::activation`]). Build once per target and
+/// evaluate all its expressions.
 pub struct Activation<'p> {
     ctx: Context<'p, 'static>,
     steps: Arc<AtomicU64>,
-}
-
-/// The root scope: the environment, `upstream` and the step counter.
-fn root_context(
-    env: Arc<Env>,
-    upstream: Option<&Value>,
-) -> (Context<'static, 'static>, Arc<AtomicU64>) {
-    let mut ctx = Context::with_env(env);
-    if let Some(up) = upstream {
-        ctx.add_variable_from_value("upstream", up.clone());
-    }
-    let steps = Arc::new(AtomicU64::new(0));
-    let counter = Arc::clone(&steps);
-    // Errors when over the limit; `evaluate` also checks the count afterwards, because a
-    // fold (`error || true`) may swallow the error.
-    let registered = ctx.add_function(STEP_FUNCTION, move || -> Result<Value, ExecutionError> {
-        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
-        if n > MAX_COMPREHENSION_STEPS {
-            Err(ExecutionError::function_error(
-                STEP_FUNCTION,
-                "step limit exceeded",
-            ))
-        } else {
-            Ok(Value::Bool(true))
-        }
-    });
-    debug_assert!(
-        registered.is_ok(),
-        "the step function name cannot clash with an overload"
-    );
-    (ctx, steps)
-}
-
-fn bind_target(
-    ctx: &mut Context<'_, 'static>,
-    repo_default: &str,
-    package_default: &str,
-    target: &Value,
-) {
-    ctx.add_variable_from_value("repoDefault", repo_default);
-    ctx.add_variable_from_value("packageDefault", package_default);
-    ctx.add_variable_from_value("target", target.clone());
-}
-
-impl Activation<'static> {
-    /// Binds `repoDefault`, `packageDefault`, `upstream` and `target`. `repository` is bound later.
-    pub fn new(
-        env: Arc<Env>,
-        repo_default: &str,
-        package_default: &str,
-        upstream: Option<&Value>,
-        target: &Value,
-    ) -> Self {
-        let (mut ctx, steps) = root_context(env, upstream);
-        bind_target(&mut ctx, repo_default, package_default, target);
-        Activation { ctx, steps }
-    }
 }
 
 /// What every target of a run shares: the environment, `upstream` (converted for the
@@ -663,7 +605,30 @@ pub struct Bindings {
 
 impl Bindings {
     pub fn new(env: Arc<Env>, upstream: Option<&Value>) -> Self {
-        let (ctx, steps) = root_context(env, upstream);
+        let mut ctx = Context::with_env(env);
+        if let Some(up) = upstream {
+            ctx.add_variable_from_value("upstream", up.clone());
+        }
+        let steps = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&steps);
+        // Errors when over the limit; `evaluate` also checks the count afterwards, because a
+        // fold (`error || true`) may swallow the error.
+        let registered =
+            ctx.add_function(STEP_FUNCTION, move || -> Result<Value, ExecutionError> {
+                let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+                if n > MAX_COMPREHENSION_STEPS {
+                    Err(ExecutionError::function_error(
+                        STEP_FUNCTION,
+                        "step limit exceeded",
+                    ))
+                } else {
+                    Ok(Value::Bool(true))
+                }
+            });
+        debug_assert!(
+            registered.is_ok(),
+            "the step function name cannot clash with an overload"
+        );
         Bindings { ctx, steps }
     }
 
@@ -676,7 +641,9 @@ impl Bindings {
         target: &Value,
     ) -> Activation<'_> {
         let mut ctx = self.ctx.new_inner_scope();
-        bind_target(&mut ctx, repo_default, package_default, target);
+        ctx.add_variable_from_value("repoDefault", repo_default);
+        ctx.add_variable_from_value("packageDefault", package_default);
+        ctx.add_variable_from_value("target", target.clone());
         Activation {
             ctx,
             steps: Arc::clone(&self.steps),

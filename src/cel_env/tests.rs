@@ -14,7 +14,8 @@ fn eval_with(expr: &str, target: Option<Value>) -> Result<String, String> {
     let mut cache = ProgramCache::new();
     let program = cache.compile(expr)?;
     let target = target.unwrap_or(Value::Null);
-    let activation = Activation::new(cache.env(), "foo-repo", "bar-package", None, &target);
+    let bindings = Bindings::new(cache.env(), None);
+    let activation = bindings.activation("foo-repo", "bar-package", &target);
     activation.evaluate(&program)
 }
 
@@ -274,7 +275,8 @@ fn deep_nesting_is_rejected_not_a_stack_overflow() {
         // Either rejected, or small enough to evaluate: never a crash.
         if let Ok(p) = compile(&deep) {
             let target = Value::Null;
-            let a = Activation::new(ProgramCache::new().env(), "r", "p", None, &target);
+            let bindings = Bindings::new(ProgramCache::new().env(), None);
+            let a = bindings.activation("r", "p", &target);
             let _ = a.evaluate(&p);
         }
     }
@@ -303,7 +305,8 @@ fn evaluation_at_the_depth_limit_fits_the_stack() {
         match compile(&expr) {
             Ok(p) => {
                 let target = Value::Null;
-                let a = Activation::new(ProgramCache::new().env(), "r", "p", None, &target);
+                let bindings = Bindings::new(ProgramCache::new().env(), None);
+                let a = bindings.activation("r", "p", &target);
                 let _ = a.evaluate(&p);
             }
             Err(e) => assert!(e.contains("limit"), "{e}"),

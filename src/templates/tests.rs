@@ -231,13 +231,8 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
     let base: BTreeMap<String, String> = decode(&base, "").map_err(|e| e.message)?;
     let exprs: Vec<MapExpr> = decode(&exprs, "").map_err(|e| e.message)?;
     let mut programs = ProgramCache::new();
-    let activation = Activation::new(
-        programs.env(),
-        "foo-repo",
-        "bar-package",
-        None,
-        &cel::Value::Null,
-    );
+    let bindings = Bindings::new(programs.env(), None);
+    let activation = bindings.activation("foo-repo", "bar-package", &cel::Value::Null);
     let mut ev = Evaluator {
         programs: &mut programs,
         activation,
