@@ -388,9 +388,7 @@ fn summary(
     let item_name = |i: usize| {
         items
             .get(i)
-            .and_then(|o| crate::object::json_at(o, "/metadata/name"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
+            .map_or("", |o| targets::str_at(o, "/metadata/name"))
             .to_string()
     };
     // Porch updates every variant still wanted; the summary tells the ones whose spec really
@@ -420,9 +418,8 @@ fn summary(
     let elsewhere = items
         .iter()
         .filter(|o| {
-            crate::object::json_at(o, "/metadata/namespace")
-                .and_then(Value::as_str)
-                .is_some_and(|ns| !ns.is_empty() && ns != namespace)
+            let ns = targets::str_at(o, "/metadata/namespace");
+            !ns.is_empty() && ns != namespace
         })
         .count();
     if elsewhere > 0 {

@@ -7,14 +7,14 @@
 //! downstreams with one identifier, and existing variants that share an identifier or have no
 //! downstream (Porch would panic on the latter).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::api::package_variant::{
     PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
 use crate::naming;
 use crate::results::ResultItem;
-use crate::targets::is_kind_in_namespace;
+use crate::targets::{items_of_kind, str_at};
 
 /// The label that marks a PackageVariant as owned by a set (value: the set's uid, or its name
 /// when it has no uid, as for a set read from a file).
@@ -45,21 +45,20 @@ pub struct Plan {
 
 /// Item indexes of the PackageVariants in `namespace` labelled as owned by `owner`.
 pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str) -> Vec<usize> {
-    (0..items.len())
-        .filter(|&i| {
-            items.get(i).is_some_and(|item| {
-                is_kind_in_namespace(
-                    item,
-                    PACKAGE_VARIANT_API_VERSION,
-                    PACKAGE_VARIANT_KIND,
-                    namespace,
-                ) && crate::object::json_at(item, "/metadata/labels")
-                    .and_then(|l| l.get(OWNER_LABEL))
-                    .and_then(|v| v.as_str())
-                    == Some(owner)
-            })
-        })
-        .collect()
+    let mut owned = items_of_kind(
+        items,
+        PACKAGE_VARIANT_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        namespace,
+    );
+    owned.retain(|&i| {
+        items.get(i).and_then(|item| {
+            crate::object::json_at(item, "/metadata/labels")?
+                .get(OWNER_LABEL)?
+                .as_str()
+        }) == Some(owner)
+    });
+    owned
 }
 
 /// Keys rendered specs by identifier, in target order.
@@ -133,12 +132,8 @@ pub fn plan(
     let mut existing: HashMap<String, usize> = HashMap::new();
     for &i in owned {
         let Some(item) = items.get(i) else { continue };
-        let name = crate::object::json_at(item, "/metadata/name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("");
-        let downstream =
-            crate::object::json_at(item, "/spec/downstream").and_then(|d| d.as_object());
-        let Some(downstream) = downstream else {
+        let name = str_at(item, "/metadata/name");
+        if !crate::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
             // Porch would panic; it can match nothing, so it is obsolete.
             plan.deletes.push(i);
             plan.warnings.push(
@@ -149,21 +144,16 @@ pub fn plan(
                 .on_item(i),
             );
             continue;
-        };
-        let text = |k: &str| {
-            downstream
-                .get(k)
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
-        let identifier = naming::identifier(set_name, &text("repo"), &text("package"));
+        }
+        let identifier = naming::identifier(
+            set_name,
+            str_at(item, "/spec/downstream/repo"),
+            str_at(item, "/spec/downstream/package"),
+        );
         if let Some(earlier) = existing.insert(identifier.clone(), i) {
             let earlier_name = items
                 .get(earlier)
-                .and_then(|e| crate::object::json_at(e, "/metadata/name"))
-                .and_then(|n| n.as_str())
-                .unwrap_or("");
+                .map_or("", |e| str_at(e, "/metadata/name"));
             plan.warnings.push(
                 ResultItem::warning(format!(
                     "owned PackageVariants {earlier_name:?} and {name:?} have the same identifier {identifier:?}; only {name:?} is reconciled, {earlier_name:?} is left as it is (as Porch does)"
@@ -172,13 +162,10 @@ pub fn plan(
             );
         }
     }
-    let wanted: HashMap<&str, ()> = desired
-        .iter()
-        .map(|d| (d.identifier.as_str(), ()))
-        .collect();
+    let wanted: HashSet<&str> = desired.iter().map(|d| d.identifier.as_str()).collect();
     let mut obsolete: Vec<usize> = existing
         .iter()
-        .filter(|(id, _)| !wanted.contains_key(id.as_str()))
+        .filter(|(id, _)| !wanted.contains(id.as_str()))
         .map(|(_, &i)| i)
         .collect();
     plan.deletes.append(&mut obsolete);

@@ -32,7 +32,8 @@ pub fn effective_namespace(set_namespace: &str) -> &str {
     }
 }
 
-fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
+/// The string at `pointer` ([`crate::object::json_at`]), or `""` when absent or not a string.
+pub fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
     crate::object::json_at(item, pointer)
         .and_then(|v| v.as_str())
         .unwrap_or("")
@@ -60,12 +61,11 @@ pub fn items_of_kind(
     kind: &str,
     namespace: &str,
 ) -> Vec<usize> {
-    (0..items.len())
-        .filter(|&i| {
-            items
-                .get(i)
-                .is_some_and(|item| is_kind_in_namespace(item, api_version, kind, namespace))
-        })
+    items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| is_kind_in_namespace(item, api_version, kind, namespace))
+        .map(|(i, _)| i)
         .collect()
 }
 

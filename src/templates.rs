@@ -41,9 +41,7 @@ impl<'a> RepositoryIndex<'a> {
     pub fn new(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
         let mut by_name = HashMap::new();
         for repo in repositories {
-            let name = crate::object::json_at(repo, "/metadata/name")
-                .and_then(|n| n.as_str())
-                .unwrap_or("");
+            let name = crate::targets::str_at(repo, "/metadata/name");
             by_name.entry(name).or_insert((repo, OnceCell::new()));
         }
         RepositoryIndex { by_name }
