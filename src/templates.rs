@@ -75,8 +75,6 @@ pub struct Renderer<'a> {
     pub programs: &'a mut ProgramCache,
     /// `spec.upstream` of the set, copied verbatim into every variant.
     pub upstream: Option<&'a Upstream>,
-    /// The upstream PackageRevision as CEL sees it.
-    pub upstream_input: &'a cel::Value,
     pub repositories: &'a RepositoryIndex<'a>,
     /// `upstream` and the step counter, bound once for all renders.
     bindings: Bindings,
@@ -86,14 +84,14 @@ impl<'a> Renderer<'a> {
     pub fn new(
         programs: &'a mut ProgramCache,
         upstream: Option<&'a Upstream>,
-        upstream_input: &'a cel::Value,
+        // The upstream PackageRevision as CEL sees it.
+        upstream_input: &cel::Value,
         repositories: &'a RepositoryIndex<'a>,
     ) -> Self {
         let bindings = Bindings::new(programs.env(), Some(upstream_input));
         Renderer {
             programs,
             upstream,
-            upstream_input,
             repositories,
             bindings,
         }
