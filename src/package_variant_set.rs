@@ -331,6 +331,14 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
     };
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
+    let clashes = reconciliation::name_clashes(items, &namespace, &plan);
+    if !clashes.is_empty() {
+        return TypedExpansion {
+            results: clashes,
+            cel_compilations,
+            ..Default::default()
+        };
+    }
 
     if crate::exits_after_run() {
         // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.

@@ -180,6 +180,44 @@ pub fn plan(
     plan
 }
 
+/// The creates whose name is already taken by a PackageVariant of the namespace that stays
+/// (one the set does not own, or an owned one kept under another identifier). Porch's create
+/// fails there with `already exists`; emitting a second object of that name would instead
+/// replace the other one when the output is applied. One error per clash.
+pub fn name_clashes(items: &[serde_json::Value], namespace: &str, plan: &Plan) -> Vec<ResultItem> {
+    if plan.creates.is_empty() {
+        return Vec::new();
+    }
+    let deleted: HashSet<usize> = plan.deletes.iter().copied().collect();
+    let mut taken: HashSet<&str> = HashSet::new();
+    for i in items_of_kind(
+        items,
+        PACKAGE_VARIANT_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        namespace,
+    ) {
+        if let Some(item) = items.get(i).filter(|_| !deleted.contains(&i)) {
+            taken.insert(str_at(item, "/metadata/name"));
+        }
+    }
+    plan.creates
+        .iter()
+        .filter(|d| taken.contains(d.name.as_str()))
+        .map(|d| {
+                ResultItem::error(format!(
+                    "spec.targets[{}] (downstream {:?}/{:?}) would create PackageVariant {:?}, but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
+                    d.target,
+                    d.spec.downstream.as_ref().map_or("", |ds| ds.repo.as_str()),
+                    d.spec.downstream.as_ref().map_or("", |ds| ds.package.as_str()),
+                    d.name,
+                    d.name,
+                ))
+                .field(format!("spec.targets[{}]", d.target))
+                .on_config()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1274,6 +1274,48 @@ targets:
 // ---------------------------------------------------------------------------------------------
 // The function's own rules.
 
+/// A new variant whose name an existing PackageVariant of the namespace keeps (not owned by
+/// the set, or owned and kept under another identifier) is an error, as Porch's create fails
+/// with `already exists`; a second object of that name would replace the other when applied.
+/// An owned variant being deleted frees its name.
+#[test]
+fn create_over_a_name_taken_by_another_package_variant_is_an_error() {
+    let pr = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+spec: {repository: up, packageName: up, revision: 1}
+";
+    let spec = "upstream: {repo: up, package: up, revision: 1}
+targets:
+- repositories: [{name: r1, packageNames: [new]}, {name: r2, packageNames: [keep]}]
+";
+    let set = pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec);
+    let expect_clash = |items: &[&str]| {
+        let out = run_case(items, &set, 1);
+        let r = results(&out.stdout);
+        assert!(
+            r.contains(r#"spec.targets[0] (downstream "r1"/"new") would create PackageVariant "my-pvs-r1-new""#)
+                && r.contains("already exists")
+                && r.contains("path: spec.targets[0]"),
+            "{r}"
+        );
+        assert_eq!(r.matches("severity: error").count(), 1, "{r}");
+    };
+    // Owned by another set (or by this set's name, from a run without uid).
+    expect_clash(&[pr, &owned_pv("my-pvs-r1-new", "my-pvs", "r9", "p9")]);
+    // Owned by this set and kept (under its own identifier), with the new variant's name.
+    expect_clash(&[pr, &owned_pv("my-pvs-r1-new", "set-uid-1", "r2", "keep")]);
+    // Owned by this set and obsolete: deleted, so its name is free.
+    let out = run_case(
+        &[pr, &owned_pv("my-pvs-r1-new", "set-uid-1", "r1", "old")],
+        &set,
+        0,
+    );
+    assert_eq!(created(&out.stdout), ["my-pvs-r1-new", "my-pvs-r2-keep"]);
+    assert_eq!(out.stdout.matches("name: my-pvs-r1-new\n").count(), 1);
+}
+
 /// A fleet with owned variants, comments and quoted scalars, for the all-or-nothing and
 /// idempotence checks.
 const FLEET_ITEMS: [&str; 5] = [
