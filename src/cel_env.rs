@@ -78,7 +78,7 @@ const TYPE_IDENTIFIERS: [&str; 10] = [
 ];
 
 /// Functions of cel-go's standard library (v0.26.1), operators included.
-const STDLIB_FUNCTIONS: [&str; 44] = [
+const STDLIB_FUNCTIONS: [&str; 32] = [
     operators::CONDITIONAL,
     operators::LOGICAL_AND,
     operators::LOGICAL_OR,
@@ -111,6 +111,12 @@ const STDLIB_FUNCTIONS: [&str; 44] = [
     "bool",
     "dyn",
     "type",
+];
+
+/// cel-go's time functions. They are in Porch's standard library, but this build of the `cel`
+/// crate leaves out its time support (the `chrono` feature, and chrono-tz with it), so they
+/// are refused at compile time with a message that says so rather than failing at evaluation.
+const TIME_FUNCTIONS: [&str; 12] = [
     "duration",
     "timestamp",
     "getFullYear",
@@ -361,6 +367,17 @@ fn check<'e>(
         Expr::Select(s) => check(&s.operand, scope, d, source, info),
         Expr::Call(call) => {
             let f = call.func_name.as_str();
+            if TIME_FUNCTIONS.contains(&f) {
+                return Err(compile_error(
+                    source,
+                    info,
+                    expr.id,
+                    &format!(
+                        "'{f}' is not supported: package-variant's CEL has no timestamps or durations \
+                         (Porch's has); compute time values outside the template"
+                    ),
+                ));
+            }
             if !STDLIB_FUNCTIONS.contains(&f) {
                 return Err(compile_error(
                     source,

@@ -163,6 +163,21 @@ fn no_strings_extension_and_no_optional_types() {
 }
 
 #[test]
+fn time_functions_are_refused_at_compile_time() {
+    for expr in [
+        "string(timestamp('2024-01-01T00:00:00Z'))",
+        "string(duration('1h'))",
+        "string(timestamp('2024-01-01T00:00:00Z').getFullYear())",
+    ] {
+        let err = compile(expr).map(|_| ()).unwrap_err();
+        assert!(
+            err.contains("is not supported") && err.contains("timestamps"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn standard_library_works() {
     let t = Some(r1_input());
     assert_eq!(
