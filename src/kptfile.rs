@@ -187,10 +187,7 @@ fn sorted_unique(kptfile: &Node, keys: [&str; 2], mut list: Vec<(String, Item)>)
 
 /// Writes `list` at `parent.key`, creating `parent` (appended) when absent or not a mapping.
 fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
-    if !kptfile.get(parent).is_some_and(Node::is_mapping) {
-        kptfile.set(parent, Node::mapping());
-    }
-    if let Some(p) = kptfile.get_mut(parent) {
+    if let Some(p) = kptfile.upsert_mapping(parent) {
         assign_at(p, key, list);
     }
 }
