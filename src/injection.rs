@@ -20,7 +20,8 @@ pub const INJECTED_RESOURCE_ANNOTATION: &str = "kpt.dev/injected-resource";
 pub const NO_MATCH_MESSAGE: &str =
     "no resource matched any injection selector for this injection point";
 
-const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
+/// Field path of the injection-point annotation, for results about a point.
+pub const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
 
 /// One injection point and what happened to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,18 @@ pub struct InjectionPoint {
     pub field: Option<&'static str>,
     /// The annotation value when it is neither `required` nor `optional` (a hard error).
     pub invalid_value: Option<String>,
+}
+
+impl InjectionPoint {
+    /// Why the point was not injected, as Porch's condition message puts it: the point's
+    /// errors joined with ", ", or [`NO_MATCH_MESSAGE`] when it has none.
+    pub fn not_injected_message(&self) -> String {
+        if self.errors.is_empty() {
+            NO_MATCH_MESSAGE.to_string()
+        } else {
+            self.errors.join(", ")
+        }
+    }
 }
 
 /// `config.injection.<Kind>.<name>`.

@@ -6,7 +6,7 @@
 //! stay. Both lists are sorted by type and de-duplicated; nothing is removed; existing entries
 //! keep their own nodes when they do not change.
 
-use crate::injection::{InjectionPoint, NO_MATCH_MESSAGE};
+use crate::injection::InjectionPoint;
 use crate::package::{assign_at, Package};
 use crate::results::ResultItem;
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
@@ -131,8 +131,7 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 "ConfigInjected",
                 format!("injected resource {name:?} from cluster"),
             ),
-            None if p.errors.is_empty() => ("False", "NoResourceSelected", NO_MATCH_MESSAGE.into()),
-            None => ("False", "NoResourceSelected", p.errors.join(", ")),
+            None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
         match conds.iter_mut().find(|(t, _)| *t == p.condition_type) {
             Some((_, item)) => {

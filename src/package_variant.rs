@@ -154,18 +154,13 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
         ))
         .field(p.field.unwrap_or("spec")),
         None => {
-            let why = if p.errors.is_empty() {
-                injection::NO_MATCH_MESSAGE.to_string()
-            } else {
-                p.errors.join(", ")
-            };
-            let r = format!("{what} not filled: {why}");
+            let r = format!("{what} not filled: {}", p.not_injected_message());
             if p.required {
                 ResultItem::warning(r)
             } else {
                 ResultItem::info(r)
             }
-            .field("metadata.annotations[kpt.dev/config-injection]")
+            .field(injection::ANNOTATION_FIELD)
         }
     }
     .on_item(p.item)
