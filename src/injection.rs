@@ -177,16 +177,18 @@ pub fn inject(
     in_cluster: &[usize],
     points: &mut [InjectionPoint],
 ) -> Result<(), Box<ResultItem>> {
+    // Metadata borrowed from the ResourceList itself, not from `pkg`, which is edited below.
+    let rl = pkg.rl;
     for p in points.iter_mut() {
         if injectors.is_empty() {
             p.errors.push("no injectors defined".into());
             continue;
         }
-        let target = pkg.meta(p.item).clone();
+        let target = rl.meta(p.item);
         let candidates: Vec<usize> = in_cluster
             .iter()
             .copied()
-            .filter(|&u| pkg.meta(u).is(&target.api_version, &target.kind))
+            .filter(|&u| rl.meta(u).is(&target.api_version, &target.kind))
             .collect();
         if candidates.is_empty() {
             p.errors.push(format!(
@@ -197,24 +199,25 @@ pub fn inject(
         }
         let chosen = injectors
             .iter()
-            .filter(|sel| selector_applies(sel, &target))
+            .filter(|sel| selector_applies(sel, target))
             .find_map(|sel| {
                 candidates
                     .iter()
                     .copied()
-                    .find(|&u| pkg.meta(u).name == sel.name)
+                    .find(|&u| rl.meta(u).name == sel.name)
             });
         let Some(u) = chosen else {
             continue;
         };
-        let um = pkg.meta(u).clone();
+        let um = rl.meta(u);
         let field = if um.group().is_empty() && um.kind == "ConfigMap" {
             "data"
         } else {
             "spec"
         };
         p.field = Some(field);
-        let source = pkg.rl.tree(u)?;
+        // Loaded once however many points it fills; only read, so it is never emitted.
+        let source = pkg.tree(u)?;
         let Some(value) = source.get(field) else {
             p.errors.push(format!(
                 "field {field:?} not found in resource {:?}",
