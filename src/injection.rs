@@ -66,15 +66,13 @@ pub fn condition_type(kind: &str, name: &str) -> String {
 /// annotation value other than `required`/`optional` is recorded on the point and reported by
 /// [`validate_points`].
 pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
-    // Only annotated items are points: sort those alone, by keys borrowed from the metadata
-    // (this ran over every item of the package, allocating a String per comparison).
-    let mut order = pkg.package_items();
-    order.retain(|&i| {
-        pkg.meta(i)
-            .annotation(CONFIG_INJECTION_ANNOTATION)
-            .is_some()
-    });
-    order.sort_by_key(|&i| {
+    // Only annotated items are points: sort those alone, by keys borrowed from the metadata.
+    let mut order: Vec<(usize, &str)> = pkg
+        .package_items()
+        .into_iter()
+        .filter_map(|i| Some((i, pkg.meta(i).annotation(CONFIG_INJECTION_ANNOTATION)?)))
+        .collect();
+    order.sort_by_key(|&(i, _)| {
         let m = pkg.meta(i);
         (
             m.path().is_none(),
@@ -83,31 +81,28 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
             i,
         )
     });
-    let mut points = Vec::new();
-    for i in order {
-        let m = pkg.meta(i);
-        let Some(value) = m.annotation(CONFIG_INJECTION_ANNOTATION) else {
-            continue;
-        };
-        let file = pkg.location(i);
-        let (required, invalid_value) = match value {
-            "required" => (true, None),
-            "optional" => (false, None),
-            other => (false, Some(other.to_string())),
-        };
-        points.push(InjectionPoint {
-            item: i,
-            file,
-            describe: m.describe(),
-            required,
-            condition_type: condition_type(&m.kind, &m.name),
-            injected: None,
-            errors: Vec::new(),
-            field: None,
-            invalid_value,
-        });
-    }
-    points
+    order
+        .into_iter()
+        .map(|(i, value)| {
+            let m = pkg.meta(i);
+            let (required, invalid_value) = match value {
+                "required" => (true, None),
+                "optional" => (false, None),
+                other => (false, Some(other.to_string())),
+            };
+            InjectionPoint {
+                item: i,
+                file: pkg.location(i),
+                describe: m.describe(),
+                required,
+                condition_type: condition_type(&m.kind, &m.name),
+                injected: None,
+                errors: Vec::new(),
+                field: None,
+                invalid_value,
+            }
+        })
+        .collect()
 }
 
 /// Porch's `validateInjectionPoints`, in point order: an invalid annotation value, and each
