@@ -88,11 +88,11 @@ fn mutations(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("mutation_w1_10k");
     g.sample_size(30);
-    let data: Vec<(String, String)> = pv
+    let data = pv
         .spec
         .package_context
         .as_ref()
-        .map(|pc| pc.data.clone().into_iter().collect())
+        .map(|pc| pc.data.clone())
         .unwrap_or_default();
     g.bench_function("package_context", |b| {
         b.iter(|| {

@@ -9,6 +9,7 @@ use crate::package::{assign_at, Package};
 use crate::results::ResultItem;
 use crate::yaml::{from_json_sorted, to_json};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// `metadata.name` of the package context ConfigMap.
 pub const CONTEXT_NAME: &str = "kptfile.kpt.dev";
@@ -18,7 +19,7 @@ pub const CONTEXT_PATH: &str = "package-context.yaml";
 /// What to do to the context, and where in the functionConfig it was asked for (for results).
 pub struct ContextEdit<'e> {
     /// Keys to set (sorted, as Go iterates them after sorting in its typed conversion).
-    pub data: &'e [(String, String)],
+    pub data: &'e BTreeMap<String, String>,
     /// Keys to remove after setting.
     pub remove_keys: &'e [String],
     /// functionConfig field that asked for the edit, e.g. `spec.packageContext`.
@@ -74,11 +75,12 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
     for k in edit.remove_keys {
         map.shift_remove(k);
     }
-    let new = from_json_sorted(&Value::Object(map));
-    let changed = !data.same_value(&new);
-    if changed {
-        assign_at(pkg.tree_mut(i)?, "data", new);
-    }
+    // assign_at reads before it writes: equal data leaves the file untouched.
+    assign_at(
+        pkg.tree_mut(i)?,
+        "data",
+        from_json_sorted(&Value::Object(map)),
+    );
     Ok(())
 }
 
@@ -145,7 +147,7 @@ mod tests {
         );
         let rl = ResourceList::parse(&src).map_err(|e| e.0)?;
         let mut pkg = Package::new(&rl, None);
-        let data: Vec<(String, String)> = data
+        let data: BTreeMap<String, String> = data
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();

@@ -20,7 +20,8 @@ pub const INJECTED_RESOURCE_ANNOTATION: &str = "kpt.dev/injected-resource";
 pub const NO_MATCH_MESSAGE: &str =
     "no resource matched any injection selector for this injection point";
 
-const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
+/// Field path of the injection-point annotation, for results about a point.
+pub const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
 
 /// One injection point and what happened to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +45,18 @@ pub struct InjectionPoint {
     pub invalid_value: Option<String>,
 }
 
+impl InjectionPoint {
+    /// Why the point was not injected, as Porch's condition message puts it: the point's
+    /// errors joined with ", ", or [`NO_MATCH_MESSAGE`] when it has none.
+    pub fn not_injected_message(&self) -> String {
+        if self.errors.is_empty() {
+            NO_MATCH_MESSAGE.to_string()
+        } else {
+            self.errors.join(", ")
+        }
+    }
+}
+
 /// `config.injection.<Kind>.<name>`.
 pub fn condition_type(kind: &str, name: &str) -> String {
     format!("config.injection.{kind}.{name}")
@@ -53,15 +66,13 @@ pub fn condition_type(kind: &str, name: &str) -> String {
 /// annotation value other than `required`/`optional` is recorded on the point and reported by
 /// [`validate_points`].
 pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
-    // Only annotated items are points: sort those alone, by keys borrowed from the metadata
-    // (this ran over every item of the package, allocating a String per comparison).
-    let mut order = pkg.package_items();
-    order.retain(|&i| {
-        pkg.meta(i)
-            .annotation(CONFIG_INJECTION_ANNOTATION)
-            .is_some()
-    });
-    order.sort_by_key(|&i| {
+    // Only annotated items are points: sort those alone, by keys borrowed from the metadata.
+    let mut order: Vec<(usize, &str)> = pkg
+        .package_items()
+        .into_iter()
+        .filter_map(|i| Some((i, pkg.meta(i).annotation(CONFIG_INJECTION_ANNOTATION)?)))
+        .collect();
+    order.sort_by_key(|&(i, _)| {
         let m = pkg.meta(i);
         (
             m.path().is_none(),
@@ -70,31 +81,28 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
             i,
         )
     });
-    let mut points = Vec::new();
-    for i in order {
-        let m = pkg.meta(i);
-        let Some(value) = m.annotation(CONFIG_INJECTION_ANNOTATION) else {
-            continue;
-        };
-        let file = pkg.location(i);
-        let (required, invalid_value) = match value {
-            "required" => (true, None),
-            "optional" => (false, None),
-            other => (false, Some(other.to_string())),
-        };
-        points.push(InjectionPoint {
-            item: i,
-            file,
-            describe: m.describe(),
-            required,
-            condition_type: condition_type(&m.kind, &m.name),
-            injected: None,
-            errors: Vec::new(),
-            field: None,
-            invalid_value,
-        });
-    }
-    points
+    order
+        .into_iter()
+        .map(|(i, value)| {
+            let m = pkg.meta(i);
+            let (required, invalid_value) = match value {
+                "required" => (true, None),
+                "optional" => (false, None),
+                other => (false, Some(other.to_string())),
+            };
+            InjectionPoint {
+                item: i,
+                file: pkg.location(i),
+                describe: m.describe(),
+                required,
+                condition_type: condition_type(&m.kind, &m.name),
+                injected: None,
+                errors: Vec::new(),
+                field: None,
+                invalid_value,
+            }
+        })
+        .collect()
 }
 
 /// Porch's `validateInjectionPoints`, in point order: an invalid annotation value, and each
@@ -164,16 +172,18 @@ pub fn inject(
     in_cluster: &[usize],
     points: &mut [InjectionPoint],
 ) -> Result<(), Box<ResultItem>> {
+    // Metadata borrowed from the ResourceList itself, not from `pkg`, which is edited below.
+    let rl = pkg.rl;
     for p in points.iter_mut() {
         if injectors.is_empty() {
             p.errors.push("no injectors defined".into());
             continue;
         }
-        let target = pkg.meta(p.item).clone();
+        let target = rl.meta(p.item);
         let candidates: Vec<usize> = in_cluster
             .iter()
             .copied()
-            .filter(|&u| pkg.meta(u).is(&target.api_version, &target.kind))
+            .filter(|&u| rl.meta(u).is(&target.api_version, &target.kind))
             .collect();
         if candidates.is_empty() {
             p.errors.push(format!(
@@ -184,24 +194,25 @@ pub fn inject(
         }
         let chosen = injectors
             .iter()
-            .filter(|sel| selector_applies(sel, &target))
+            .filter(|sel| selector_applies(sel, target))
             .find_map(|sel| {
                 candidates
                     .iter()
                     .copied()
-                    .find(|&u| pkg.meta(u).name == sel.name)
+                    .find(|&u| rl.meta(u).name == sel.name)
             });
         let Some(u) = chosen else {
             continue;
         };
-        let um = pkg.meta(u).clone();
+        let um = rl.meta(u);
         let field = if um.group().is_empty() && um.kind == "ConfigMap" {
             "data"
         } else {
             "spec"
         };
         p.field = Some(field);
-        let source = pkg.rl.tree(u)?;
+        // Loaded once however many points it fills; only read, so it is never emitted.
+        let source = pkg.tree(u)?;
         let Some(value) = source.get(field) else {
             p.errors.push(format!(
                 "field {field:?} not found in resource {:?}",

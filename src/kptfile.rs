@@ -6,7 +6,7 @@
 //! stay. Both lists are sorted by type and de-duplicated; nothing is removed; existing entries
 //! keep their own nodes when they do not change.
 
-use crate::injection::{InjectionPoint, NO_MATCH_MESSAGE};
+use crate::injection::InjectionPoint;
 use crate::package::{assign_at, Package};
 use crate::results::ResultItem;
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
@@ -131,8 +131,7 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 "ConfigInjected",
                 format!("injected resource {name:?} from cluster"),
             ),
-            None if p.errors.is_empty() => ("False", "NoResourceSelected", NO_MATCH_MESSAGE.into()),
-            None => ("False", "NoResourceSelected", p.errors.join(", ")),
+            None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
         match conds.iter_mut().find(|(t, _)| *t == p.condition_type) {
             Some((_, item)) => {
@@ -187,10 +186,7 @@ fn sorted_unique(kptfile: &Node, keys: [&str; 2], mut list: Vec<(String, Item)>)
 
 /// Writes `list` at `parent.key`, creating `parent` (appended) when absent or not a mapping.
 fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
-    if !kptfile.get(parent).is_some_and(Node::is_mapping) {
-        kptfile.set(parent, Node::mapping());
-    }
-    if let Some(p) = kptfile.get_mut(parent) {
+    if let Some(p) = kptfile.upsert_mapping(parent) {
         assign_at(p, key, list);
     }
 }

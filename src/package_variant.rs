@@ -19,6 +19,7 @@ use crate::resource_list::{Changes, ResourceList};
 use crate::results::ResultItem;
 use crate::yaml::{to_json, Node};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Namespace of a PackageVariant that names none.
 pub const DEFAULT_NAMESPACE: &str = "default";
@@ -79,13 +80,8 @@ fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>),
 
     // 1. Package context.
     if let Some(pc) = &pv.spec.package_context {
-        let data: Vec<(String, String)> = pc
-            .data
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
         let edit = ContextEdit {
-            data: &data,
+            data: &pc.data,
             remove_keys: &pc.remove_keys,
             field: "spec.packageContext",
         };
@@ -154,18 +150,13 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
         ))
         .field(p.field.unwrap_or("spec")),
         None => {
-            let why = if p.errors.is_empty() {
-                injection::NO_MATCH_MESSAGE.to_string()
-            } else {
-                p.errors.join(", ")
-            };
-            let r = format!("{what} not filled: {why}");
+            let r = format!("{what} not filled: {}", p.not_injected_message());
             if p.required {
                 ResultItem::warning(r)
             } else {
                 ResultItem::info(r)
             }
-            .field("metadata.annotations[kpt.dev/config-injection]")
+            .field(injection::ANNOTATION_FIELD)
         }
     }
     .on_item(p.item)
@@ -195,11 +186,11 @@ pub fn run_config_map(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultI
     }
 }
 
-/// The ConfigMap's `data` as sorted string pairs (scalars of other types by their text).
-fn config_map_data(config: &Node) -> Result<Vec<(String, String)>, Box<ResultItem>> {
+/// The ConfigMap's `data` as string pairs (scalars of other types by their text).
+fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<ResultItem>> {
     let bad = |msg: String| Box::new(ResultItem::error(msg).field("data").on_config());
     let Some(data) = config.get("data").filter(|d| !d.is_null()) else {
-        return Ok(Vec::new());
+        return Ok(BTreeMap::new());
     };
     let mut out: Vec<(String, String)> = Vec::new();
     let Some(entries) = data.entries() else {
@@ -227,7 +218,8 @@ fn config_map_data(config: &Node) -> Result<Vec<(String, String)>, Box<ResultIte
             }
         }
     }
+    // Keys that read the same (e.g. `~` and `""`) keep the smallest value, as before.
     out.sort();
     out.dedup_by(|b, a| a.0 == b.0);
-    Ok(out)
+    Ok(out.into_iter().collect())
 }

@@ -6,6 +6,7 @@
 
 use crate::api::package_variant::{Function, PackageVariantSpec};
 use crate::results::ResultItem;
+use std::collections::BTreeMap;
 
 /// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
 pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
@@ -83,10 +84,7 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
     }
     if let Some(pc) = &spec.package_context {
         out.extend(reserved_keys(
-            &pc.data
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<Vec<_>>(),
+            &pc.data,
             &pc.remove_keys,
             "spec.packageContext.data",
             "spec.packageContext.removeKeys",
@@ -108,26 +106,23 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
     out
 }
 
-/// Porch's reserved-key check over context `data` (sorted by key, as Go's map) and
-/// `removeKeys`, with the field paths to report. Order: per reserved key, data first, then each
-/// occurrence in removeKeys.
+/// Porch's reserved-key check over context `data` and `removeKeys`, with the field paths to
+/// report. Order: per reserved key, data first, then each occurrence in removeKeys.
 pub fn reserved_keys(
-    data: &[(String, String)],
+    data: &BTreeMap<String, String>,
     remove_keys: &[String],
     data_field: &str,
     remove_field: &str,
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     for key in RESERVED_CONTEXT_KEYS {
-        if data.iter().any(|(k, _)| k == key) {
-            let map: std::collections::BTreeMap<&str, &str> =
-                data.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        if data.contains_key(*key) {
             err(
                 &mut out,
                 data_field,
                 format!(
                     "{data_field}: Invalid value: {}: must not contain the key {key:?}",
-                    go_json(&map)
+                    go_json(data)
                 ),
             );
         }

@@ -4,30 +4,19 @@
 //! Packages are sent the way kpt sends them: every document of every file is an item with
 //! kpt's path and index annotations.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 // ---------------------------------------------------------------- harness
 
 /// Runs the binary; returns `exit: N` followed by stdout (and stderr when not empty).
 fn run(input: &str) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_package-variant"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start package-variant");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input.as_bytes());
-    }
-    let out = child.wait_with_output().expect("wait for package-variant");
-    let mut text = String::from_utf8(out.stdout).expect("stdout is UTF-8");
-    let err = String::from_utf8(out.stderr).expect("stderr is UTF-8");
-    if !err.is_empty() {
+    let out = common::run(input);
+    let mut text = out.stdout;
+    if !out.stderr.is_empty() {
         text.push_str("--- stderr\n");
-        text.push_str(&err);
+        text.push_str(&out.stderr);
     }
-    (out.status.code().unwrap_or(-1), text)
+    (out.code, text)
 }
 
 /// Adds kpt's path and index annotations to one document (a block mapping with `metadata:`).
