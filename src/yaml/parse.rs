@@ -1108,8 +1108,11 @@ impl<'a> Parser<'a> {
             .s
             .get(self.pos..self.pos + digits)
             .ok_or_else(|| self.error_at(self.pos, "truncated escape"))?;
-        let v = u32::from_str_radix(hex, 16)
-            .map_err(|_| self.error_at(self.pos, "invalid hexadecimal escape"))?;
+        // Hex digits only: `from_str_radix` alone would also take a sign (`\x+1`).
+        let v = Some(hex)
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .ok_or_else(|| self.error_at(self.pos, "invalid hexadecimal escape"))?;
         let ch = char::from_u32(v)
             .ok_or_else(|| self.error_at(self.pos, "escape is not a valid Unicode character"))?;
         out.push(ch);
