@@ -260,17 +260,18 @@ impl<'a> ResourceList<'a> {
         e.out.push_str("apiVersion: ");
         e.out.push_str(&self.api_version);
         e.out.push_str("\nkind: ResourceList\n");
-        let count = self.items.len() - changes.removed.len() + changes.added.len();
-        if count == 0 {
-            e.out.push_str("items: []\n");
-        } else {
-            e.out.push_str("items:\n");
-        }
         let mut removed = vec![false; self.items.len()];
         for &i in &changes.removed {
             if let Some(r) = removed.get_mut(i) {
                 *r = true;
             }
+        }
+        // Counted from `removed`: an index given twice (or out of range) is not removed twice.
+        let kept = removed.iter().filter(|&&r| !r).count();
+        if kept + changes.added.len() == 0 {
+            e.out.push_str("items: []\n");
+        } else {
+            e.out.push_str("items:\n");
         }
         for (i, slot) in self.items.iter().enumerate() {
             if removed[i] {
@@ -389,6 +390,23 @@ mod emit_to_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A removal listed twice removes one item: the list is still written as a block list
+    /// holding the other item (counting removals underflowed, or wrote `items: []` before it).
+    #[test]
+    fn repeated_removal_counts_once() {
+        let src =
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: 1\n- b: 2\n";
+        let rl = ResourceList::parse(src).unwrap_or_else(|e| panic!("{e}"));
+        let changes = Changes {
+            removed: vec![0, 0, 0],
+            ..Changes::default()
+        };
+        assert_eq!(
+            rl.emit(&changes, &[]),
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- b: 2\n"
+        );
+    }
 
     #[test]
     fn input_size_limit() {

@@ -293,6 +293,42 @@ fn nesting_of_200_levels_is_accepted() {
     assert_eq!(items_section(&out.stdout), items_section(&input));
 }
 
+// ---------------------------------------------------------------- wide mappings
+
+/// `k0: 0` .. `k199999: 0`: one mapping entry per line at `indent`.
+fn wide_keys(indent: &str) -> String {
+    (0..200_000).map(|i| format!("{indent}k{i}: 0\n")).collect()
+}
+
+/// 200,000 keys in the ResourceList itself, in an item's block mapping and in a flow mapping
+/// are read in linear time (every key is checked for a repeat), and a key repeated at the end
+/// of the widest one is still refused. Checking the ResourceList's own keys one against
+/// another took minutes here.
+#[test]
+fn wide_mappings_are_read_in_linear_time() {
+    let flow: Vec<String> = (0..200_000).map(|i| format!("k{i}: 0")).collect();
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wide\ndata:\n{}  flow: {{{}}}\n",
+        wide_keys("  "),
+        flow.join(", ")
+    );
+    let input = resource_list(&[KPTFILE, &item], &pv_config("")) + &wide_keys("");
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+
+    let repeated = format!("{input}k0: 1\n");
+    let out = run_bounded(&repeated);
+    assert_eq!(out.code, 1);
+    let line = repeated.lines().count();
+    assert_eq!(
+        out.stderr.trim_end(),
+        format!(
+            "package-variant: input is not valid YAML: mapping key \"k0\" is defined twice at line {line} column 1"
+        )
+    );
+}
+
 // ---------------------------------------------------------------- CEL
 
 fn pvs_with_expr(expr: &str) -> String {

@@ -13,6 +13,10 @@ use std::fmt;
 /// Deepest nesting of collections accepted.
 pub const MAX_DEPTH: usize = 256;
 
+/// Mappings up to this many keys are checked for a repeated key as each key is read; wider ones
+/// once, when complete (see [`Parser::check_new_key`]).
+const LINEAR_KEY_CHECK: usize = 32;
+
 /// A syntax error with its position (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -528,19 +532,7 @@ impl<'a> Parser<'a> {
         loop {
             let key_start = self.pos;
             let key = self.parse_key()?;
-            let dup = if entries.len() < 32 {
-                entries
-                    .iter()
-                    .any(|e| e.key.scalar_text() == key.scalar_text())
-            } else {
-                false
-            };
-            if dup {
-                return Err(self.error_at(
-                    key_start,
-                    format!("mapping key {:?} is defined twice", key.scalar_text()),
-                ));
-            }
+            self.check_new_key(&entries, &key, key_start)?;
             // parse_key left us on the ':'.
             self.pos += 1;
             let (value, mut comment) = self.parse_value(col as i64, Ctx::MapValue)?;
@@ -577,21 +569,46 @@ impl<'a> Parser<'a> {
             self.rewind(&next);
             break;
         }
-        if entries.len() >= 32 {
-            let mut seen = std::collections::HashSet::with_capacity(entries.len());
-            for e in &entries {
-                if !seen.insert(e.key.scalar_text()) {
-                    return Err(self.error_at(
-                        e.key.src.map_or(start, |s| s.start as usize),
-                        format!("mapping key {:?} is defined twice", e.key.scalar_text()),
-                    ));
-                }
-            }
-        }
+        self.check_keys_unique(&entries)?;
         self.leave();
         let mut node = Node::with_kind(Kind::Mapping(entries));
         node.src = Some(Span::new(start, end));
         Ok(node)
+    }
+
+    /// Refuses `key` (read at `key_start`) when it is already among `entries`. Only while the
+    /// mapping is small: a larger one is checked once, when complete, by
+    /// [`Parser::check_keys_unique`], so a wide mapping costs linear time, not quadratic.
+    fn check_new_key(&self, entries: &[Entry], key: &Node, key_start: usize) -> PResult<()> {
+        if entries.len() < LINEAR_KEY_CHECK
+            && entries
+                .iter()
+                .any(|e| e.key.scalar_text() == key.scalar_text())
+        {
+            return Err(self.duplicate_key(key, key_start));
+        }
+        Ok(())
+    }
+
+    /// The check of [`Parser::check_new_key`] for a complete mapping too wide for it.
+    fn check_keys_unique(&self, entries: &[Entry]) -> PResult<()> {
+        if entries.len() <= LINEAR_KEY_CHECK {
+            return Ok(());
+        }
+        let mut seen = std::collections::HashSet::with_capacity(entries.len());
+        for e in entries {
+            if !seen.insert(e.key.scalar_text()) {
+                return Err(self.duplicate_key(&e.key, e.key.src.map_or(0, |s| s.start as usize)));
+            }
+        }
+        Ok(())
+    }
+
+    fn duplicate_key(&self, key: &Node, pos: usize) -> ParseError {
+        self.error_at(
+            pos,
+            format!("mapping key {:?} is defined twice", key.scalar_text()),
+        )
     }
 
     /// A mapping key (plain or quoted, one line); leaves `pos` on the `:`.
@@ -752,15 +769,7 @@ impl<'a> Parser<'a> {
         loop {
             let key_start = self.pos;
             let key = self.parse_key()?;
-            if entries
-                .iter()
-                .any(|e| e.key.scalar_text() == key.scalar_text())
-            {
-                return Err(self.error_at(
-                    key_start,
-                    format!("mapping key {:?} is defined twice", key.scalar_text()),
-                ));
-            }
+            self.check_new_key(&entries, &key, key_start)?;
             self.pos += 1;
             let (value, comment, end) = if key.scalar_text() == "items" {
                 self.parse_items_value(col, on_item)?
@@ -796,6 +805,7 @@ impl<'a> Parser<'a> {
             }
             return self.err("bad indentation of a ResourceList entry");
         }
+        self.check_keys_unique(&entries)?;
         self.end_document()?;
         Ok((entries, false))
     }
@@ -1098,8 +1108,11 @@ impl<'a> Parser<'a> {
             .s
             .get(self.pos..self.pos + digits)
             .ok_or_else(|| self.error_at(self.pos, "truncated escape"))?;
-        let v = u32::from_str_radix(hex, 16)
-            .map_err(|_| self.error_at(self.pos, "invalid hexadecimal escape"))?;
+        // Hex digits only: `from_str_radix` alone would also take a sign (`\x+1`).
+        let v = Some(hex)
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .ok_or_else(|| self.error_at(self.pos, "invalid hexadecimal escape"))?;
         let ch = char::from_u32(v)
             .ok_or_else(|| self.error_at(self.pos, "escape is not a valid Unicode character"))?;
         out.push(ch);
@@ -1418,14 +1431,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => self.parse_plain_flow()?,
             };
-            if entries.iter().any(|e| {
-                e.key.scalar_text() == key.scalar_text() && e.key.is_scalar() && entries.len() < 64
-            }) {
-                return Err(self.error_at(
-                    key_start,
-                    format!("mapping key {:?} is defined twice", key.scalar_text()),
-                ));
-            }
+            self.check_new_key(&entries, &key, key_start)?;
             self.skip_flow_ws()?;
             let value = if self.peek() == b':'
                 && (quoted || is_ws_or_eol(self.peek_at(1)) || is_flow_indicator(self.peek_at(1)))
@@ -1449,17 +1455,7 @@ impl<'a> Parser<'a> {
                 _ => return self.err("expected ',' or '}' in a flow mapping"),
             }
         }
-        if entries.len() >= 64 {
-            let mut seen = std::collections::HashSet::with_capacity(entries.len());
-            for e in &entries {
-                if !seen.insert(e.key.scalar_text()) {
-                    return Err(self.error_at(
-                        start,
-                        format!("mapping key {:?} is defined twice", e.key.scalar_text()),
-                    ));
-                }
-            }
-        }
+        self.check_keys_unique(&entries)?;
         self.leave();
         let mut n = Node::with_kind(Kind::Mapping(entries));
         n.flow = true;

@@ -147,6 +147,17 @@ fn errors_have_positions() {
     assert!(parse("- a\nb: c\n").is_err());
 }
 
+/// An escape's digits are hex digits: a sign is not one (`from_str_radix` would take it).
+#[test]
+fn escapes_take_hex_digits_only() {
+    for src in [r#"a: "\x+1""#, r#"a: "\u+041""#, r#"a: "\U-0000041""#] {
+        let e = parse(src).unwrap_err();
+        assert_eq!(e.message, "invalid hexadecimal escape", "{src}");
+    }
+    let n = parse(r#"a: "\x41\u00e9\U0001F600""#).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(n.str_at(&["a"]), Some("Aé😀"));
+}
+
 #[test]
 fn deep_nesting_is_refused() {
     std::thread::Builder::new()
