@@ -201,9 +201,8 @@ impl<'a> Parser<'a> {
                 }
                 0 if self.eof() => return Ok(()),
                 _ => {
-                    if self.b[self.ls..self.pos].contains(&b'\t')
-                        && self.pos == self.ls + { self.b[self.ls..self.pos].len() }
-                    {
+                    let indentation = &self.b[self.ls..self.pos];
+                    if indentation.contains(&b'\t') && indentation.iter().all(|&c| is_ws(c)) {
                         return self.err("found a tab character used as indentation");
                     }
                     return Ok(());
@@ -1202,12 +1201,8 @@ impl<'a> Parser<'a> {
                 if !blank && (indent == usize::MAX || spaces < indent) {
                     break;
                 }
-                if indent != usize::MAX && spaces >= indent && line_start == self.ls {
-                    let probe = self.pos;
-                    if indent == 0 && self.at_doc_marker() {
-                        self.pos = probe;
-                        break;
-                    }
+                if indent == 0 && self.at_doc_marker() {
+                    break;
                 }
                 let text = if blank {
                     if indent != usize::MAX && spaces > indent {
