@@ -119,11 +119,12 @@ impl<'a> Emitter<'a> {
     }
 
     fn is_block(&self, node: &Node) -> bool {
-        match node.kind() {
-            Kind::Mapping(e) => (!node.is_flow() || self.force_block) && !e.is_empty(),
-            Kind::Sequence(i) => (!node.is_flow() || self.force_block) && !i.is_empty(),
-            _ => false,
-        }
+        let non_empty = match node.kind() {
+            Kind::Mapping(e) => !e.is_empty(),
+            Kind::Sequence(i) => !i.is_empty(),
+            _ => return false,
+        };
+        non_empty && (!node.is_flow() || self.force_block)
     }
 
     fn copyable(&self, node: &Node) -> Option<Span> {
@@ -309,43 +310,33 @@ impl<'a> Emitter<'a> {
     ) {
         self.props(v);
         if self.is_block(v) {
+            // A block collection starts on its own line after `key:` (a sequence at the key's
+            // column, as kyaml writes it) or after a comment or properties; otherwise it
+            // continues the `- ` line.
+            let own_line = after_key || comment.is_some() || v.props().is_some();
+            let target = if v.is_sequence() && after_key {
+                indent
+            } else {
+                child
+            };
+            if own_line {
+                self.comment(comment);
+                self.out.push('\n');
+            } else {
+                self.out.push(' ');
+            }
             match (v.kind(), self.copyable(v)) {
                 (_, Some(span)) => {
                     // Untouched collection under a touched parent.
-                    let is_seq = v.is_sequence();
-                    let target = if is_seq && after_key { indent } else { child };
-                    let src_col = self.source_col(span.start as usize) as i64;
-                    if after_key || comment.is_some() || v.props().is_some() {
-                        self.comment(comment);
-                        self.out.push('\n');
+                    if own_line {
                         self.indent(target);
-                    } else {
-                        self.out.push(' ');
                     }
+                    let src_col = self.source_col(span.start as usize) as i64;
                     self.copy(span, target as i64 - src_col);
                     self.out.push('\n');
                 }
-                (Kind::Mapping(entries), None) => {
-                    if after_key || comment.is_some() || v.props().is_some() {
-                        self.comment(comment);
-                        self.out.push('\n');
-                        self.entries(entries, child, false);
-                    } else {
-                        self.out.push(' ');
-                        self.entries(entries, child, true);
-                    }
-                }
-                (Kind::Sequence(items), None) => {
-                    let seq_indent = if after_key { indent } else { child };
-                    if after_key || comment.is_some() || v.props().is_some() {
-                        self.comment(comment);
-                        self.out.push('\n');
-                        self.items(items, seq_indent, false);
-                    } else {
-                        self.out.push(' ');
-                        self.items(items, seq_indent, true);
-                    }
-                }
+                (Kind::Mapping(entries), None) => self.entries(entries, target, !own_line),
+                (Kind::Sequence(items), None) => self.items(items, target, !own_line),
                 _ => {}
             }
             return;
