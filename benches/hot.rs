@@ -8,13 +8,16 @@ mod workloads;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use package_variant::api::package_variant_set::PackageVariantSet;
-use package_variant::cel_env::{self, Bindings, ProgramCache};
-use package_variant::context::{self, ContextEdit};
-use package_variant::package::Package;
+use package_variant::krm::dispatch;
+use package_variant::krm::resource_list::{Changes, ResourceList};
+use package_variant::package_variant::context::{self, ContextEdit};
+use package_variant::package_variant::package::Package;
 use package_variant::package_variant::PackageVariant;
-use package_variant::resource_list::{Changes, ResourceList};
-use package_variant::templates::{RenderInput, Renderer, RepositoryIndex};
-use package_variant::{dispatch, injection, kptfile, naming, pipeline, yaml};
+use package_variant::package_variant::{injection, kptfile, pipeline};
+use package_variant::package_variant_set::cel::{self as cel_env, Bindings, ProgramCache};
+use package_variant::package_variant_set::naming;
+use package_variant::package_variant_set::templates::{RenderInput, Renderer, RepositoryIndex};
+use package_variant::yaml;
 use serde_json::json;
 use std::hint::black_box;
 
@@ -62,7 +65,11 @@ fn package_variant(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("package_variant");
     g.bench_function("run_w1_1k", |b| {
-        b.iter(|| dispatch::run(black_box(&rl)).1.len())
+        b.iter(|| {
+            dispatch::run(black_box(&rl), package_variant::FUNCTIONS)
+                .1
+                .len()
+        })
     });
     g.bench_function("process_w1_1k", |b| {
         b.iter(|| {

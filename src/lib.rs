@@ -5,30 +5,38 @@
 //! exit code. The binary only moves bytes between it and stdin/stdout.
 
 pub mod api;
-pub mod cel_env;
-pub mod context;
-pub mod dispatch;
-pub mod expander;
-pub mod injection;
-pub mod kptfile;
-pub mod naming;
-pub mod object;
-pub mod package;
+pub mod krm;
 pub mod package_variant;
 pub mod package_variant_set;
-pub mod pipeline;
-pub mod pv_validation;
-pub mod pvs_validation;
-pub mod reconciliation;
-pub mod resource_list;
-pub mod results;
-pub mod selector;
-pub mod targets;
-pub mod templates;
 pub mod yaml;
 
-use resource_list::{Changes, ResourceList};
-use results::has_errors;
+use api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use api::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
+use krm::dispatch::Function;
+use krm::resource_list::{Changes, ResourceList};
+use krm::results::has_errors;
+
+/// The functionConfig kinds this binary serves, in the order messages list them.
+pub const FUNCTIONS: &[Function] = &[
+    Function {
+        api_version: PACKAGE_VARIANT_API_VERSION,
+        kind: PACKAGE_VARIANT_KIND,
+        described: "PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)",
+        run: package_variant::run,
+    },
+    Function {
+        api_version: PACKAGE_VARIANT_SET_API_VERSION,
+        kind: PACKAGE_VARIANT_SET_KIND,
+        described: "PackageVariantSet (apiVersion config.porch.kpt.dev/v1alpha2)",
+        run: package_variant_set::run,
+    },
+    Function {
+        api_version: "v1",
+        kind: "ConfigMap",
+        described: "a ConfigMap of package context data",
+        run: package_variant::run_config_map,
+    },
+];
 
 /// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
 /// nesting level (bounded by [`yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
@@ -148,7 +156,7 @@ pub fn process_here(input: &[u8]) -> Outcome {
 /// `out`: where to write the output ResourceList as it is produced; `None` returns it in
 /// [`Outcome::stdout`].
 fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) -> Outcome {
-    if let Err(e) = resource_list::check_size(input.len()) {
+    if let Err(e) = krm::resource_list::check_size(input.len()) {
         return fatal(e.0);
     }
     let src = match std::str::from_utf8(input) {
@@ -166,7 +174,7 @@ fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) 
     };
     let (changes, mut results) = match not_objects(&rl) {
         errors if !errors.is_empty() => (Changes::default(), errors),
-        _ => dispatch::run(&rl),
+        _ => krm::dispatch::run(&rl, FUNCTIONS),
     };
     rl.resolve(&mut results);
     let failed = has_errors(&results);
@@ -195,13 +203,13 @@ fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) 
 }
 
 /// Items must be objects (mappings); anything else is reported and the run fails.
-fn not_objects(rl: &ResourceList) -> Vec<results::ResultItem> {
+fn not_objects(rl: &ResourceList) -> Vec<krm::results::ResultItem> {
     rl.items
         .iter()
         .enumerate()
         .filter(|(_, slot)| !slot.meta.is_object)
         .map(|(i, _)| {
-            results::ResultItem::error(format!(
+            krm::results::ResultItem::error(format!(
                 "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
             ))
             .field(format!("items[{i}]"))

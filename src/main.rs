@@ -42,7 +42,7 @@ fn main() {
         }
     }
     // One byte past the limit is enough to refuse the input: never read (or hold) more.
-    let limit = package_variant::resource_list::MAX_INPUT_BYTES as u64 + 1;
+    let limit = package_variant::krm::resource_list::MAX_INPUT_BYTES as u64 + 1;
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().lock().take(limit).read_to_end(&mut input) {
         eprintln!("package-variant: cannot read stdin: {e}");

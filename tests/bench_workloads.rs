@@ -62,7 +62,7 @@ fn w2_compiles_each_expression_once() {
     assert!(
         e.results
             .iter()
-            .all(|r| r.severity != package_variant::results::Severity::Error),
+            .all(|r| r.severity != package_variant::krm::results::Severity::Error),
         "{:?}",
         e.results
     );

@@ -12,7 +12,8 @@
 mod common;
 mod openapi;
 
-use package_variant::dispatch::{PACKAGE_VARIANT_API, PACKAGE_VARIANT_SET_API};
+use package_variant::api::package_variant::PACKAGE_VARIANT_API_VERSION as PACKAGE_VARIANT_API;
+use package_variant::api::package_variant_set::PACKAGE_VARIANT_SET_API_VERSION as PACKAGE_VARIANT_SET_API;
 use package_variant::yaml;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

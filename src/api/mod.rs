@@ -6,6 +6,7 @@
 //! structs. Decoding is lenient like Go's (unknown fields are ignored, `null` is the zero value)
 //! but type errors are reported with the field path (`spec.upstream.revision: invalid type ...`).
 
+pub mod label_selector;
 pub mod package_variant;
 pub mod package_variant_set;
 

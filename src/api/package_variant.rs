@@ -272,12 +272,6 @@ impl PackageVariantSpec {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
-
-    /// The spec as a new YAML node, the same as `from_json(&self.to_json())` without the JSON
-    /// value in between. Serialising these plain structs cannot fail; `null` should it ever.
-    pub fn to_node(&self) -> crate::yaml::Node {
-        crate::yaml::to_node(self).unwrap_or_else(|_| crate::yaml::Node::plain("null"))
-    }
 }
 
 #[cfg(test)]

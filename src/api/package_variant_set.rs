@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::label_selector::{LabelSelector, LabelSelectorRequirement};
 use super::null_default;
 use super::package_variant::{Function, Selector, Upstream};
-use crate::selector::LabelSelector;
 
 /// apiVersion of PackageVariantSet objects.
 pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2";
@@ -92,7 +92,7 @@ pub struct ObjectSelector {
     #[serde(default, deserialize_with = "null_default")]
     pub match_labels: BTreeMap<String, String>,
     #[serde(default, deserialize_with = "null_default")]
-    pub match_expressions: Vec<crate::selector::LabelSelectorRequirement>,
+    pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
 impl ObjectSelector {

@@ -5,107 +5,14 @@
 //! written the way kyaml's `SetNestedField` writes them, [`from_json_sorted`]. Scalar types are
 //! resolved with the YAML 1.2 core schema, as go-yaml v3 does.
 
-use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Trivia};
+use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Trivia, MAX_DEPTH};
+use super::resolve::{self, Resolved};
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 
 /// Most values that alias expansion may produce in one conversion: stops "billion laughs"
 /// documents long before they cost time or memory.
 pub const MAX_ALIAS_EXPANSION: usize = 100_000;
-
-/// What a scalar reads as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolved {
-    Null,
-    Bool,
-    Int,
-    Float,
-    Str,
-}
-
-/// Resolves a plain scalar's text (YAML 1.2 core schema).
-pub fn resolve_plain(v: &str) -> Resolved {
-    match v {
-        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
-        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => return Resolved::Bool,
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => return Resolved::Float,
-        _ => {}
-    }
-    let b = v.as_bytes();
-    let first = b[0];
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
-        return Resolved::Str;
-    }
-    if is_int(v) {
-        return Resolved::Int;
-    }
-    if is_float(v) {
-        return Resolved::Float;
-    }
-    Resolved::Str
-}
-
-fn is_int(v: &str) -> bool {
-    let t = v.strip_prefix(['-', '+']).unwrap_or(v);
-    if t.is_empty() {
-        return false;
-    }
-    if let Some(h) = t.strip_prefix("0x") {
-        return !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit());
-    }
-    if let Some(o) = t.strip_prefix("0o") {
-        return !o.is_empty() && o.bytes().all(|c| (b'0'..=b'7').contains(&c));
-    }
-    t.bytes().all(|c| c.is_ascii_digit())
-}
-
-fn is_float(v: &str) -> bool {
-    // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-    let t = v.strip_prefix(['-', '+']).unwrap_or(v);
-    let b = t.as_bytes();
-    let mut i = 0;
-    let int_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    i += int_digits;
-    let mut frac_digits = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        frac_digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        i += frac_digits;
-    }
-    if int_digits == 0 && frac_digits == 0 {
-        return false;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let exp = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if exp == 0 {
-            return false;
-        }
-        i += exp;
-    }
-    i == b.len()
-}
-
-/// Resolves a scalar with its style and tag.
-pub fn resolve_scalar(s: &Scalar, tag: Option<&str>) -> Resolved {
-    match tag {
-        Some("!!str") | Some("!!binary") | Some("tag:yaml.org,2002:str") => return Resolved::Str,
-        Some("!!int") => return Resolved::Int,
-        Some("!!float") => return Resolved::Float,
-        Some("!!bool") => return Resolved::Bool,
-        Some("!!null") => return Resolved::Null,
-        Some("!") => return Resolved::Str,
-        _ => {}
-    }
-    if s.style != ScalarStyle::Plain {
-        return Resolved::Str;
-    }
-    resolve_plain(&s.value)
-}
 
 /// Converts a node to JSON, expanding aliases against anchors in the same tree.
 pub fn to_json(node: &Node) -> Result<Value, String> {
@@ -116,7 +23,7 @@ pub fn to_json(node: &Node) -> Result<Value, String> {
 }
 
 fn collect_anchors<'n>(node: &'n Node, out: &mut HashMap<&'n str, &'n Node>, depth: usize) {
-    if depth > super::parse::MAX_DEPTH {
+    if depth > MAX_DEPTH {
         return;
     }
     if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
@@ -148,7 +55,7 @@ fn convert(
         }
         *budget -= 1;
     }
-    if depth > super::parse::MAX_DEPTH {
+    if depth > MAX_DEPTH {
         return Err("YAML aliases nest too deeply".to_string());
     }
     Ok(match node.kind() {
@@ -204,10 +111,10 @@ fn convert(
 }
 
 fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Value {
-    match resolve_scalar(s, tag) {
+    match s.resolved(tag) {
         Resolved::Null => Value::Null,
         Resolved::Bool => Value::Bool(matches!(s.value.as_str(), "true" | "True" | "TRUE")),
-        Resolved::Int => parse_int(&s.value)
+        Resolved::Int => resolve::int_value(&s.value)
             .map(Value::Number)
             .unwrap_or_else(|| Value::String(s.value.clone())),
         Resolved::Float => s
@@ -218,31 +125,6 @@ fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Value {
             .map(Value::Number)
             .unwrap_or_else(|| Value::String(s.value.clone())),
         Resolved::Str => Value::String(s.value.clone()),
-    }
-}
-
-fn parse_int(v: &str) -> Option<Number> {
-    let (neg, t) = match v.as_bytes().first() {
-        Some(b'-') => (true, &v[1..]),
-        Some(b'+') => (false, &v[1..]),
-        _ => (false, v),
-    };
-    let (radix, digits) = if let Some(h) = t.strip_prefix("0x") {
-        (16, h)
-    } else if let Some(o) = t.strip_prefix("0o") {
-        (8, o)
-    } else {
-        (10, t)
-    };
-    let mag = u64::from_str_radix(digits, radix).ok()?;
-    if neg {
-        if mag <= i64::MAX as u64 + 1 {
-            Some(Number::from((mag as i128).wrapping_neg() as i64))
-        } else {
-            None
-        }
-    } else {
-        Some(Number::from(mag))
     }
 }
 

@@ -9,7 +9,9 @@ pub mod emit;
 pub mod json;
 pub mod node;
 pub mod parse;
+pub mod resolve;
 pub mod ser;
+pub mod style;
 
 pub use emit::Emitter;
 pub use json::{from_json, from_json_sorted, to_json};

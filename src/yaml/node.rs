@@ -7,7 +7,12 @@
 //! going through its parent), so exactly the touched path is re-emitted and everything beside
 //! it is still copied.
 
+use super::resolve::{self, Resolved};
+pub use super::style::ScalarStyle;
 use std::fmt;
+
+/// Deepest nesting of collections accepted (by the parser, and by every walk of a tree).
+pub const MAX_DEPTH: usize = 256;
 
 /// A byte range in the source text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,22 +38,19 @@ impl Span {
     }
 }
 
-/// How a scalar was (or will be) written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScalarStyle {
-    Plain,
-    SingleQuoted,
-    DoubleQuoted,
-    Literal,
-    Folded,
-}
-
 /// A scalar: its decoded text and how it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scalar {
     /// The decoded value (escapes processed, lines folded, block indentation removed).
     pub value: String,
     pub style: ScalarStyle,
+}
+
+impl Scalar {
+    /// What the scalar reads as, given its tag (see [`resolve::resolve`]).
+    pub fn resolved(&self, tag: Option<&str>) -> Resolved {
+        resolve::resolve(&self.value, self.style == ScalarStyle::Plain, tag)
+    }
 }
 
 /// The value kinds of a YAML node.
@@ -154,7 +156,7 @@ impl Node {
     /// Picks the quoting a kyaml encoder would pick for a string value.
     fn auto_style(mut self) -> Node {
         if let Kind::Scalar(s) = &mut self.kind {
-            s.style = super::emit::string_style(&s.value);
+            s.style = super::style::string_style(&s.value);
         }
         self
     }
@@ -238,8 +240,8 @@ impl Node {
     /// scalar that is not null, bool or number).
     pub fn as_string_value(&self) -> Option<&str> {
         match &self.kind {
-            Kind::Scalar(s) => match super::json::resolve_scalar(s, self.tag()) {
-                super::json::Resolved::Str => Some(&s.value),
+            Kind::Scalar(s) => match s.resolved(self.tag()) {
+                Resolved::Str => Some(&s.value),
                 _ => None,
             },
             _ => None,
@@ -458,11 +460,10 @@ impl Node {
                 self.flow = old_flow && !new_items.is_empty();
             }
             (Kind::Scalar(new_s), Kind::Scalar(old_s)) => {
-                let new_is_string =
-                    super::json::resolve_scalar(new_s, None) == super::json::Resolved::Str;
+                let new_is_string = new_s.resolved(None) == Resolved::Str;
                 if new_is_string
                     && self.props.is_none()
-                    && super::emit::style_allows(old_s.style, &new_s.value)
+                    && super::style::style_allows(old_s.style, &new_s.value)
                 {
                     new_s.style = old_s.style;
                 }
@@ -489,8 +490,7 @@ impl Node {
                 if a.value != b.value {
                     return false;
                 }
-                super::json::resolve_scalar(a, self.tag())
-                    == super::json::resolve_scalar(b, other.tag())
+                a.resolved(self.tag()) == b.resolved(other.tag())
             }
             (Kind::Mapping(a), Kind::Mapping(b)) => {
                 a.len() == b.len()

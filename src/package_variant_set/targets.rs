@@ -9,7 +9,7 @@
 
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::PackageVariantSetSpec;
-use crate::selector::LabelSelector;
+use crate::package_variant_set::selector::LabelSelector;
 
 /// apiVersion/kind of Porch Repository objects.
 pub const REPOSITORY_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";
@@ -32,9 +32,9 @@ pub fn effective_namespace(set_namespace: &str) -> &str {
     }
 }
 
-/// The string at `pointer` ([`crate::object::json_at`]), or `""` when absent or not a string.
+/// The string at `pointer` ([`crate::krm::object::json_at`]), or `""` when absent or not a string.
 pub fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
-    crate::object::json_at(item, pointer)
+    crate::krm::object::json_at(item, pointer)
         .and_then(|v| v.as_str())
         .unwrap_or("")
 }
@@ -84,7 +84,7 @@ pub fn find_upstream(
             namespace,
         ) && str_at(item, "/spec/repository") == upstream.repo
             && str_at(item, "/spec/packageName") == upstream.package
-            && (crate::object::json_at(item, "/spec/revision")
+            && (crate::krm::object::json_at(item, "/spec/revision")
                 .and_then(|r| r.as_i64())
                 .unwrap_or(0)
                 == upstream.revision

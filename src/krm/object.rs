@@ -3,7 +3,7 @@
 //! Reading `apiVersion`, `kind`, name, namespace, labels and annotations once per item, into a
 //! small struct, lets the functions select and index items without holding every item's tree.
 
-use crate::results::{FileRef, ResourceRef};
+use crate::krm::results::{FileRef, ResourceRef};
 use crate::yaml::Node;
 
 /// kpt's annotation for the file an item came from (and its legacy twin).

@@ -1,37 +1,21 @@
-//! The PackageVariantSet function: feeds the items to the expander
-//! ([`crate::package_variant_set::expand`]) and turns its plan into changes to the
-//! ResourceList.
-//!
-//! Only the items the expander can use are converted to JSON: PackageRevisions and
-//! PackageVariants in full; Repositories and objectSelector targets from their metadata alone
-//! (CEL sees nothing else of them). Everything else passes through untouched.
+//! What the expander reads from the items: PackageRevisions and PackageVariants in full,
+//! Repositories and objectSelector targets from their metadata alone (CEL and the selectors see
+//! nothing else of them).
 
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
-use crate::object::ObjectMeta;
-use crate::package_variant_set::expand_typed;
-use crate::resource_list::{Changes, ResourceList};
-use crate::results::{has_errors, ResultItem};
-use crate::yaml::{self, Node};
+use crate::krm::object::ObjectMeta;
+use crate::krm::resource_list::ResourceList;
+use crate::krm::results::ResultItem;
+use crate::yaml;
 use serde_json::{Map, Value};
 
 const PACKAGE_REVISION: (&str, &str) = ("porch.kpt.dev/v1alpha1", "PackageRevision");
 const REPOSITORY: (&str, &str) = ("config.porch.kpt.dev/v1alpha1", "Repository");
 
-/// Runs the expander for a PackageVariantSet functionConfig.
-pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
-    let config_json = match yaml::to_json(config) {
-        Ok(v) => v,
-        Err(e) => {
-            return (
-                Changes::default(),
-                vec![
-                    ResultItem::error(format!("cannot read the PackageVariantSet: {e}"))
-                        .on_config(),
-                ],
-            )
-        }
-    };
-    let selected = selected_kinds(&config_json);
+/// Every item as the expander sees it, in ResourceList order: `null` for the items it does not
+/// read. An item that cannot be read is an error on that item.
+pub fn read(rl: &ResourceList, config: &Value) -> Result<Vec<Value>, Vec<ResultItem>> {
+    let selected = selected_kinds(config);
     let mut items = Vec::with_capacity(rl.items.len());
     let mut errors = Vec::new();
     for (i, slot) in rl.items.iter().enumerate() {
@@ -61,47 +45,11 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         };
         items.push(value);
     }
-    if !errors.is_empty() {
-        return (Changes::default(), errors);
+    if errors.is_empty() {
+        Ok(items)
+    } else {
+        Err(errors)
     }
-    let mut plan = expand_typed(&config_json, &items);
-    drop(items); // before the new trees are built: their memory is reused
-    if has_errors(&plan.results) {
-        return (Changes::default(), plan.results);
-    }
-    let mut changes = Changes::default();
-    let mut results = std::mem::take(&mut plan.results);
-    for (i, spec) in std::mem::take(&mut plan.updates) {
-        let mut tree = match rl.tree(i) {
-            Ok(t) => t,
-            Err(e) => {
-                results.push(*e);
-                return (Changes::default(), results);
-            }
-        };
-        let new_spec = spec.to_node();
-        let unchanged = tree.get("spec").is_some_and(|s| s.same_value(&new_spec));
-        if unchanged {
-            continue;
-        }
-        match tree.get_mut("spec") {
-            Some(s) => s.assign(new_spec),
-            None => {
-                tree.set("spec", new_spec);
-            }
-        }
-        changes.edited.insert(i, tree);
-    }
-    changes.added = plan
-        .creates
-        .iter()
-        .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
-        .collect();
-    changes.removed = std::mem::take(&mut plan.deletes);
-    if crate::exits_after_run() {
-        std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
-    }
-    (changes, results)
 }
 
 /// `(apiVersion, kind)` of every objectSelector target.

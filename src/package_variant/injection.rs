@@ -7,9 +7,9 @@
 //! random), which makes duplicate messages and results deterministic.
 
 use crate::api::package_variant::InjectionSelector;
-use crate::object::ObjectMeta;
-use crate::package::{assign_at, Package};
-use crate::results::ResultItem;
+use crate::krm::object::ObjectMeta;
+use crate::krm::results::ResultItem;
+use crate::package_variant::package::{assign_at, Package};
 use crate::yaml::{from_json_sorted, to_json, Node};
 
 /// Annotation that makes a resource an injection point: `required` or `optional`.

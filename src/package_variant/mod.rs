@@ -6,20 +6,25 @@
 //! items back exactly as they came. Every step leaves equal values untouched, so a second run on
 //! the output changes nothing.
 
+pub mod context;
+pub mod injection;
+pub mod kptfile;
+pub mod package;
+pub mod pipeline;
+pub mod validation;
+
 use crate::api::decode;
 use crate::api::package_variant::PackageVariantSpec;
-use crate::context::{self, ContextEdit};
-use crate::injection::{self, InjectionPoint};
-use crate::kptfile;
-use crate::object::ObjectMeta;
-use crate::package::Package;
-use crate::pipeline;
-use crate::pv_validation::{reserved_keys, validate};
-use crate::resource_list::{Changes, ResourceList};
-use crate::results::ResultItem;
+use crate::krm::object::ObjectMeta;
+use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::results::ResultItem;
 use crate::yaml::{to_json, Node};
+use context::ContextEdit;
+use injection::InjectionPoint;
+use package::Package;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use validation::{reserved_keys, validate};
 
 /// Namespace of a PackageVariant that names none.
 pub const DEFAULT_NAMESPACE: &str = "default";

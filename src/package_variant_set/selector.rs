@@ -6,32 +6,7 @@
 //! key/value is an error with apimachinery's wording. Hand-written rather than pulled from
 //! kube-core (see the dependency notes: +43 s build for ~100 lines).
 
-use std::collections::BTreeMap;
-
-use serde::Deserialize;
-
-use crate::api::null_default;
-
-/// `metav1.LabelSelector`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LabelSelector {
-    #[serde(default, deserialize_with = "null_default")]
-    pub match_labels: BTreeMap<String, String>,
-    #[serde(default, deserialize_with = "null_default")]
-    pub match_expressions: Vec<LabelSelectorRequirement>,
-}
-
-/// One `matchExpressions` entry.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct LabelSelectorRequirement {
-    #[serde(default, deserialize_with = "null_default")]
-    pub key: String,
-    #[serde(default, deserialize_with = "null_default")]
-    pub operator: String,
-    #[serde(default, deserialize_with = "null_default")]
-    pub values: Vec<String>,
-}
+pub use crate::api::label_selector::{LabelSelector, LabelSelectorRequirement};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Operator {
@@ -99,7 +74,8 @@ impl CompiledSelector {
 
     /// Matches the `metadata.labels` of a JSON object (absent or non-map labels = no labels).
     pub fn matches_object(&self, object: &serde_json::Value) -> bool {
-        let labels = crate::object::json_at(object, "/metadata/labels").and_then(|l| l.as_object());
+        let labels =
+            crate::krm::object::json_at(object, "/metadata/labels").and_then(|l| l.as_object());
         self.matches(&|key| labels.and_then(|m| m.get(key)).and_then(|v| v.as_str()))
     }
 }

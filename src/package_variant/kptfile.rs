@@ -6,9 +6,9 @@
 //! stay. Both lists are sorted by type and de-duplicated; nothing is removed; existing entries
 //! keep their own nodes when they do not change.
 
-use crate::injection::InjectionPoint;
-use crate::package::{assign_at, Package};
-use crate::results::ResultItem;
+use crate::krm::results::ResultItem;
+use crate::package_variant::injection::InjectionPoint;
+use crate::package_variant::package::{assign_at, Package};
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
 use serde_json::{json, Value};
 

@@ -5,8 +5,8 @@
 //! dropped. A function asks for the trees it needs ([`ResourceList::tree`]); untouched items are
 //! written back by copying their source text, so they come out byte for byte as they went in.
 
-use crate::object::ObjectMeta;
-use crate::results::{ResultItem, Subject};
+use crate::krm::object::ObjectMeta;
+use crate::krm::results::{ResultItem, Subject};
 use crate::yaml::parse::ItemOrigin;
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Trivia};
 use std::collections::HashMap;

@@ -12,9 +12,9 @@ use std::collections::{HashMap, HashSet};
 use crate::api::package_variant::{
     PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
-use crate::naming;
-use crate::results::ResultItem;
-use crate::targets::{items_of_kind, str_at};
+use crate::krm::results::ResultItem;
+use crate::package_variant_set::naming;
+use crate::package_variant_set::targets::{items_of_kind, str_at};
 
 /// The label that marks a PackageVariant as owned by a set (value: the set's uid, or its name
 /// when it has no uid, as for a set read from a file).
@@ -53,7 +53,7 @@ pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str)
     );
     owned.retain(|&i| {
         items.get(i).and_then(|item| {
-            crate::object::json_at(item, "/metadata/labels")?
+            crate::krm::object::json_at(item, "/metadata/labels")?
                 .get(OWNER_LABEL)?
                 .as_str()
         }) == Some(owner)
@@ -133,7 +133,7 @@ pub fn plan(
     for &i in owned {
         let Some(item) = items.get(i) else { continue };
         let name = str_at(item, "/metadata/name");
-        if !crate::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
+        if !crate::krm::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
             // Porch would panic; it can match nothing, so it is obsolete.
             plan.deletes.push(i);
             plan.warnings.push(

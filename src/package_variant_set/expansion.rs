@@ -1,28 +1,24 @@
-//! The PackageVariantSet expander: from a PackageVariantSet functionConfig and the input items,
-//! the PackageVariants Porch's controller would create, update and delete.
+//! The expansion: what the expander decides from a PackageVariantSet and the items, before it
+//! touches the ResourceList.
 //!
 //! Pipeline, as Porch reconciles: decode, validate, find the upstream PackageRevision, unroll
 //! targets, render every downstream (the first render error stops everything), then reconcile
 //! against the owned PackageVariants among the items. All or nothing: any error leaves every
 //! item as it was (no updates, deletes or creates).
 
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::package_variant::{
-    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER,
-    PACKAGE_VARIANT_KIND,
-};
+use super::cel::{self, ProgramCache};
+use super::reconciliation::{self, DesiredVariant};
+use super::targets::{self, effective_namespace};
+use super::templates::{RenderInput, Renderer, RepositoryIndex};
+use super::validation::validate_package_variant_set;
+use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
     PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{decode, package_variant::Upstream};
-use crate::cel_env::{self, ProgramCache};
-use crate::pvs_validation::validate_package_variant_set;
-use crate::reconciliation::{self, DesiredVariant};
-use crate::results::{has_errors, ResultItem};
-use crate::targets::{self, effective_namespace};
-use crate::templates::{RenderInput, Renderer, RepositoryIndex};
+use crate::krm::results::{has_errors, ResultItem};
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,20 +48,20 @@ pub struct TypedExpansion {
     /// The variants to create, in target order.
     pub creates: Vec<DesiredVariant>,
     pub cel_compilations: usize,
-    owner: OwnerInfo,
+    pub(super) owner: OwnerInfo,
 }
 
 /// What every new variant of the set carries: namespace, owner label, owner reference.
 #[derive(Debug, Clone, Default)]
-struct OwnerInfo {
-    namespace: String,
+pub(super) struct OwnerInfo {
+    pub(super) namespace: String,
     /// Value of the owner label: the set's uid, or its name.
-    owner: String,
-    set_api_version: String,
-    set_kind: String,
-    set_name: String,
+    pub(super) owner: String,
+    pub(super) set_api_version: String,
+    pub(super) set_kind: String,
+    pub(super) set_name: String,
     /// Empty for a set read from a file: no owner reference then.
-    set_uid: String,
+    pub(super) set_uid: String,
 }
 
 impl TypedExpansion {
@@ -73,38 +69,6 @@ impl TypedExpansion {
         TypedExpansion {
             results,
             ..Default::default()
-        }
-    }
-
-    /// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt
-    /// uses to write it to `packagevariants/<name>.yaml`. Serialise it (JSON or YAML node).
-    pub fn new_variant<'a>(&'a self, d: &'a DesiredVariant) -> NewPackageVariant<'a> {
-        let o = &self.owner;
-        let path = format!("packagevariants/{}.yaml", d.name);
-        NewPackageVariant {
-            api_version: PACKAGE_VARIANT_API_VERSION,
-            kind: PACKAGE_VARIANT_KIND,
-            metadata: NewMetadata {
-                name: &d.name,
-                namespace: &o.namespace,
-                labels: OwnerLabel { owner: &o.owner },
-                annotations: PathAnnotations {
-                    path: path.clone(),
-                    internal_path: path,
-                },
-                finalizers: [PACKAGE_VARIANT_FINALIZER],
-                // Only a set read from the cluster has a uid to own by.
-                owner_references: (!o.set_uid.is_empty()).then(|| {
-                    [OwnerReference {
-                        api_version: &o.set_api_version,
-                        kind: &o.set_kind,
-                        name: &o.set_name,
-                        uid: &o.set_uid,
-                        controller: true,
-                    }]
-                }),
-            },
-            spec: &d.spec,
         }
     }
 
@@ -127,53 +91,6 @@ impl TypedExpansion {
             cel_compilations: self.cel_compilations,
         }
     }
-}
-
-/// A new PackageVariant object (see [`TypedExpansion::new_variant`]), fields in the order
-/// Porch's controller writes them.
-#[derive(Debug, Serialize)]
-pub struct NewPackageVariant<'a> {
-    #[serde(rename = "apiVersion")]
-    api_version: &'static str,
-    kind: &'static str,
-    metadata: NewMetadata<'a>,
-    spec: &'a PackageVariantSpec,
-}
-
-#[derive(Debug, Serialize)]
-struct NewMetadata<'a> {
-    name: &'a str,
-    namespace: &'a str,
-    labels: OwnerLabel<'a>,
-    annotations: PathAnnotations,
-    finalizers: [&'static str; 1],
-    #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
-    owner_references: Option<[OwnerReference<'a>; 1]>,
-}
-
-/// `{OWNER_LABEL: owner}` (serde needs the key as a literal; a test checks they agree).
-#[derive(Debug, Serialize)]
-struct OwnerLabel<'a> {
-    #[serde(rename = "config.porch.kpt.dev/packagevariantset")]
-    owner: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-struct PathAnnotations {
-    #[serde(rename = "config.kubernetes.io/path")]
-    path: String,
-    #[serde(rename = "internal.config.kubernetes.io/path")]
-    internal_path: String,
-}
-
-#[derive(Debug, Serialize)]
-struct OwnerReference<'a> {
-    #[serde(rename = "apiVersion")]
-    api_version: &'a str,
-    kind: &'a str,
-    name: &'a str,
-    uid: &'a str,
-    controller: bool,
 }
 
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
@@ -279,8 +196,8 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
     let repositories = RepositoryIndex::new(repository_items.iter().filter_map(|&i| items.get(i)));
     let upstream_input = items
         .get(upstream_index)
-        .map(cel_env::object_input)
-        .unwrap_or(cel::Value::Null);
+        .map(cel::object_input)
+        .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
     let mut renderer = Renderer::new(
         &mut programs,
@@ -404,7 +321,7 @@ fn summary(
     let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, d)| {
         let current = items
             .get(*i)
-            .and_then(|o| crate::object::json_at(o, "/spec"));
+            .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         serde_json::to_value(&d.spec).ok().as_ref() != current
     });
     let created = name_list(creates.iter().map(|d| d.name.clone()).collect());

@@ -15,7 +15,7 @@ use crate::api::package_variant::{
     Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
-use crate::cel_env::{self, Activation, Bindings, ProgramCache};
+use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
 
 /// A render failure. `field` is relative to the target (`template.labelExprs[0].valueExpr`);
 /// `message` carries Porch's prefix (`template.labelExprs[0].valueExpr: no such key: x`).
@@ -41,7 +41,7 @@ impl<'a> RepositoryIndex<'a> {
     pub fn new(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
         let mut by_name = HashMap::new();
         for repo in repositories {
-            let name = crate::targets::str_at(repo, "/metadata/name");
+            let name = crate::package_variant_set::targets::str_at(repo, "/metadata/name");
             by_name.entry(name).or_insert((repo, OnceCell::new()));
         }
         RepositoryIndex { by_name }
@@ -55,7 +55,7 @@ impl<'a> RepositoryIndex<'a> {
 
     /// The shared input of `object` when it is the indexed repository of its name.
     fn input_of(&self, object: &serde_json::Value) -> Option<&cel::Value> {
-        let name = crate::object::json_at(object, "/metadata/name")?.as_str()?;
+        let name = crate::krm::object::json_at(object, "/metadata/name")?.as_str()?;
         let (repo, input) = self.by_name.get(name)?;
         std::ptr::eq(*repo, object).then(|| input.get_or_init(|| cel_env::object_input(repo)))
     }

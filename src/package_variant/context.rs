@@ -5,8 +5,8 @@
 //! kyaml's formatting rules: keys already there keep their order, comments and quoting; new keys
 //! follow in Porch's order; an equal map leaves the file untouched.
 
-use crate::package::{assign_at, Package};
-use crate::results::ResultItem;
+use crate::krm::results::ResultItem;
+use crate::package_variant::package::{assign_at, Package};
 use crate::yaml::{from_json_sorted, to_json};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -138,7 +138,7 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource_list::ResourceList;
+    use crate::krm::resource_list::ResourceList;
 
     fn run(ctx: &str, data: &[(&str, &str)], remove: &[&str]) -> Result<String, String> {
         let src = format!(

@@ -6,9 +6,9 @@
 //! edit the same items (the Kptfile twice), so they share one set of trees, loaded on first use;
 //! at the end only the trees that were really touched become [`Changes::edited`].
 
-use crate::object::ObjectMeta;
-use crate::resource_list::{Changes, ResourceList};
-use crate::results::ResultItem;
+use crate::krm::object::ObjectMeta;
+use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::results::ResultItem;
 use crate::yaml::Node;
 use std::collections::BTreeMap;
 

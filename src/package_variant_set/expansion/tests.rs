@@ -2,9 +2,10 @@
 //! (T-S1/T-S2), the derived cases that need the whole pipeline, and the decisions beyond Porch.
 
 use super::*;
-use crate::reconciliation::OWNER_LABEL;
-use crate::results::{Severity, Subject};
-use crate::targets::{
+use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use crate::krm::results::{Severity, Subject};
+use crate::package_variant_set::reconciliation::OWNER_LABEL;
+use crate::package_variant_set::targets::{
     PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, REPOSITORY_API_VERSION, REPOSITORY_KIND,
 };
 use serde_json::json;

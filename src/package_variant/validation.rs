@@ -5,7 +5,7 @@
 //! result with its field path, in Porch's order, so kpt shows every one with its field.
 
 use crate::api::package_variant::{Function, PackageVariantSpec};
-use crate::results::ResultItem;
+use crate::krm::results::ResultItem;
 use std::collections::BTreeMap;
 
 /// Package context keys Porch owns; a PackageVariant may neither set nor remove them.

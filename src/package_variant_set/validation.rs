@@ -6,7 +6,7 @@
 //! its field.
 
 use crate::api::package_variant_set::{MapExpr, PackageVariantSet, PackageVariantTemplate};
-use crate::results::ResultItem;
+use crate::krm::results::ResultItem;
 
 fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
     out.push(ResultItem::error(message).field(field).on_config());
@@ -455,6 +455,6 @@ mod tests {
         assert_eq!(fields, ["spec.upstream", "spec.targets[0].repositories"]);
         assert!(results
             .iter()
-            .all(|r| r.is_error() && r.subject == crate::results::Subject::Config));
+            .all(|r| r.is_error() && r.subject == crate::krm::results::Subject::Config));
     }
 }

@@ -1,0 +1,80 @@
+//! Dispatch: picks the function from the functionConfig's apiVersion and kind.
+//!
+//! The table of functions comes from the crate root, so this layer depends on neither function.
+
+use crate::krm::object::ObjectMeta;
+use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::results::ResultItem;
+use crate::yaml::Node;
+
+/// A function's entry point: the ResourceList and its functionConfig in, the changes to the
+/// items and the results out.
+pub type Run = fn(&ResourceList, &Node) -> (Changes, Vec<ResultItem>);
+
+/// One functionConfig kind the binary serves.
+pub struct Function {
+    /// The functionConfig's `apiVersion`.
+    pub api_version: &'static str,
+    /// The functionConfig's `kind`.
+    pub kind: &'static str,
+    /// How messages name it: `PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)`.
+    pub described: &'static str,
+    pub run: Run,
+}
+
+/// Runs the function of `functions` that the functionConfig asks for.
+pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultItem>) {
+    let accepted = accepted(functions);
+    let Some(config) = &rl.function_config else {
+        return fail(
+            ResultItem::error(format!(
+                "no functionConfig was given; {accepted} (kpt: --fn-config FILE, or -- key=value)"
+            ))
+            .field("functionConfig"),
+        );
+    };
+    let meta = ObjectMeta::from_node(config);
+    if !meta.is_object {
+        return fail(
+            ResultItem::error(format!("functionConfig is not an object; {accepted}"))
+                .field("functionConfig"),
+        );
+    }
+    let (v, k) = (meta.api_version.as_str(), meta.kind.as_str());
+    if let Some(f) = functions.iter().find(|f| f.api_version == v && f.kind == k) {
+        return (f.run)(rl, config);
+    }
+    if let Some(f) = functions.iter().find(|f| f.kind == k) {
+        return fail(
+            ResultItem::error(format!(
+                "{k} apiVersion {v:?} is not served; use {}",
+                f.api_version
+            ))
+            .field("apiVersion")
+            .on_config(),
+        );
+    }
+    fail(
+        ResultItem::error(format!(
+            "functionConfig kind {k:?} (apiVersion {v:?}) is not supported; {accepted}"
+        ))
+        .field("kind")
+        .on_config(),
+    )
+}
+
+/// `expected kind A, B, or C`.
+fn accepted(functions: &[Function]) -> String {
+    let names: Vec<&str> = functions.iter().map(|f| f.described).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            format!("expected kind {}, or {last}", rest.join(", "))
+        }
+        Some((last, _)) => format!("expected kind {last}"),
+        None => "no function is served".to_string(),
+    }
+}
+
+fn fail(r: ResultItem) -> (Changes, Vec<ResultItem>) {
+    (Changes::default(), vec![r])
+}

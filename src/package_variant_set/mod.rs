@@ -1,0 +1,89 @@
+//! The PackageVariantSet function, "the expander": from a PackageVariantSet functionConfig and
+//! the input items, the PackageVariants Porch's controller would create, update and delete.
+//!
+//! - [`inputs`]: which items the expander reads, and how much of each;
+//! - [`expansion`]: the decision (validate, upstream, targets, templates, reconciliation);
+//! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
+//!   [`validation`]: its steps, named as Porch's controller names them;
+//! - [`new_variant`]: the PackageVariant objects it writes.
+//!
+//! [`run`] turns the expansion into changes to the ResourceList. Only the items the expander
+//! can use are converted to JSON; everything else passes through untouched. The
+//! PackageVariant function (`crate::package_variant`) is not used here: the two share only
+//! the API types (`crate::api`).
+
+pub mod cel;
+pub mod expansion;
+pub mod inputs;
+pub mod naming;
+pub mod new_variant;
+pub mod reconciliation;
+pub mod selector;
+pub mod targets;
+pub mod templates;
+pub mod validation;
+
+pub use expansion::{expand, expand_typed, Expansion, TypedExpansion};
+
+use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::results::{has_errors, ResultItem};
+use crate::yaml::{self, Node};
+
+/// Runs the expander for a PackageVariantSet functionConfig.
+pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+    let config_json = match yaml::to_json(config) {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                Changes::default(),
+                vec![
+                    ResultItem::error(format!("cannot read the PackageVariantSet: {e}"))
+                        .on_config(),
+                ],
+            )
+        }
+    };
+    let items = match inputs::read(rl, &config_json) {
+        Ok(items) => items,
+        Err(errors) => return (Changes::default(), errors),
+    };
+    let mut plan = expand_typed(&config_json, &items);
+    drop(items); // before the new trees are built: their memory is reused
+    if has_errors(&plan.results) {
+        return (Changes::default(), plan.results);
+    }
+    let mut changes = Changes::default();
+    let mut results = std::mem::take(&mut plan.results);
+    for (i, spec) in std::mem::take(&mut plan.updates) {
+        let mut tree = match rl.tree(i) {
+            Ok(t) => t,
+            Err(e) => {
+                results.push(*e);
+                return (Changes::default(), results);
+            }
+        };
+        // Serialising these plain structs cannot fail; `null` should it ever.
+        let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
+        let unchanged = tree.get("spec").is_some_and(|s| s.same_value(&new_spec));
+        if unchanged {
+            continue;
+        }
+        match tree.get_mut("spec") {
+            Some(s) => s.assign(new_spec),
+            None => {
+                tree.set("spec", new_spec);
+            }
+        }
+        changes.edited.insert(i, tree);
+    }
+    changes.added = plan
+        .creates
+        .iter()
+        .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
+        .collect();
+    changes.removed = std::mem::take(&mut plan.deletes);
+    if crate::exits_after_run() {
+        std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
+    }
+    (changes, results)
+}

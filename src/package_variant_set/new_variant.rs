@@ -1,0 +1,92 @@
+//! A new PackageVariant as Porch's controller writes it: metadata (owner label, owner
+//! reference, finalizer), kpt's path annotations, then the rendered spec.
+
+use serde::Serialize;
+
+use super::expansion::TypedExpansion;
+use super::reconciliation::DesiredVariant;
+use crate::api::package_variant::{
+    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER,
+    PACKAGE_VARIANT_KIND,
+};
+
+impl TypedExpansion {
+    /// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt
+    /// uses to write it to `packagevariants/<name>.yaml`. Serialise it (JSON or YAML node).
+    pub fn new_variant<'a>(&'a self, d: &'a DesiredVariant) -> NewPackageVariant<'a> {
+        let o = &self.owner;
+        let path = format!("packagevariants/{}.yaml", d.name);
+        NewPackageVariant {
+            api_version: PACKAGE_VARIANT_API_VERSION,
+            kind: PACKAGE_VARIANT_KIND,
+            metadata: NewMetadata {
+                name: &d.name,
+                namespace: &o.namespace,
+                labels: OwnerLabel { owner: &o.owner },
+                annotations: PathAnnotations {
+                    path: path.clone(),
+                    internal_path: path,
+                },
+                finalizers: [PACKAGE_VARIANT_FINALIZER],
+                // Only a set read from the cluster has a uid to own by.
+                owner_references: (!o.set_uid.is_empty()).then(|| {
+                    [OwnerReference {
+                        api_version: &o.set_api_version,
+                        kind: &o.set_kind,
+                        name: &o.set_name,
+                        uid: &o.set_uid,
+                        controller: true,
+                    }]
+                }),
+            },
+            spec: &d.spec,
+        }
+    }
+}
+
+/// A new PackageVariant object (see [`TypedExpansion::new_variant`]), fields in the order
+/// Porch's controller writes them.
+#[derive(Debug, Serialize)]
+pub struct NewPackageVariant<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: NewMetadata<'a>,
+    spec: &'a PackageVariantSpec,
+}
+
+#[derive(Debug, Serialize)]
+struct NewMetadata<'a> {
+    name: &'a str,
+    namespace: &'a str,
+    labels: OwnerLabel<'a>,
+    annotations: PathAnnotations,
+    finalizers: [&'static str; 1],
+    #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
+    owner_references: Option<[OwnerReference<'a>; 1]>,
+}
+
+/// `{OWNER_LABEL: owner}` (serde needs the key as a literal; a test checks they agree).
+#[derive(Debug, Serialize)]
+struct OwnerLabel<'a> {
+    #[serde(rename = "config.porch.kpt.dev/packagevariantset")]
+    owner: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct PathAnnotations {
+    #[serde(rename = "config.kubernetes.io/path")]
+    path: String,
+    #[serde(rename = "internal.config.kubernetes.io/path")]
+    internal_path: String,
+}
+
+#[derive(Debug, Serialize)]
+struct OwnerReference<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    uid: &'a str,
+    controller: bool,
+}

@@ -1,0 +1,229 @@
+//! The reader: the parser's byte-level cursor. Character classes, white space, line breaks,
+//! comments, document markers and error positions; nothing here builds a node.
+
+use super::{describe, PResult, ParseError, Parser, MAX_DEPTH};
+use crate::yaml::node::Span;
+
+pub(super) fn is_ws(c: u8) -> bool {
+    c == b' ' || c == b'\t'
+}
+
+pub(super) fn is_eol(c: u8) -> bool {
+    c == b'\n' || c == b'\r' || c == 0
+}
+
+pub(super) fn is_ws_or_eol(c: u8) -> bool {
+    is_ws(c) || is_eol(c)
+}
+
+pub(super) fn is_flow_indicator(c: u8) -> bool {
+    matches!(c, b',' | b'[' | b']' | b'{' | b'}')
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn peek(&self) -> u8 {
+        self.b.get(self.pos).copied().unwrap_or(0)
+    }
+
+    pub(super) fn peek_at(&self, i: usize) -> u8 {
+        self.b.get(self.pos + i).copied().unwrap_or(0)
+    }
+
+    pub(super) fn eof(&self) -> bool {
+        self.pos >= self.b.len()
+    }
+
+    pub(crate) fn col(&self) -> usize {
+        self.pos - self.ls
+    }
+
+    pub(crate) fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
+        Err(self.error_at(self.pos, msg))
+    }
+
+    pub(crate) fn error_at(&self, pos: usize, msg: impl Into<String>) -> ParseError {
+        let pos = pos.min(self.b.len());
+        let before = &self.b[..pos];
+        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+        let ls = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = self.s.get(ls..pos).map_or(pos - ls, |t| t.chars().count()) + 1;
+        ParseError {
+            message: msg.into(),
+            line,
+            column,
+        }
+    }
+
+    pub(super) fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err(format!(
+                "YAML nesting is deeper than {MAX_DEPTH} levels; refusing to parse it"
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    pub(super) fn skip_inline_ws(&mut self) {
+        while is_ws(self.peek()) {
+            self.pos += 1;
+        }
+    }
+
+    /// Consumes one line break (`\n` or `\r\n`), if here.
+    pub(super) fn eat_newline(&mut self) -> bool {
+        match self.peek() {
+            b'\n' => {
+                self.pos += 1;
+                self.ls = self.pos;
+                true
+            }
+            b'\r' if self.peek_at(1) == b'\n' => {
+                self.pos += 2;
+                self.ls = self.pos;
+                true
+            }
+            b'\r' => {
+                self.pos += 1;
+                self.ls = self.pos;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn skip_to_eol(&mut self) {
+        while !is_eol(self.peek()) {
+            self.pos += 1;
+        }
+        // A lone NUL inside the text is not the end.
+        while self.peek() == 0 && !self.eof() {
+            self.pos += 1;
+            while !is_eol(self.peek()) {
+                self.pos += 1;
+            }
+        }
+    }
+
+    /// Skips blank lines and comment lines, stopping at the first content of a line (or EOF).
+    /// Errors on tabs used as indentation before content.
+    pub(crate) fn skip_trivia(&mut self) -> PResult<()> {
+        loop {
+            self.skip_inline_ws();
+            match self.peek() {
+                b'#' => self.skip_to_eol(),
+                b'\n' | b'\r' => {
+                    self.eat_newline();
+                }
+                0 if self.eof() => return Ok(()),
+                _ => {
+                    let indentation = &self.b[self.ls..self.pos];
+                    if indentation.contains(&b'\t') && indentation.iter().all(|&c| is_ws(c)) {
+                        return self.err("found a tab character used as indentation");
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// `---` or `...` at the start of a line.
+    pub(super) fn at_doc_marker(&self) -> bool {
+        self.pos == self.ls
+            && (self.b[self.pos..].starts_with(b"---") || self.b[self.pos..].starts_with(b"..."))
+            && is_ws_or_eol(self.peek_at(3))
+    }
+
+    /// Indentation of the current content, or -1 at EOF or a document marker.
+    pub(super) fn cur_indent(&self) -> i64 {
+        if self.eof() || self.at_doc_marker() {
+            -1
+        } else {
+            self.col() as i64
+        }
+    }
+
+    pub(super) fn at_seq_entry(&self) -> bool {
+        self.peek() == b'-' && is_ws_or_eol(self.peek_at(1))
+    }
+
+    /// `# comment` after inline whitespace on the current line; leaves `pos` at the line end.
+    pub(super) fn take_line_comment(&mut self) -> PResult<Option<Span>> {
+        let save = self.pos;
+        self.skip_inline_ws();
+        if self.peek() == b'#' {
+            if self.pos == save && self.pos != self.ls {
+                return self.err("a comment must be separated from other tokens by white space");
+            }
+            let start = self.pos;
+            self.skip_to_eol();
+            return Ok(Some(Span::new(start, self.pos)));
+        }
+        if !is_eol(self.peek()) || (self.peek() == 0 && !self.eof()) {
+            return self.err(format!(
+                "unexpected {} after a value",
+                describe(self.s, self.pos)
+            ));
+        }
+        Ok(None)
+    }
+
+    /// A `# comment` starting exactly here (after an indicator and white space).
+    pub(super) fn comment_here(&mut self) -> PResult<Option<Span>> {
+        if self.peek() != b'#' {
+            return Ok(None);
+        }
+        let start = self.pos;
+        if start > 0 && !is_ws(self.b[start - 1]) && start != self.ls {
+            return self.err("a comment must be separated from other tokens by white space");
+        }
+        self.skip_to_eol();
+        Ok(Some(Span::new(start, self.pos)))
+    }
+
+    /// Leaves the current line (at its end) for the next line with content: the comment and
+    /// blank lines in between become the `lead` of what starts there. `rewind` goes back when
+    /// that content belongs to an enclosing collection.
+    pub(super) fn next_line(&mut self) -> PResult<NextLine> {
+        let line_end = self.pos;
+        let line_start = self.ls;
+        self.eat_newline();
+        let lead_start = self.pos;
+        self.skip_trivia()?;
+        Ok(NextLine {
+            line_end,
+            line_start,
+            lead: (self.ls > lead_start).then(|| Span::new(lead_start, self.ls)),
+            indent: self.cur_indent(),
+        })
+    }
+
+    pub(super) fn rewind(&mut self, next: &NextLine) {
+        self.pos = next.line_end;
+        self.ls = next.line_start;
+    }
+}
+
+/// Where [`Parser::next_line`] found the next content, and how to get back.
+pub(super) struct NextLine {
+    pub(super) line_end: usize,
+    pub(super) line_start: usize,
+    pub(super) lead: Option<Span>,
+    pub(super) indent: i64,
+}
+
+pub(super) fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}

@@ -1,0 +1,241 @@
+//! How a string is written: the scalar styles, and kyaml's rules for choosing one so that a
+//! new or changed string reads back as the same string (in YAML 1.2 and in YAML 1.1 readers).
+
+/// How a scalar was (or will be) written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// A multi-line string can be a literal block: no trailing spaces before line ends and only
+/// printable characters.
+pub fn literal_ok(value: &str) -> bool {
+    value.contains('\n')
+        && !value.contains(" \n")
+        && !value.contains("\t\n")
+        && !value.ends_with([' ', '\t'])
+        && !value.starts_with('\n')
+        && value
+            .chars()
+            .all(|c| c == '\n' || c == '\t' || (!c.is_control() && c != '\u{feff}'))
+}
+
+/// Whether `value` can be written as a plain scalar without changing what it reads as.
+pub fn plain_ok(value: &str, flow: bool) -> bool {
+    if value.is_empty() {
+        return false;
+    }
+    let b = value.as_bytes();
+    let first = b[0];
+    if matches!(
+        first,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    ) {
+        // `-`, `?`, `:` may start a plain scalar when followed by a safe character.
+        let safe_lead = matches!(first, b'-' | b'?' | b':')
+            && b.len() > 1
+            && !matches!(b[1], b' ' | b'\t')
+            && !(flow && matches!(b[1], b',' | b'[' | b']' | b'{' | b'}'));
+        if !safe_lead {
+            return false;
+        }
+        if value.starts_with("---") {
+            return false;
+        }
+    }
+    if value.starts_with("...") {
+        return false;
+    }
+    if value.starts_with([' ', '\t']) || value.ends_with([' ', '\t', ':']) {
+        return false;
+    }
+    if value.contains(": ")
+        || value.contains(" #")
+        || value.contains(":\t")
+        || value.contains("\t#")
+    {
+        return false;
+    }
+    if flow && value.contains([',', '[', ']', '{', '}']) {
+        return false;
+    }
+    if flow && value.contains(':') {
+        return false;
+    }
+    value
+        .chars()
+        .all(|c| c != '\n' && c != '\r' && !c.is_control() && c != '\u{feff}' && c != '\u{85}')
+}
+
+/// Strings that a YAML 1.1 reader (kubectl, go-yaml v2, PyYAML) would take for something
+/// else, or that go-yaml v3 resolves to another type. kyaml quotes these with double quotes.
+fn needs_double_quotes(value: &str) -> bool {
+    super::resolve::resolve_plain(value) != super::resolve::Resolved::Str
+        || matches!(
+            value,
+            "y" | "Y"
+                | "yes"
+                | "Yes"
+                | "YES"
+                | "n"
+                | "N"
+                | "no"
+                | "No"
+                | "NO"
+                | "on"
+                | "On"
+                | "ON"
+                | "off"
+                | "Off"
+                | "OFF"
+                | "="
+                | "<<"
+        )
+        || looks_numeric_1_1(value)
+}
+
+/// YAML 1.1 numbers and timestamps that YAML 1.2 reads as strings (`0777`, `1_000`,
+/// `12:30`, `2024-01-01`).
+fn looks_numeric_1_1(v: &str) -> bool {
+    let t = v.strip_prefix(['+', '-']).unwrap_or(v);
+    if t.is_empty() {
+        return false;
+    }
+    let digitish = t
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '_' || c == ':' || c == '.');
+    if digitish && t.starts_with(|c: char| c.is_ascii_digit()) {
+        return true;
+    }
+    // Dates and timestamps.
+    let b = t.as_bytes();
+    b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[5].is_ascii_digit()
+}
+
+/// The style kyaml would pick for a new string value.
+pub fn string_style(value: &str) -> ScalarStyle {
+    // Fast path for the common case (names, keys, image references, paths): plain unless it
+    // reads as another type. `plain_ok` holds for every such string, and none has a newline.
+    let b = value.as_bytes();
+    if b.first().is_some_and(u8::is_ascii_alphanumeric)
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+    {
+        return if needs_double_quotes(value) {
+            ScalarStyle::DoubleQuoted
+        } else {
+            ScalarStyle::Plain
+        };
+    }
+    string_style_general(value)
+}
+
+fn string_style_general(value: &str) -> ScalarStyle {
+    if value.contains('\n') {
+        return if literal_ok(value) {
+            ScalarStyle::Literal
+        } else {
+            ScalarStyle::DoubleQuoted
+        };
+    }
+    if needs_double_quotes(value) {
+        return ScalarStyle::DoubleQuoted;
+    }
+    if plain_ok(value, false) {
+        return ScalarStyle::Plain;
+    }
+    if value
+        .chars()
+        .all(|c| !c.is_control() && c != '\u{feff}' && c != '\u{85}')
+    {
+        ScalarStyle::SingleQuoted
+    } else {
+        ScalarStyle::DoubleQuoted
+    }
+}
+
+/// Whether a string value may keep `style` (copied from the value it replaces) and still
+/// read as the same string.
+pub fn style_allows(style: ScalarStyle, value: &str) -> bool {
+    match style {
+        ScalarStyle::Plain => string_style(value) == ScalarStyle::Plain,
+        ScalarStyle::SingleQuoted => {
+            !value.contains('\n') && value.chars().all(|c| !c.is_control() && c != '\u{feff}')
+        }
+        ScalarStyle::DoubleQuoted => true,
+        ScalarStyle::Literal | ScalarStyle::Folded => literal_ok(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{string_style, string_style_general};
+
+    /// The fast path picks what the general rules pick: every string of up to three characters
+    /// over an alphabet of safe and unsafe characters, plus keywords, numbers and dates.
+    #[test]
+    fn fast_path_agrees_with_the_general_rules() {
+        let alphabet = [
+            'a', 'Z', '0', '7', '-', '_', '.', '/', ':', '#', ' ', 'e', 'x', '+',
+        ];
+        let mut words: Vec<String> = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        words.sort();
+        words.dedup();
+        for w in [
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "y",
+            "true",
+            "null",
+            "0x1F",
+            "0o17",
+            "1e3",
+            "1_000",
+            "2024-01-01",
+            "12:30",
+            "0777",
+            ".inf",
+            "-.5",
+            "+1",
+            "base-us-east1",
+            "gcr.io/kpt-fn/set-labels:v0.2.0",
+            "config.kubernetes.io/path",
+            "a.b/c-d_e",
+        ] {
+            words.push(w.to_string());
+        }
+        for w in &words {
+            assert_eq!(string_style(w), string_style_general(w), "{w:?}");
+        }
+    }
+}
