@@ -8,6 +8,7 @@
 //! wrong type with its path; only then is it decoded (`null` stays the zero value, as in Go).
 
 pub mod label_selector;
+pub mod names;
 pub mod package_variant;
 pub mod package_variant_set;
 pub mod schema;
@@ -22,8 +23,8 @@ use serde::{Deserialize, Deserializer};
 pub struct DecodeError {
     /// `spec.upstream.revision`, or empty when the root itself had the wrong type.
     pub path: String,
-    /// What is wrong and what to write instead. From [`strict::check`], without the path (kpt
-    /// prints `field.path` beside it); from [`decode`], `<path>: <serde message>`.
+    /// What is wrong and what to write instead, without the path (kpt prints `field.path`
+    /// beside it): `invalid type: string "x", expected an integer`.
     pub message: String,
 }
 
@@ -58,12 +59,10 @@ pub fn decode<T: DeserializeOwned>(
             (false, false) if rel.starts_with('[') => format!("{prefix}{rel}"),
             (false, false) => format!("{prefix}.{rel}"),
         };
-        let message = if path.is_empty() {
-            inner
-        } else {
-            format!("{path}: {inner}")
-        };
-        DecodeError { path, message }
+        DecodeError {
+            path,
+            message: inner,
+        }
     })
 }
 

@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(err.path, "spec.upstream.revision");
         assert_eq!(
             err.message,
-            r#"spec.upstream.revision: invalid type: string "1", expected an integer; write it without quotes"#
+            r#"invalid type: string "1", expected an integer; write it without quotes"#
         );
         let err = decode::<PackageVariantSpec>(
             &json!({"injectors": [{"name": "a"}, {"name": 3}]}),

@@ -231,7 +231,8 @@ fn revision_hint(s: &str) -> String {
         .filter(|n| *n >= 0 || !t.starts_with('v'));
     let head = "Porch's API takes the revision as an integer (Porch 4.1 and later)";
     match number {
-        Some(n) => format!("{head}; write revision: {n}"),
+        Some(n) if t.starts_with('v') => format!("{head}; write revision: {n}"),
+        Some(n) => format!("{head}; write revision: {n} without quotes"),
         None => format!(
             "{head}; write the spec.revision number of the upstream PackageRevision \
              (revision: 1), or name it by workspaceName"

@@ -244,6 +244,7 @@ mod tests {
             errors: vec![],
             field: None,
             invalid_value: None,
+            hints: vec![],
         }
     }
 

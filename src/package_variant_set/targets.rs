@@ -107,6 +107,16 @@ pub struct DownstreamContext {
     pub package_default: String,
     /// Item index of the selected object (selector targets only).
     pub object: Option<usize>,
+    /// Which entry of a `repositories` target it comes from (`None` for a selector target).
+    pub entry: Option<RepositoryEntry>,
+}
+
+/// The entry of a `repositories` target a downstream comes from: `repositories[index]`, and
+/// `packageNames[package_name]` unless it takes the upstream package name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepositoryEntry {
+    pub index: usize,
+    pub package_name: Option<usize>,
 }
 
 /// A selector error of one target: `field` is `spec.targets[i].repositorySelector` or
@@ -124,12 +134,52 @@ fn too_many(t: usize) -> TargetError {
         target: t,
         field: format!("spec.targets[{t}]"),
         message: format!(
-            "the targets produce more than {MAX_PACKAGE_VARIANTS} PackageVariants (the limit for one PackageVariantSet; reached at spec.targets[{t}]); split the targets over several PackageVariantSets or narrow the selectors"
+            "the targets produce more than {MAX_PACKAGE_VARIANTS} PackageVariants (the limit for one PackageVariantSet, reached at this target); split the targets over several PackageVariantSets or narrow the selectors"
         ),
     }
 }
 
-/// Porch's `unrollDownstreamTargets`. Every target with a bad selector is reported.
+/// The error when a selector target has nothing of its kind to select from: Porch lists the
+/// objects itself and stops with NoMatchingTargets when it cannot; here the input is
+/// incomplete, and going on would delete every PackageVariant the target made.
+fn no_objects_of_kind(
+    t: usize,
+    field: &str,
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+) -> TargetError {
+    TargetError {
+        target: t,
+        field: format!("spec.targets[{t}].{field}"),
+        message: format!(
+            "no matches for kind {kind:?} in version {api_version:?} among the input items in namespace {namespace:?} (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: kubectl get {} -n {namespace} -o yaml",
+            resource_name(api_version, kind)
+        ),
+    }
+}
+
+/// kubectl's name for a kind's objects: `workloadclusters.infra.nephio.org`, `configmaps`
+/// (apimachinery's guess of the plural: `-s`, `-es` after `s`, `-ies` for a final `y`).
+pub fn resource_name(api_version: &str, kind: &str) -> String {
+    let singular = kind.to_lowercase();
+    let plural = if singular.ends_with("endpoints") {
+        singular
+    } else if singular.ends_with('s') {
+        format!("{singular}es")
+    } else if let Some(stem) = singular.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{singular}s")
+    };
+    match api_version.rsplit_once('/') {
+        Some((group, _)) if !group.is_empty() => format!("{plural}.{group}"),
+        _ => plural,
+    }
+}
+
+/// Porch's `unrollDownstreamTargets`. Every target with a bad selector, or with no object of
+/// its kind among the items, is reported.
 pub fn unroll_targets(
     spec: &PackageVariantSetSpec,
     upstream_package: &str,
@@ -140,14 +190,14 @@ pub fn unroll_targets(
     let mut errors = Vec::new();
     for (t, target) in spec.targets.iter().enumerate() {
         if let Some(repos) = target.repositories.as_ref().filter(|r| !r.is_empty()) {
-            for rt in repos {
+            for (j, rt) in repos.iter().enumerate() {
                 let defaulted = [upstream_package.to_string()];
                 let names: &[String] = if rt.package_names.is_empty() {
                     &defaulted
                 } else {
                     &rt.package_names
                 };
-                for pn in names {
+                for (k, pn) in names.iter().enumerate() {
                     if out.len() >= MAX_PACKAGE_VARIANTS {
                         errors.push(too_many(t));
                         return Err(errors);
@@ -157,6 +207,10 @@ pub fn unroll_targets(
                         repo_default: rt.name.clone(),
                         package_default: pn.clone(),
                         object: None,
+                        entry: Some(RepositoryEntry {
+                            index: j,
+                            package_name: (!rt.package_names.is_empty()).then_some(k),
+                        }),
                     });
                 }
             }
@@ -192,10 +246,13 @@ pub fn unroll_targets(
                 continue;
             }
         };
+        let mut of_kind = false;
         for (i, item) in items.iter().enumerate() {
-            if is_kind_in_namespace(item, api_version, kind, namespace)
-                && compiled.matches_object(item)
-            {
+            if !is_kind_in_namespace(item, api_version, kind, namespace) {
+                continue;
+            }
+            of_kind = true;
+            if compiled.matches_object(item) {
                 if out.len() >= MAX_PACKAGE_VARIANTS {
                     errors.push(too_many(t));
                     return Err(errors);
@@ -206,8 +263,12 @@ pub fn unroll_targets(
                     repo_default: name,
                     package_default: upstream_package.to_string(),
                     object: Some(i),
+                    entry: None,
                 });
             }
+        }
+        if !of_kind {
+            errors.push(no_objects_of_kind(t, field, api_version, kind, namespace));
         }
     }
     if errors.is_empty() {
@@ -420,14 +481,80 @@ mod tests {
         assert_eq!(errs[1].field, "spec.targets[2].repositorySelector");
     }
 
+    /// Objects of the kind that match nothing: no variant, as in Porch.
     #[test]
     fn empty_selection_is_not_an_error() {
+        let items = [obj(
+            REPOSITORY_API_VERSION,
+            REPOSITORY_KIND,
+            "r",
+            None,
+            json!({}),
+        )];
         assert_eq!(
             unroll(
                 json!({"targets": [{"repositorySelector": {"matchLabels": {"x": "y"}}}]}),
-                &[]
+                &items
             ),
             Ok(vec![])
+        );
+    }
+
+    /// No object of the kind at all (Porch: NoMatchingTargets): an error naming the kind and
+    /// the command that passes the objects.
+    #[test]
+    fn no_object_of_the_kind_is_an_error() {
+        let items = [
+            obj(
+                "infra.nephio.org/v1alpha1",
+                "WorkloadCluster",
+                "c",
+                Some("other"),
+                json!({}),
+            ),
+            obj(
+                REPOSITORY_API_VERSION,
+                REPOSITORY_KIND,
+                "r",
+                None,
+                json!({}),
+            ),
+        ];
+        let errs = unroll(
+            json!({"targets": [
+                {"objectSelector": {"apiVersion": "infra.nephio.org/v1alpha1", "kind": "WorkloadCluster"}},
+                {"repositorySelector": {}},
+                {"objectSelector": {"apiVersion": "v1", "kind": "ConfigMap"}}]}),
+            &items,
+        )
+        .unwrap_err();
+        let got: Vec<_> = errs
+            .iter()
+            .map(|e| (e.field.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, "spec.targets[0].objectSelector");
+        assert_eq!(
+            got[0].1,
+            r#"no matches for kind "WorkloadCluster" in version "infra.nephio.org/v1alpha1" among the input items in namespace "default" (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: kubectl get workloadclusters.infra.nephio.org -n default -o yaml"#
+        );
+        assert_eq!(got[1].0, "spec.targets[2].objectSelector");
+        assert!(got[1]
+            .1
+            .ends_with("kubectl get configmaps -n default -o yaml"));
+    }
+
+    #[test]
+    fn kubectl_resource_names() {
+        assert_eq!(resource_name("v1", "Endpoints"), "endpoints");
+        assert_eq!(
+            resource_name("networking.k8s.io/v1", "Ingress"),
+            "ingresses.networking.k8s.io"
+        );
+        assert_eq!(resource_name("x.io/v1", "Policy"), "policies.x.io");
+        assert_eq!(
+            resource_name(REPOSITORY_API_VERSION, REPOSITORY_KIND),
+            "repositories.config.porch.kpt.dev"
         );
     }
 

@@ -209,7 +209,11 @@ fn string_revisions_say_porch_takes_an_integer() {
         msg("v1"),
         r#"invalid type: string "v1", expected an integer: Porch's API takes the revision as an integer (Porch 4.1 and later); write revision: 1"#
     );
-    assert!(msg("2").ends_with("; write revision: 2"), "{}", msg("2"));
+    assert!(
+        msg("2").ends_with("; write revision: 2 without quotes"),
+        "{}",
+        msg("2")
+    );
     assert!(msg("main").ends_with("(revision: 1), or name it by workspaceName"));
 }
 
