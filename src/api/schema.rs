@@ -1,6 +1,6 @@
 //! The field reference of every object the function takes as functionConfig, from one source:
-//! the CRD structural schemas in `fnconfig/schemas/` (embedded here), plus Kubernetes ObjectMeta
-//! for `metadata`.
+//! the CRD structural schemas in `fnconfig/schemas/` (embedded here as JSON generated from
+//! them), plus Kubernetes ObjectMeta for `metadata`.
 //!
 //! Why one module: strict decoding ([`super::strict`]) walks these trees to refuse unknown
 //! fields and wrong types, a test checks that the typed structs accept exactly these fields,
@@ -9,78 +9,90 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use super::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 
-/// The PackageVariant CRD (`fnconfig/schemas/packagevariant.yaml`).
-pub const PACKAGE_VARIANT_CRD: &str = include_str!("../../fnconfig/schemas/packagevariant.yaml");
-/// The PackageVariantSet CRD (`fnconfig/schemas/packagevariantset.yaml`).
-pub const PACKAGE_VARIANT_SET_CRD: &str =
-    include_str!("../../fnconfig/schemas/packagevariantset.yaml");
+/// The `openAPIV3Schema` of the served version of each CRD in `fnconfig/schemas/`, as JSON:
+/// `[{apiVersion, kind, openAPIV3Schema}]`. Generated from those files, which stay the source;
+/// a test fails when it differs from them (`UPDATE_SCHEMAS=1 cargo test --lib api::schema`
+/// rewrites it). JSON because this layer reads no YAML.
+pub const CRDS_JSON: &str = include_str!("schema/crds.json");
 
 /// Kubernetes ObjectMeta as a structural schema: the fields a client may write. A CRD only
 /// says `metadata: {type: object}` because the API server checks ObjectMeta itself.
-pub const OBJECT_META_SCHEMA: &str = "\
-description: Standard Kubernetes object metadata.
-type: object
-properties:
-  name: {type: string, description: The object's name (a DNS-1123 subdomain).}
-  generateName: {type: string, description: Prefix of a name the API server generates.}
-  namespace: {type: string, description: The object's namespace (default when empty).}
-  selfLink: {type: string, description: Deprecated; set by the API server.}
-  uid: {type: string, description: Set by the API server.}
-  resourceVersion: {type: string, description: Set by the API server.}
-  generation: {type: integer, description: Set by the API server.}
-  creationTimestamp: {type: string, description: Set by the API server.}
-  deletionTimestamp: {type: string, description: Set by the API server.}
-  deletionGracePeriodSeconds: {type: integer, description: Set by the API server.}
-  labels:
-    description: Labels of the object.
-    type: object
-    additionalProperties: {type: string}
-  annotations:
-    description: Annotations of the object.
-    type: object
-    additionalProperties: {type: string}
-  ownerReferences:
-    description: Objects this one belongs to.
-    type: array
-    items:
-      type: object
-      properties:
-        apiVersion: {type: string}
-        kind: {type: string}
-        name: {type: string}
-        uid: {type: string}
-        controller: {type: boolean}
-        blockOwnerDeletion: {type: boolean}
-  finalizers:
-    description: Finalizers that must be removed before the object is deleted.
-    type: array
-    items: {type: string}
-  managedFields:
-    description: Written by the API server (server-side apply).
-    type: array
-    items: {type: object, x-kubernetes-preserve-unknown-fields: true}
-";
+pub fn object_meta_json() -> Value {
+    let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let set_by_server = |ty: &str| json!({"type": ty, "description": "Set by the API server."});
+    json!({
+        "description": "Standard Kubernetes object metadata.",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The object's name (a DNS-1123 subdomain)."},
+            "generateName": {"type": "string", "description": "Prefix of a name the API server generates."},
+            "namespace": {"type": "string", "description": "The object's namespace (default when empty)."},
+            "selfLink": set_by_server("string"),
+            "uid": set_by_server("string"),
+            "resourceVersion": set_by_server("string"),
+            "generation": set_by_server("integer"),
+            "creationTimestamp": set_by_server("string"),
+            "deletionTimestamp": set_by_server("string"),
+            "deletionGracePeriodSeconds": set_by_server("integer"),
+            "labels": with_description(&string_map, "Labels of the object."),
+            "annotations": with_description(&string_map, "Annotations of the object."),
+            "ownerReferences": {
+                "description": "Objects this one belongs to.",
+                "type": "array",
+                "items": {"type": "object", "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "name": {"type": "string"},
+                    "uid": {"type": "string"},
+                    "controller": {"type": "boolean"},
+                    "blockOwnerDeletion": {"type": "boolean"},
+                }},
+            },
+            "finalizers": {
+                "description": "Finalizers that must be removed before the object is deleted.",
+                "type": "array",
+                "items": {"type": "string"},
+            },
+            "managedFields": {
+                "description": "Written by the API server (server-side apply).",
+                "type": "array",
+                "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            },
+        }
+    })
+}
 
 /// The ConfigMap functionConfig (`kpt fn eval ... -- key=value`, a Kptfile `configMap:`): only
 /// `data` is read. Values are taken by their text, as kpt writes every value as a string.
-pub const CONFIG_MAP_SCHEMA: &str = "\
-description: Package context data, as kpt builds it from -- key=value.
-type: object
-properties:
-  apiVersion: {type: string}
-  kind: {type: string}
-  metadata: {type: object}
-  data:
-    description: Keys set in the package context (package-context.yaml); name and package-path
-      are reserved.
-    type: object
-    additionalProperties: {x-kubernetes-preserve-unknown-fields: true}
-";
+pub fn config_map_json() -> Value {
+    json!({
+        "description": "Package context data, as kpt builds it from -- key=value.",
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "data": {
+                "description": "Keys set in the package context (package-context.yaml); name and package-path are reserved.",
+                "type": "object",
+                "additionalProperties": {"x-kubernetes-preserve-unknown-fields": true},
+            },
+        }
+    })
+}
+
+fn with_description(schema: &Value, description: &str) -> Value {
+    let mut s = schema.clone();
+    if let Some(o) = s.as_object_mut() {
+        o.insert("description".into(), Value::String(description.into()));
+    }
+    s
+}
 
 /// The OpenAPI type of a schema node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,19 +362,32 @@ pub fn kinds() -> &'static [Kind] {
 
 /// Kubernetes ObjectMeta, as every kind's `metadata` field uses it.
 pub fn object_meta() -> Result<Schema, String> {
-    Schema::from_json(&yaml_json(OBJECT_META_SCHEMA)?, "metadata")
+    Schema::from_json(&object_meta_json(), "metadata")
 }
 
 /// Reads every embedded schema; the error says which one failed.
 pub fn load() -> Result<Vec<Kind>, String> {
+    load_from(CRDS_JSON)
+}
+
+/// [`load`] from another `[{apiVersion, kind, openAPIV3Schema}]` text.
+fn load_from(crds_json: &str) -> Result<Vec<Kind>, String> {
     let meta = object_meta()?;
-    let pv = crd_root(PACKAGE_VARIANT_CRD, PACKAGE_VARIANT_API_VERSION, &meta)?;
-    let pvs = crd_root(
-        PACKAGE_VARIANT_SET_CRD,
-        PACKAGE_VARIANT_SET_API_VERSION,
-        &meta,
-    )?;
-    let mut cm = Schema::from_json(&yaml_json(CONFIG_MAP_SCHEMA)?, "ConfigMap")?;
+    let crds: Value = serde_json::from_str(crds_json).map_err(|e| e.to_string())?;
+    let root = |api_version: &str, kind: &str| -> Result<Schema, String> {
+        let crd = crds
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["apiVersion"] == api_version && c["kind"] == kind)
+            .ok_or_else(|| format!("no schema for {kind} {api_version}"))?;
+        let mut root = Schema::from_json(&crd["openAPIV3Schema"], "")?;
+        with_meta(&mut root, &meta);
+        Ok(root)
+    };
+    let pv = root(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)?;
+    let pvs = root(PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND)?;
+    let mut cm = Schema::from_json(&config_map_json(), "ConfigMap")?;
     with_meta(&mut cm, &meta);
     Ok(vec![
         Kind::new(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND, pv),
@@ -373,28 +398,6 @@ pub fn load() -> Result<Vec<Kind>, String> {
         ),
         Kind::new("v1", "ConfigMap", cm),
     ])
-}
-
-fn yaml_json(text: &str) -> Result<Value, String> {
-    let node = crate::yaml::parse(text).map_err(|e| e.to_string())?;
-    crate::yaml::to_json(&node)
-}
-
-/// The `openAPIV3Schema` of the served version `api_version` of a CRD, `metadata` replaced by
-/// ObjectMeta.
-fn crd_root(crd: &str, api_version: &str, meta: &Schema) -> Result<Schema, String> {
-    let crd = yaml_json(crd)?;
-    let version = api_version.rsplit('/').next().unwrap_or(api_version);
-    let served = crd
-        .pointer("/spec/versions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|v| v["name"] == version && v["served"] == true)
-        .ok_or_else(|| format!("the CRD does not serve {api_version}"))?;
-    let mut root = Schema::from_json(&served["schema"]["openAPIV3Schema"], "")?;
-    with_meta(&mut root, meta);
-    Ok(root)
 }
 
 fn with_meta(root: &mut Schema, meta: &Schema) {

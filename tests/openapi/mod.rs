@@ -43,29 +43,10 @@ const KNOWN: &[&str] = &[
     "x-kubernetes-list-map-keys",
 ];
 
-/// The fields of Kubernetes ObjectMeta a client may write.
+/// The fields of Kubernetes ObjectMeta a client may write: the function's own ObjectMeta
+/// schema, which its strict decoding checks `metadata` against.
 pub fn object_meta_schema() -> Value {
-    let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
-    let loose_list = json!({"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
-    json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "generateName": {"type": "string"},
-            "namespace": {"type": "string"},
-            "uid": {"type": "string"},
-            "resourceVersion": {"type": "string"},
-            "generation": {"type": "integer"},
-            "creationTimestamp": {"type": "string"},
-            "deletionTimestamp": {"type": "string"},
-            "deletionGracePeriodSeconds": {"type": "integer"},
-            "labels": string_map.clone(),
-            "annotations": string_map,
-            "finalizers": {"type": "array", "items": {"type": "string"}},
-            "ownerReferences": loose_list.clone(),
-            "managedFields": loose_list,
-        }
-    })
+    package_variant::api::schema::object_meta_json()
 }
 
 /// The `openAPIV3Schema` of `crd` for `apiVersion`/`kind`, with the root `metadata` replaced by

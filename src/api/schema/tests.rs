@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::json;
 
 #[test]
 fn every_embedded_schema_loads() {
@@ -294,18 +295,95 @@ fn package_variant_set_and_schema_agree() {
     }
 }
 
+/// The CRD files of `fnconfig/schemas/` as [`CRDS_JSON`] holds them.
+fn crds_json_from(files: &[(&str, &str)]) -> String {
+    let mut out = Vec::new();
+    for (name, text) in files {
+        let node = crate::yaml::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let crd = crate::yaml::to_json(&node).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let group = crd
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let kind = crd
+            .pointer("/spec/names/kind")
+            .cloned()
+            .unwrap_or(Value::Null);
+        for version in crd
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if version["served"] != true {
+                continue;
+            }
+            let name = version["name"].as_str().unwrap_or("");
+            out.push(json!({
+                "apiVersion": format!("{group}/{name}"),
+                "kind": kind,
+                "openAPIV3Schema": version["schema"]["openAPIV3Schema"],
+            }));
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn fnconfig_crds() -> Vec<(String, String)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fnconfig/schemas");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            (p.display().to_string(), text)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// `src/api/schema/crds.json` is what `fnconfig/schemas/*.yaml` say, and nothing else:
+/// `UPDATE_SCHEMAS=1` rewrites it.
+#[test]
+fn embedded_json_is_the_fnconfig_schemas() {
+    let files = fnconfig_crds();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let want = crds_json_from(&files);
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/schema/crds.json");
+        std::fs::write(path, &want).unwrap_or_else(|e| panic!("{path}: {e}"));
+        return;
+    }
+    assert!(
+        CRDS_JSON == want,
+        "src/api/schema/crds.json is out of date with fnconfig/schemas: run UPDATE_SCHEMAS=1 cargo test --lib api::schema"
+    );
+}
+
 /// A field added to the schema only is caught by the comparison above: shown here on a copy
 /// of the schema with one more field.
 #[test]
 fn a_field_in_the_schema_only_is_seen() {
-    let crd = PACKAGE_VARIANT_CRD.replace(
+    let crd = include_str!("../../../fnconfig/schemas/packagevariant.yaml").replace(
         "                  workspaceName: {type: string,",
         "                  branch: {type: string}\n                  workspaceName: {type: string,",
     );
-    let meta = object_meta().unwrap_or_else(|e| panic!("{e}"));
-    let root = crd_root(&crd, PACKAGE_VARIANT_API_VERSION, &meta).unwrap_or_else(|e| panic!("{e}"));
-    let k = Kind::new(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND, root);
-    let schema = schema_fields(&k, "spec");
+    let pvs = include_str!("../../../fnconfig/schemas/packagevariantset.yaml");
+    let json = crds_json_from(&[("pv", &crd), ("pvs", pvs)]);
+    let kinds = load_from(&json).unwrap_or_else(|e| panic!("{e}"));
+    let k = kinds
+        .iter()
+        .find(|k| k.kind() == PACKAGE_VARIANT_KIND)
+        .unwrap_or_else(|| panic!("no PV"));
+    let schema = schema_fields(k, "spec");
     assert!(schema.contains(&("spec.upstream.branch".into(), "string".into())));
     let mut structs = struct_fields::<crate::api::package_variant::PackageVariantSpec>("spec");
     structs.insert(0, ("spec".into(), "object".into()));
