@@ -282,12 +282,22 @@ fn join(parent: &str, name: &str) -> String {
 }
 
 /// The known name closest to `name`: equal but for case, or within a small edit distance
-/// (1 for names up to 4 characters, 2 up to 9, 3 beyond). Ties go to the earlier name.
+/// (1 for names up to 4 characters, 2 up to 9, 3 beyond), or else one that starts with the
+/// other (`workspace`, `workspaceName`; at least 4 characters). Ties go to the earlier name.
 pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
+    let mut prefixed: Option<&str> = None;
     for k in known {
-        if k.to_lowercase() == lower {
+        let k_lower = k.to_lowercase();
+        let shorter = lower.len().min(k_lower.len());
+        if prefixed.is_none()
+            && shorter >= 4
+            && (k_lower.starts_with(&lower) || lower.starts_with(&k_lower))
+        {
+            prefixed = Some(k);
+        }
+        if k_lower == lower {
             return Some(k);
         }
         let limit = match name.chars().count().min(k.chars().count()) {
@@ -295,13 +305,13 @@ pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&
             5..=9 => 2,
             _ => 3,
         };
-        if let Some(d) = distance(&lower, &k.to_lowercase(), limit) {
+        if let Some(d) = distance(&lower, &k_lower, limit) {
             if best.is_none_or(|(b, _)| d < b) {
                 best = Some((d, k));
             }
         }
     }
-    best.map(|(_, k)| k)
+    best.map(|(_, k)| k).or(prefixed)
 }
 
 /// Optimal string alignment distance (an adjacent swap counts as one edit), or `None` when it

@@ -251,8 +251,47 @@ fn closest_names() {
     assert_eq!(closest("selector", known.into_iter()), None);
     assert_eq!(closest("rpeo", ["repo"].into_iter()), Some("repo"));
     assert_eq!(closest("ab", ["repo"].into_iter()), None);
+    let upstream = ["repo", "package", "revision", "workspaceName"];
+    assert_eq!(
+        closest("workspace", upstream.into_iter()),
+        Some("workspaceName")
+    );
+    assert_eq!(closest("rev", upstream.into_iter()), None);
     assert_eq!(distance("abc", "abc", 0), Some(0));
     assert_eq!(distance("abcd", "acbd", 1), Some(1));
     assert_eq!(distance("kitten", "sitting", 3), Some(3));
     assert_eq!(distance("kitten", "sitting", 2), None);
+}
+
+/// A value of every field the schema names, at every depth.
+fn everything(schema: &crate::api::schema::Schema) -> Value {
+    use crate::api::schema::Type;
+    match schema.ty() {
+        Type::Object => match schema.values() {
+            Some(v) if schema.properties().next().is_none() => json!({"k": everything(v)}),
+            _ => Value::Object(
+                schema
+                    .properties()
+                    .map(|(n, s)| (n.to_string(), everything(s)))
+                    .collect(),
+            ),
+        },
+        Type::Array => json!([schema.items().map(everything).unwrap_or(Value::Null)]),
+        Type::String => json!("x"),
+        Type::Integer => json!(1),
+        Type::Number => json!(1.5),
+        Type::Boolean => json!(true),
+        Type::Any => json!({"anything": [1]}),
+    }
+}
+
+/// Every field of every schema, filled in, is accepted: the walker refuses nothing the schema
+/// allows.
+#[test]
+fn every_field_of_the_schema_is_accepted() {
+    for kind in crate::api::schema::kinds() {
+        let object = everything(kind.root());
+        assert!(object.pointer("/metadata/ownerReferences/0/uid").is_some());
+        assert_eq!(pairs(check(&object, kind)), [], "{}", kind.kind());
+    }
 }
