@@ -556,3 +556,50 @@ fn an_object_not_marked_in_cluster_is_named_with_the_annotation_to_add() {
     assert!(items_section(&out.stdout)
         .contains("message: no in-cluster resources of type v1.ConfigMap\n"));
 }
+
+// ------------------------------------------------------------------ hostile sizes
+
+/// Only catches quadratic paths and hangs (the speed targets are benchmarks).
+const GENEROUS: std::time::Duration = std::time::Duration::from_secs(20);
+
+fn refused_in_time(input: &str) -> Vec<(String, String)> {
+    let start = std::time::Instant::now();
+    let got = refused(input);
+    assert!(start.elapsed() < GENEROUS, "took {:?}", start.elapsed());
+    got
+}
+
+#[test]
+fn hostile_sizes_are_answered_in_linear_time() {
+    const N: usize = 20_000;
+    // Many unknown fields, each looked up against its neighbours and the whole schema.
+    let fields: String = (0..N).map(|i| format!("  labelz{i}: x\n")).collect();
+    let got = refused_in_time(&pv_input(&pv_config(&fields)));
+    assert_eq!(got.len(), N);
+    assert_eq!(got[N - 1].0, format!("spec.labelz{}", N - 1));
+    // One package name listed N times.
+    let names = vec!["web"; N].join(", ");
+    let targets =
+        format!("  targets:\n  - repositories: [{{name: edge1, packageNames: [{names}]}}]\n");
+    let got = refused_in_time(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), N - 1);
+    // N different names Kubernetes would refuse.
+    let names: Vec<String> = (0..N).map(|i| format!("Web{i}")).collect();
+    let targets = format!(
+        "  targets:\n  - repositories: [{{name: edge1, packageNames: [{}]}}]\n",
+        names.join(", ")
+    );
+    let got = refused_in_time(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), N);
+    // N objects a template maps to one downstream.
+    let repos: Vec<String> = (0..N)
+        .map(|i| repository(&format!("r{i}"), "{env: prod}"))
+        .collect();
+    let mut items: Vec<&str> = vec![UPSTREAM_PR];
+    items.extend(repos.iter().map(String::as_str));
+    let config = pvs_config(
+        "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream: {repoExpr: \"'r0'\"}\n",
+    );
+    let got = refused_in_time(&resource_list(&items, &config));
+    assert_eq!(got.len(), N - 1);
+}
