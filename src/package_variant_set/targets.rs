@@ -92,8 +92,9 @@ pub fn find_upstream(
     });
     found.ok_or_else(|| {
         format!(
-            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from `kubectl get packagerevisions -o yaml`)",
-            upstream.package, upstream.revision, upstream.repo
+            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from kubectl get {} -n {namespace} -o yaml)",
+            upstream.package, upstream.revision, upstream.repo,
+            resource_name(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND)
         )
     })
 }

@@ -10,9 +10,8 @@
 //!
 //! Decisions, stricter than the API server in two places, on purpose:
 //! - **Unknown fields are errors.** The API server prunes a field its structural schema does not
-//!   list (or rejects it under `kubectl --validate=strict`), and this function decodes leniently
-//!   like Porch's Go structs and ignores it. Either way a misspelt field in a sample would be lost
-//!   without a word, so the test refuses it.
+//!   list (or rejects it under `kubectl --validate=strict`); the function refuses it (strict
+//!   decoding, `src/api/strict.rs`), and so does this test.
 //! - **`null` is an error unless the schema says `nullable: true`.** The API server drops such
 //!   nulls before validation; a sample that writes `null` means nothing and is refused too.
 //!
