@@ -603,3 +603,17 @@ fn hostile_sizes_are_answered_in_linear_time() {
     let got = refused_in_time(&resource_list(&items, &config));
     assert_eq!(got.len(), N - 1);
 }
+
+// ------------------------------------------------------------------ messages say it once
+
+/// A Kptfile of the wrong shape: the message says the problem, the field path says where.
+#[test]
+fn kptfile_shape_errors_name_the_field_once() {
+    let kptfile = format!("{KPTFILE}info: [not, a, mapping]\n");
+    let point = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: optional\n    config.kubernetes.io/path: endpoints.yaml\ndata: {db: x}\n";
+    let input = resource_list(&[&kptfile, point], &pv_config(""));
+    assert_eq!(
+        refused(&input),
+        one("info", "must be a mapping, found a sequence")
+    );
+}
