@@ -70,9 +70,15 @@ fn git(dir: &Path, args: &[&str]) -> String {
 /// runs `kpt fn eval pkg --exec BIN [--fn-config config.yaml]`, and returns kpt's exit code,
 /// its output and `git status --porcelain` of the package.
 fn eval(example: &str, config: Option<&str>) -> (i32, String, String) {
+    eval_edited(example, config, |_| {})
+}
+
+/// [`eval`] on a copy of `example` that `edit` changed first (before the commit).
+fn eval_edited(example: &str, config: Option<&str>, edit: impl Fn(&Path)) -> (i32, String, String) {
     let scratch = Scratch::new(example);
     let pkg = scratch.0.join("pkg");
     copy_dir(&examples().join(example), &pkg);
+    edit(&pkg);
     git(&pkg, &["init", "-q"]);
     git(&pkg, &["add", "-A"]);
     git(&pkg, &["commit", "-q", "-m", "before"]);
@@ -202,5 +208,60 @@ fn a_package_name_listed_twice_changes_nothing() {
         "pvs-fleet",
         Some(&config),
         &["spec.targets[0].repositories[0].packageNames[1]: repository \"edge-use1-a\" with package \"base\" is listed twice"],
+    );
+}
+
+#[test]
+fn a_string_revision_changes_nothing() {
+    let config = PV.replace("revision: 3}", "revision: \"v3\"}");
+    refused(
+        "pipeline",
+        Some(&config),
+        &[
+            r#"spec.upstream.revision: invalid type: string "v3", expected an integer: Porch's API takes the revision as an integer (Porch 4.1 and later); write revision: 3"#,
+        ],
+    );
+}
+
+#[test]
+fn names_that_cannot_exist_and_clashes_change_nothing() {
+    let config = format!(
+        "{PVS}  targets:\n  - repositories: [{{name: edge-use1-a, packageNames: [Web]}}]\n"
+    );
+    refused(
+        "pvs-fleet",
+        Some(&config),
+        &[
+            r#"spec.targets[0].repositories[0].packageNames[0]: gives the downstream package "Web", which makes the PackageVariant name "fleet-base-edge-use1-a-Web" invalid"#,
+        ],
+    );
+    let config = format!(
+        "{PVS}  targets:\n  - repositories: [{{name: edge-use1-a}}]\n  - repositorySelector: {{matchLabels: {{env: prod}}}}\n"
+    );
+    refused(
+        "pvs-fleet",
+        Some(&config),
+        &[
+            r#"spec.targets[1].repositorySelector: spec.targets[0].repositories[0] (downstream "edge-use1-a"/"base") and spec.targets[1].repositorySelector (Repository "edge-use1-a", downstream "edge-use1-a"/"base") both produce the PackageVariant identifier "fleet-base-edge-use1-a-base""#,
+        ],
+    );
+}
+
+/// An in-cluster copy without its marking: the run goes on (the point is optional here), and
+/// kpt shows the point's result naming the object and the annotation to add.
+#[test]
+fn an_unmarked_in_cluster_object_is_named_with_the_annotation() {
+    let config = format!("{PV}  injectors:\n  - name: us-east1-endpoints\n  - group: hr.example.com\n    kind: Team\n    name: dev-team-beta\n");
+    let (code, log, _) = eval_edited("injection", Some(&config), |pkg| {
+        let file = pkg.join("in-cluster/objects.yaml");
+        let text = fs::read_to_string(&file).unwrap();
+        let unmarked = text.replacen("    config.porch.kpt.dev/in-cluster: \"true\"\n", "", 1);
+        assert_ne!(text, unmarked);
+        fs::write(&file, unmarked).unwrap();
+    });
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains(r#"ConfigMap/us-east1-endpoints (in-cluster/objects.yaml) is named by an injector but is not an in-cluster object: mark it with the annotation config.porch.kpt.dev/in-cluster: "true""#),
+        "{log}"
     );
 }

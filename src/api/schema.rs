@@ -1,98 +1,24 @@
 //! The field reference of every object the function takes as functionConfig, from one source:
-//! the CRD structural schemas in `fnconfig/schemas/` (embedded here as JSON generated from
-//! them), plus Kubernetes ObjectMeta for `metadata`.
+//! the CRD structural schemas in `fnconfig/schemas/`, plus Kubernetes ObjectMeta for
+//! `metadata`.
 //!
 //! Why one module: strict decoding ([`super::strict`]) walks these trees to refuse unknown
-//! fields and wrong types, a test checks that the typed structs accept exactly these fields,
-//! and `--help` can render the same trees. Nothing about a field is written twice.
+//! fields and wrong types, a test checks that the typed structs read exactly these fields, and
+//! `--help` can render the same trees. Nothing about a field is written twice.
+//!
+//! The trees are static data: `package_variant.rs` and `package_variant_set.rs` here are
+//! generated from the CRD files (`UPDATE_SCHEMAS=1 cargo test --lib api::schema` rewrites them;
+//! a test fails when they differ), so a run pays nothing to read them. A CRD's `status` is
+//! Porch's, written by its controllers: it is kept as "anything" and not checked.
+
+mod package_variant;
+mod package_variant_set;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use serde_json::{json, Value};
-
 use super::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use super::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
-
-/// The `openAPIV3Schema` of the served version of each CRD in `fnconfig/schemas/`, as JSON:
-/// `[{apiVersion, kind, openAPIV3Schema}]`. Generated from those files, which stay the source;
-/// a test fails when it differs from them (`UPDATE_SCHEMAS=1 cargo test --lib api::schema`
-/// rewrites it). JSON because this layer reads no YAML.
-pub const CRDS_JSON: &str = include_str!("schema/crds.json");
-
-/// Kubernetes ObjectMeta as a structural schema: the fields a client may write. A CRD only
-/// says `metadata: {type: object}` because the API server checks ObjectMeta itself.
-pub fn object_meta_json() -> Value {
-    let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
-    let set_by_server = |ty: &str| json!({"type": ty, "description": "Set by the API server."});
-    json!({
-        "description": "Standard Kubernetes object metadata.",
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The object's name (a DNS-1123 subdomain)."},
-            "generateName": {"type": "string", "description": "Prefix of a name the API server generates."},
-            "namespace": {"type": "string", "description": "The object's namespace (default when empty)."},
-            "selfLink": set_by_server("string"),
-            "uid": set_by_server("string"),
-            "resourceVersion": set_by_server("string"),
-            "generation": set_by_server("integer"),
-            "creationTimestamp": set_by_server("string"),
-            "deletionTimestamp": set_by_server("string"),
-            "deletionGracePeriodSeconds": set_by_server("integer"),
-            "labels": with_description(&string_map, "Labels of the object."),
-            "annotations": with_description(&string_map, "Annotations of the object."),
-            "ownerReferences": {
-                "description": "Objects this one belongs to.",
-                "type": "array",
-                "items": {"type": "object", "properties": {
-                    "apiVersion": {"type": "string"},
-                    "kind": {"type": "string"},
-                    "name": {"type": "string"},
-                    "uid": {"type": "string"},
-                    "controller": {"type": "boolean"},
-                    "blockOwnerDeletion": {"type": "boolean"},
-                }},
-            },
-            "finalizers": {
-                "description": "Finalizers that must be removed before the object is deleted.",
-                "type": "array",
-                "items": {"type": "string"},
-            },
-            "managedFields": {
-                "description": "Written by the API server (server-side apply).",
-                "type": "array",
-                "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-            },
-        }
-    })
-}
-
-/// The ConfigMap functionConfig (`kpt fn eval ... -- key=value`, a Kptfile `configMap:`): only
-/// `data` is read. Values are taken by their text, as kpt writes every value as a string.
-pub fn config_map_json() -> Value {
-    json!({
-        "description": "Package context data, as kpt builds it from -- key=value.",
-        "type": "object",
-        "properties": {
-            "apiVersion": {"type": "string"},
-            "kind": {"type": "string"},
-            "metadata": {"type": "object"},
-            "data": {
-                "description": "Keys set in the package context (package-context.yaml); name and package-path are reserved.",
-                "type": "object",
-                "additionalProperties": {"x-kubernetes-preserve-unknown-fields": true},
-            },
-        }
-    })
-}
-
-fn with_description(schema: &Value, description: &str) -> Value {
-    let mut s = schema.clone();
-    if let Some(o) = s.as_object_mut() {
-        o.insert("description".into(), Value::String(description.into()));
-    }
-    s
-}
 
 /// The OpenAPI type of a schema node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,15 +33,15 @@ pub enum Type {
     Any,
 }
 
-/// One node of a structural schema.
-#[derive(Debug, Clone, PartialEq)]
+/// One node of a structural schema (static data: copying one copies references).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Schema {
     ty: Type,
-    description: String,
-    properties: Vec<(String, Schema)>,
-    items: Option<Box<Schema>>,
-    values: Option<Box<Schema>>,
-    required: Vec<String>,
+    description: &'static str,
+    properties: &'static [(&'static str, Schema)],
+    items: Option<&'static Schema>,
+    values: Option<&'static Schema>,
+    required: &'static [&'static str],
     preserve_unknown: bool,
 }
 
@@ -133,42 +59,115 @@ pub struct Field<'a> {
 }
 
 impl Schema {
+    const fn new(ty: Type, description: &'static str) -> Schema {
+        Schema {
+            ty,
+            description,
+            properties: &[],
+            items: None,
+            values: None,
+            required: &[],
+            preserve_unknown: false,
+        }
+    }
+
+    /// An object with these fields (in order), of which `required` must be given.
+    pub const fn object(
+        description: &'static str,
+        properties: &'static [(&'static str, Schema)],
+        required: &'static [&'static str],
+    ) -> Schema {
+        Schema {
+            properties,
+            required,
+            ..Schema::new(Type::Object, description)
+        }
+    }
+
+    /// An object that takes any field (`x-kubernetes-preserve-unknown-fields: true`).
+    pub const fn open(description: &'static str) -> Schema {
+        Schema {
+            preserve_unknown: true,
+            ..Schema::new(Type::Object, description)
+        }
+    }
+
+    /// A map from string keys to `values`.
+    pub const fn map(description: &'static str, values: &'static Schema) -> Schema {
+        Schema {
+            values: Some(values),
+            ..Schema::new(Type::Object, description)
+        }
+    }
+
+    /// A list of `items`.
+    pub const fn list(description: &'static str, items: &'static Schema) -> Schema {
+        Schema {
+            items: Some(items),
+            ..Schema::new(Type::Array, description)
+        }
+    }
+
+    pub const fn string(description: &'static str) -> Schema {
+        Schema::new(Type::String, description)
+    }
+
+    pub const fn integer(description: &'static str) -> Schema {
+        Schema::new(Type::Integer, description)
+    }
+
+    pub const fn number(description: &'static str) -> Schema {
+        Schema::new(Type::Number, description)
+    }
+
+    pub const fn boolean(description: &'static str) -> Schema {
+        Schema::new(Type::Boolean, description)
+    }
+
+    /// Anything at all.
+    pub const fn any(description: &'static str) -> Schema {
+        Schema {
+            preserve_unknown: true,
+            ..Schema::new(Type::Any, description)
+        }
+    }
+
     /// The node's type.
     pub fn ty(&self) -> Type {
         self.ty
     }
 
     /// The node's description ("" when it has none).
-    pub fn description(&self) -> &str {
-        &self.description
+    pub fn description(&self) -> &'static str {
+        self.description
     }
 
     /// The named fields of an object, in the schema's order.
-    pub fn properties(&self) -> impl Iterator<Item = (&str, &Schema)> {
-        self.properties.iter().map(|(n, s)| (n.as_str(), s))
+    pub fn properties(&self) -> impl Iterator<Item = (&'static str, &'static Schema)> {
+        self.properties.iter().map(|(n, s)| (*n, s))
     }
 
     /// The schema of the field `name`, if the object has such a field.
-    pub fn property(&self, name: &str) -> Option<&Schema> {
+    pub fn property(&self, name: &str) -> Option<&'static Schema> {
         self.properties
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, s)| s)
     }
 
     /// The schema of a list's items.
-    pub fn items(&self) -> Option<&Schema> {
-        self.items.as_deref()
+    pub fn items(&self) -> Option<&'static Schema> {
+        self.items
     }
 
     /// The schema of a map's values (`additionalProperties`).
-    pub fn values(&self) -> Option<&Schema> {
-        self.values.as_deref()
+    pub fn values(&self) -> Option<&'static Schema> {
+        self.values
     }
 
     /// True when the object requires the field `name`.
     pub fn is_required(&self, name: &str) -> bool {
-        self.required.iter().any(|r| r == name)
+        self.required.contains(&name)
     }
 
     /// True when any field is accepted here (`x-kubernetes-preserve-unknown-fields`, or an
@@ -181,11 +180,11 @@ impl Schema {
     /// The type in a reader's words: `string`, `integer`, `map of string`, `list of object`.
     pub fn type_name(&self) -> String {
         match self.ty {
-            Type::Object => match &self.values {
+            Type::Object => match self.values {
                 Some(v) if self.properties.is_empty() => format!("map of {}", v.type_name()),
                 _ => "object".to_string(),
             },
-            Type::Array => match &self.items {
+            Type::Array => match self.items {
                 Some(i) => format!("list of {}", i.type_name()),
                 None => "list".to_string(),
             },
@@ -199,22 +198,22 @@ impl Schema {
 
     /// Every field below this node, depth first in the schema's order (a list's item fields
     /// under `name[]`, a map's value fields not at all).
-    pub fn fields(&self) -> Vec<Field<'_>> {
+    pub fn fields(&'static self) -> Vec<Field<'static>> {
         let mut out = Vec::new();
         self.collect_fields("", 0, &mut out);
         out
     }
 
-    fn collect_fields<'a>(&'a self, prefix: &str, depth: usize, out: &mut Vec<Field<'a>>) {
+    fn collect_fields(&'static self, prefix: &str, depth: usize, out: &mut Vec<Field<'static>>) {
         let mut node = self;
         let mut prefix = prefix.to_string();
-        while let Some(items) = node.items.as_deref() {
+        while let Some(items) = node.items {
             prefix.push_str("[]");
             node = items;
         }
-        for (name, schema) in &node.properties {
+        for (name, schema) in node.properties {
             let path = if prefix.is_empty() {
-                name.clone()
+                name.to_string()
             } else {
                 format!("{prefix}.{name}")
             };
@@ -228,77 +227,158 @@ impl Schema {
         }
     }
 
-    /// Reads a structural schema from its JSON form.
-    fn from_json(v: &Value, at: &str) -> Result<Schema, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("{at}: a schema must be a mapping"))?;
-        let preserve_unknown =
-            obj.get("x-kubernetes-preserve-unknown-fields") == Some(&true.into());
-        let ty = match obj.get("type").and_then(Value::as_str) {
-            Some("object") => Type::Object,
-            Some("array") => Type::Array,
-            Some("string") => Type::String,
-            Some("integer") => Type::Integer,
-            Some("number") => Type::Number,
-            Some("boolean") => Type::Boolean,
-            None if preserve_unknown => Type::Any,
-            other => return Err(format!("{at}: unknown or missing type {other:?}")),
+    /// The node as an OpenAPI v3 schema (JSON), e.g. for a validator.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let mut o = Map::new();
+        let ty = match self.ty {
+            Type::Object => Some("object"),
+            Type::Array => Some("array"),
+            Type::String => Some("string"),
+            Type::Integer => Some("integer"),
+            Type::Number => Some("number"),
+            Type::Boolean => Some("boolean"),
+            Type::Any => None,
         };
-        let mut properties = Vec::new();
-        for (name, sub) in obj
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            properties.push((
-                name.clone(),
-                Schema::from_json(sub, &format!("{at}.{name}"))?,
-            ));
+        if !self.description.is_empty() {
+            o.insert("description".into(), json!(self.description));
         }
-        let items = match obj.get("items") {
-            Some(i) => Some(Box::new(Schema::from_json(i, &format!("{at}[]"))?)),
-            None => None,
-        };
-        let values = match obj.get("additionalProperties") {
-            Some(a) if a.is_object() => Some(Box::new(Schema::from_json(a, &format!("{at}.*"))?)),
-            _ => None,
-        };
-        let required = obj
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str().map(str::to_string))
-            .collect();
-        Ok(Schema {
-            ty,
-            description: obj
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            properties,
-            items,
-            values,
-            required,
-            preserve_unknown,
-        })
+        if let Some(t) = ty {
+            o.insert("type".into(), json!(t));
+        }
+        if self.preserve_unknown {
+            o.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+        }
+        if !self.required.is_empty() {
+            o.insert("required".into(), json!(self.required));
+        }
+        if !self.properties.is_empty() {
+            let props: Map<String, Value> = self
+                .properties
+                .iter()
+                .map(|(n, s)| (n.to_string(), s.to_json()))
+                .collect();
+            o.insert("properties".into(), Value::Object(props));
+        }
+        if let Some(i) = self.items {
+            o.insert("items".into(), i.to_json());
+        }
+        if let Some(v) = self.values {
+            o.insert("additionalProperties".into(), v.to_json());
+        }
+        Value::Object(o)
     }
 }
+
+const STRINGS: Schema = Schema::string("");
+const SET_BY_SERVER: &str = "Set by the API server.";
+
+/// Kubernetes ObjectMeta as a structural schema: the fields a client may write. A CRD only
+/// says `metadata: {type: object}` because the API server checks ObjectMeta itself.
+pub const OBJECT_META: Schema = Schema::object(
+    "Standard Kubernetes object metadata.",
+    &[
+        (
+            "name",
+            Schema::string("The object's name (a DNS-1123 subdomain)."),
+        ),
+        (
+            "generateName",
+            Schema::string("Prefix of a name the API server generates."),
+        ),
+        (
+            "namespace",
+            Schema::string("The object's namespace (default when empty)."),
+        ),
+        ("selfLink", Schema::string(SET_BY_SERVER)),
+        ("uid", Schema::string(SET_BY_SERVER)),
+        ("resourceVersion", Schema::string(SET_BY_SERVER)),
+        ("generation", Schema::integer(SET_BY_SERVER)),
+        ("creationTimestamp", Schema::string(SET_BY_SERVER)),
+        ("deletionTimestamp", Schema::string(SET_BY_SERVER)),
+        ("deletionGracePeriodSeconds", Schema::integer(SET_BY_SERVER)),
+        ("labels", Schema::map("Labels of the object.", &STRINGS)),
+        (
+            "annotations",
+            Schema::map("Annotations of the object.", &STRINGS),
+        ),
+        (
+            "ownerReferences",
+            Schema::list(
+                "Objects this one belongs to.",
+                &Schema::object(
+                    "",
+                    &[
+                        ("apiVersion", Schema::string("")),
+                        ("kind", Schema::string("")),
+                        ("name", Schema::string("")),
+                        ("uid", Schema::string("")),
+                        ("controller", Schema::boolean("")),
+                        ("blockOwnerDeletion", Schema::boolean("")),
+                    ],
+                    &[],
+                ),
+            ),
+        ),
+        (
+            "finalizers",
+            Schema::list(
+                "Finalizers that must be removed before the object is deleted.",
+                &STRINGS,
+            ),
+        ),
+        (
+            "managedFields",
+            Schema::list(
+                "Written by the API server (server-side apply).",
+                &Schema::open(""),
+            ),
+        ),
+    ],
+    &[],
+);
+
+/// The ConfigMap functionConfig (`kpt fn eval ... -- key=value`, a Kptfile `configMap:`): only
+/// `data` is read. Values are taken by their text, as kpt writes every value as a string.
+static CONFIG_MAP: Schema = Schema::object(
+    "Package context data, as kpt builds it from -- key=value.",
+    &[
+        ("apiVersion", Schema::string("")),
+        ("kind", Schema::string("")),
+        ("metadata", OBJECT_META),
+        (
+            "data",
+            Schema::map(
+                "Keys set in the package context (package-context.yaml); name and \
+                 package-path are reserved.",
+                &Schema::any(""),
+            ),
+        ),
+    ],
+    &[],
+);
 
 /// A functionConfig kind and the schema of its objects.
 #[derive(Debug)]
 pub struct Kind {
     api_version: &'static str,
     kind: &'static str,
-    root: Schema,
-    /// Field name -> the schema paths of the objects that have a field of that name.
-    owners: HashMap<String, Vec<String>>,
+    root: &'static Schema,
+    /// Field name -> the schema paths of the objects that have a field of that name; built
+    /// when an unknown field is first explained.
+    owners: OnceLock<HashMap<&'static str, Vec<String>>>,
 }
 
 impl Kind {
+    const fn new(api_version: &'static str, kind: &'static str, root: &'static Schema) -> Kind {
+        Kind {
+            api_version,
+            kind,
+            root,
+            owners: OnceLock::new(),
+        }
+    }
+
     /// `config.porch.kpt.dev/v1alpha1`.
     pub fn api_version(&self) -> &'static str {
         self.api_version
@@ -310,45 +390,46 @@ impl Kind {
     }
 
     /// The whole object: `apiVersion`, `kind`, `metadata` (ObjectMeta), `spec`, `status`.
-    pub fn root(&self) -> &Schema {
-        &self.root
+    pub fn root(&self) -> &'static Schema {
+        self.root
     }
 
     /// The schema paths of the objects that have a field called `name` (`spec.targets[]` for
-    /// `template` in a PackageVariantSet), in schema order; `status` is left out.
+    /// `template` in a PackageVariantSet), in schema order.
     pub fn owners_of(&self, name: &str) -> &[String] {
-        self.owners.get(name).map_or(&[], Vec::as_slice)
-    }
-
-    fn new(api_version: &'static str, kind: &'static str, root: Schema) -> Kind {
-        let mut owners: HashMap<String, Vec<String>> = HashMap::new();
-        for f in root.fields() {
-            if f.path == "status" || f.path.starts_with("status.") {
-                continue;
+        let owners = self.owners.get_or_init(|| {
+            let mut owners: HashMap<&'static str, Vec<String>> = HashMap::new();
+            for f in self.root.fields() {
+                let parent = f
+                    .path
+                    .strip_suffix(f.name)
+                    .and_then(|p| p.strip_suffix('.'))
+                    .unwrap_or("");
+                owners.entry(f.name).or_default().push(parent.to_string());
             }
-            let parent = f
-                .path
-                .strip_suffix(f.name)
-                .and_then(|p| p.strip_suffix('.'))
-                .unwrap_or("");
             owners
-                .entry(f.name.to_string())
-                .or_default()
-                .push(parent.to_string());
-        }
-        Kind {
-            api_version,
-            kind,
-            root,
-            owners,
-        }
+        });
+        owners.get(name).map_or(&[], Vec::as_slice)
     }
 }
 
-/// The schema of the kind `kind` at `api_version`, or `None` when no schema is embedded for
-/// it (or, which a test rules out, the embedded schema cannot be read).
+static KINDS: [Kind; 3] = [
+    Kind::new(
+        PACKAGE_VARIANT_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        &package_variant::ROOT,
+    ),
+    Kind::new(
+        PACKAGE_VARIANT_SET_API_VERSION,
+        PACKAGE_VARIANT_SET_KIND,
+        &package_variant_set::ROOT,
+    ),
+    Kind::new("v1", "ConfigMap", &CONFIG_MAP),
+];
+
+/// The schema of the kind `kind` at `api_version`, or `None` when there is none.
 pub fn for_kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
-    kinds()
+    KINDS
         .iter()
         .find(|k| k.api_version == api_version && k.kind == kind)
 }
@@ -356,56 +437,7 @@ pub fn for_kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
 /// Every kind with a schema: PackageVariant, PackageVariantSet and the ConfigMap of context
 /// data, in that order.
 pub fn kinds() -> &'static [Kind] {
-    static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
-    KINDS.get_or_init(|| load().unwrap_or_default())
-}
-
-/// Kubernetes ObjectMeta, as every kind's `metadata` field uses it.
-pub fn object_meta() -> Result<Schema, String> {
-    Schema::from_json(&object_meta_json(), "metadata")
-}
-
-/// Reads every embedded schema; the error says which one failed.
-pub fn load() -> Result<Vec<Kind>, String> {
-    load_from(CRDS_JSON)
-}
-
-/// [`load`] from another `[{apiVersion, kind, openAPIV3Schema}]` text.
-fn load_from(crds_json: &str) -> Result<Vec<Kind>, String> {
-    let meta = object_meta()?;
-    let crds: Value = serde_json::from_str(crds_json).map_err(|e| e.to_string())?;
-    let root = |api_version: &str, kind: &str| -> Result<Schema, String> {
-        let crd = crds
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| c["apiVersion"] == api_version && c["kind"] == kind)
-            .ok_or_else(|| format!("no schema for {kind} {api_version}"))?;
-        let mut root = Schema::from_json(&crd["openAPIV3Schema"], "")?;
-        with_meta(&mut root, &meta);
-        Ok(root)
-    };
-    let pv = root(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)?;
-    let pvs = root(PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND)?;
-    let mut cm = Schema::from_json(&config_map_json(), "ConfigMap")?;
-    with_meta(&mut cm, &meta);
-    Ok(vec![
-        Kind::new(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND, pv),
-        Kind::new(
-            PACKAGE_VARIANT_SET_API_VERSION,
-            PACKAGE_VARIANT_SET_KIND,
-            pvs,
-        ),
-        Kind::new("v1", "ConfigMap", cm),
-    ])
-}
-
-fn with_meta(root: &mut Schema, meta: &Schema) {
-    for (name, schema) in &mut root.properties {
-        if name == "metadata" {
-            *schema = meta.clone();
-        }
-    }
+    &KINDS
 }
 
 #[cfg(test)]

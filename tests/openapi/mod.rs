@@ -45,7 +45,7 @@ const KNOWN: &[&str] = &[
 /// The fields of Kubernetes ObjectMeta a client may write: the function's own ObjectMeta
 /// schema, which its strict decoding checks `metadata` against.
 pub fn object_meta_schema() -> Value {
-    package_variant::api::schema::object_meta_json()
+    package_variant::api::schema::OBJECT_META.to_json()
 }
 
 /// The `openAPIV3Schema` of `crd` for `apiVersion`/`kind`, with the root `metadata` replaced by

@@ -1,10 +1,8 @@
 use super::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
-fn every_embedded_schema_loads() {
-    let loaded = load().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(loaded.len(), 3);
+fn every_kind_has_a_schema() {
     assert_eq!(kinds().len(), 3);
     assert!(for_kind(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND).is_some());
     assert!(for_kind(PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND).is_some());
@@ -295,94 +293,184 @@ fn package_variant_set_and_schema_agree() {
     }
 }
 
-/// The CRD files of `fnconfig/schemas/` as [`CRDS_JSON`] holds them.
-fn crds_json_from(files: &[(&str, &str)]) -> String {
-    let mut out = Vec::new();
-    for (name, text) in files {
-        let node = crate::yaml::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let crd = crate::yaml::to_json(&node).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let group = crd
-            .pointer("/spec/group")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let kind = crd
-            .pointer("/spec/names/kind")
-            .cloned()
-            .unwrap_or(Value::Null);
-        for version in crd
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if version["served"] != true {
-                continue;
+// ------------------------------------------------------------------ generated from the CRDs
+
+/// The CRD `file` (YAML text) as JSON.
+fn crd_json(name: &str, text: &str) -> Value {
+    let node = crate::yaml::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    crate::yaml::to_json(&node).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The `openAPIV3Schema` of the served version of a CRD, with its apiVersion and kind.
+fn served_schema(crd: &Value) -> (String, String, Value) {
+    let group = crd
+        .pointer("/spec/group")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = crd
+        .pointer("/spec/names/kind")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
+    let served: Vec<&Value> = versions
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] == true)
+        .collect();
+    assert_eq!(served.len(), 1, "{kind}: one served version");
+    let version = served[0]["name"].as_str().unwrap_or("");
+    (
+        format!("{group}/{version}"),
+        kind.to_string(),
+        served[0]["schema"]["openAPIV3Schema"].clone(),
+    )
+}
+
+/// The Rust expression of a schema node (`S::string("...")`), `indent` deep.
+fn expr(v: &Value, indent: usize) -> String {
+    if v == "OBJECT_META" {
+        return "OBJECT_META".to_string();
+    }
+    let d = format!("{:?}", v["description"].as_str().unwrap_or(""));
+    let preserve = v["x-kubernetes-preserve-unknown-fields"] == true;
+    let pad = "    ".repeat(indent);
+    match v["type"].as_str() {
+        Some("object") if v.get("properties").is_some() => {
+            let mut out = format!("S::object({d}, &[\n");
+            for (name, sub) in v["properties"].as_object().into_iter().flatten() {
+                out.push_str(&format!(
+                    "{pad}    ({name:?}, {}),\n",
+                    expr(sub, indent + 1)
+                ));
             }
-            let name = version["name"].as_str().unwrap_or("");
-            out.push(json!({
-                "apiVersion": format!("{group}/{name}"),
-                "kind": kind,
-                "openAPIV3Schema": version["schema"]["openAPIV3Schema"],
-            }));
+            let required: Vec<String> = v["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r.as_str().map(|r| format!("{r:?}")))
+                .collect();
+            out.push_str(&format!("{pad}], &[{}])", required.join(", ")));
+            out
+        }
+        Some("object") if v["additionalProperties"].is_object() => {
+            format!("S::map({d}, &{})", expr(&v["additionalProperties"], indent))
+        }
+        Some("object") if preserve => format!("S::open({d})"),
+        Some("object") => format!("S::object({d}, &[], &[])"),
+        Some("array") => format!("S::list({d}, &{})", expr(&v["items"], indent)),
+        Some("string") => format!("S::string({d})"),
+        Some("integer") => format!("S::integer({d})"),
+        Some("number") => format!("S::number({d})"),
+        Some("boolean") => format!("S::boolean({d})"),
+        None if preserve => format!("S::any({d})"),
+        other => panic!("unknown schema type {other:?}"),
+    }
+}
+
+/// The generated module of the CRD `file`: its root with ObjectMeta as `metadata` and
+/// `status` as anything.
+fn generated(file: &str, text: &str) -> String {
+    let (api_version, kind, mut root) = served_schema(&crd_json(file, text));
+    if let Some(props) = root.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, sub) in props.iter_mut() {
+            match name.as_str() {
+                "metadata" => *sub = json!("OBJECT_META"),
+                "status" => {
+                    let d = sub["description"].clone();
+                    *sub = json!({"description": d, "x-kubernetes-preserve-unknown-fields": true});
+                }
+                _ => {}
+            }
         }
     }
-    let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
-    text.push('\n');
-    text
+    let body = expr(&root, 0);
+    format!(
+        "//! The {kind} ({api_version}) schema, generated from fnconfig/schemas/{file} by\n\
+         //! `UPDATE_SCHEMAS=1 cargo test --lib api::schema`: do not edit, edit the CRD.\n\
+         \n\
+         use super::{{Schema as S, OBJECT_META}};\n\
+         \n\
+         /// `{api_version}` `{kind}`: the CRD's openAPIV3Schema, `metadata` as ObjectMeta, `status` not\n\
+         /// checked.\n\
+         #[rustfmt::skip]\n\
+         pub static ROOT: S = {body};\n"
+    )
 }
 
-fn fnconfig_crds() -> Vec<(String, String)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fnconfig/schemas");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            (p.display().to_string(), text)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// `src/api/schema/crds.json` is what `fnconfig/schemas/*.yaml` say, and nothing else:
-/// `UPDATE_SCHEMAS=1` rewrites it.
+/// The generated modules are what `fnconfig/schemas/*.yaml` say, and nothing else:
+/// `UPDATE_SCHEMAS=1` rewrites them.
 #[test]
-fn embedded_json_is_the_fnconfig_schemas() {
-    let files = fnconfig_crds();
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(n, t)| (n.as_str(), t.as_str()))
-        .collect();
-    let want = crds_json_from(&files);
-    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/schema/crds.json");
-        std::fs::write(path, &want).unwrap_or_else(|e| panic!("{path}: {e}"));
-        return;
+fn generated_schemas_are_the_fnconfig_crds() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fnconfig/schemas");
+    let out = concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/schema");
+    for (crd, module) in [
+        ("packagevariant.yaml", "package_variant.rs"),
+        ("packagevariantset.yaml", "package_variant_set.rs"),
+    ] {
+        let text = std::fs::read_to_string(format!("{dir}/{crd}")).unwrap_or_default();
+        let want = generated(crd, &text);
+        let path = format!("{out}/{module}");
+        if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+            std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{path}: {e}"));
+            continue;
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{path} is out of date with fnconfig/schemas/{crd}: run UPDATE_SCHEMAS=1 cargo test --lib api::schema"
+        );
     }
-    assert!(
-        CRDS_JSON == want,
-        "src/api/schema/crds.json is out of date with fnconfig/schemas: run UPDATE_SCHEMAS=1 cargo test --lib api::schema"
-    );
 }
 
-/// A field added to the schema only is caught by the comparison above: shown here on a copy
-/// of the schema with one more field.
+/// A schema built at run time from JSON (leaked: tests only).
+fn leak(v: &Value) -> &'static Schema {
+    let d: &'static str = Box::leak(
+        v["description"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+            .into_boxed_str(),
+    );
+    let schema = match v["type"].as_str() {
+        Some("object") if v.get("properties").is_some() => {
+            let props: Vec<(&'static str, Schema)> = v["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(n, s)| {
+                    let name: &'static str = Box::leak(n.clone().into_boxed_str());
+                    (name, *leak(s))
+                })
+                .collect();
+            Schema::object(d, Box::leak(props.into_boxed_slice()), &[])
+        }
+        Some("object") if v["additionalProperties"].is_object() => {
+            Schema::map(d, leak(&v["additionalProperties"]))
+        }
+        Some("object") => Schema::open(d),
+        Some("array") => Schema::list(d, leak(&v["items"])),
+        Some("string") => Schema::string(d),
+        Some("integer") => Schema::integer(d),
+        Some("boolean") => Schema::boolean(d),
+        _ => Schema::any(d),
+    };
+    Box::leak(Box::new(schema))
+}
+
+/// A field added to the schema only is caught by the comparison of the fields: shown here on
+/// a copy of the CRD with one more field.
 #[test]
 fn a_field_in_the_schema_only_is_seen() {
     let crd = include_str!("../../../fnconfig/schemas/packagevariant.yaml").replace(
         "                  workspaceName: {type: string,",
         "                  branch: {type: string}\n                  workspaceName: {type: string,",
     );
-    let pvs = include_str!("../../../fnconfig/schemas/packagevariantset.yaml");
-    let json = crds_json_from(&[("pv", &crd), ("pvs", pvs)]);
-    let kinds = load_from(&json).unwrap_or_else(|e| panic!("{e}"));
-    let k = kinds
-        .iter()
-        .find(|k| k.kind() == PACKAGE_VARIANT_KIND)
-        .unwrap_or_else(|| panic!("no PV"));
+    let (_, _, root) = served_schema(&crd_json("pv", &crd));
+    let k: &'static Kind = Box::leak(Box::new(Kind::new(
+        PACKAGE_VARIANT_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        leak(&root),
+    )));
     let schema = schema_fields(k, "spec");
     assert!(schema.contains(&("spec.upstream.branch".into(), "string".into())));
     let mut structs = struct_fields::<crate::api::package_variant::PackageVariantSpec>("spec");
