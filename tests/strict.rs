@@ -489,6 +489,25 @@ fn names_kubernetes_would_refuse_are_refused_on_their_field() {
         assert_eq!(got[0].0, path, "{targets}");
         assert!(got[0].1.contains(needle), "{targets}: {}", got[0].1);
     }
+    // Parts that are fine alone, but Porch's cut at 54 bytes ends the name's prefix with '.'.
+    let package = format!("{}.{}", "a".repeat(40), "b".repeat(20));
+    let targets =
+        format!("  targets:\n  - repositories: [{{name: edge1, packageNames: [{package}]}}]\n");
+    let got = refused(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "spec.targets[0].repositories[0].packageNames[0]");
+    assert!(
+        got[0]
+            .1
+            .contains(&format!("(cut from \"my-set-edge1-{package}\")")),
+        "{}",
+        got[0].1
+    );
+    // One constant template value that makes every name invalid is reported once.
+    let targets = "  targets:\n  - repositorySelector: {}\n    template:\n      downstream: {packageExpr: \"'Web'\"}\n";
+    let got = refused(&pvs_input(&pvs_config(targets)));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "spec.targets[0].template.downstream.packageExpr");
     // A selected Repository whose name is not a Kubernetes name.
     let input = resource_list(
         &[UPSTREAM_PR, &repository("Edge1", "{env: prod}")],

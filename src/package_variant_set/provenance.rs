@@ -6,6 +6,8 @@
 //! variant, the problem is reported on the field that made it (a `packageNames` entry, a
 //! selector and the object it chose, a template expression), before anything is written.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::naming;
@@ -164,7 +166,8 @@ impl Origin<'_> {
 
 /// Every rendered downstream whose PackageVariant could not exist: an empty repo or package
 /// (Porch's PackageVariant validation would refuse it), or a name that is not a DNS-1123
-/// subdomain. One error per downstream, on the field that produced the problem.
+/// subdomain. One error per downstream, on the field that produced the problem, and one per
+/// field and value (a constant template value or the upstream package is reported once).
 pub fn check_downstreams(
     set: &PackageVariantSet,
     contexts: &[DownstreamContext],
@@ -172,64 +175,73 @@ pub fn check_downstreams(
     items: &[Value],
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
+    let mut reported: HashSet<(String, String)> = HashSet::new();
     for (_, c, spec) in rendered {
         let Some(ctx) = contexts.get(*c) else {
             continue;
         };
-        let origin = Origin { set, ctx, items };
         let (repo, package) = spec
             .downstream
             .as_ref()
             .map_or(("", ""), |d| (d.repo.as_str(), d.package.as_str()));
-        if let Some(problem) = downstream_problem(&set.metadata.name, repo, package, &origin) {
-            out.push(problem);
+        let origin = Origin { set, ctx, items };
+        if let Some((side, value, message)) =
+            downstream_problem(&set.metadata.name, repo, package, &origin)
+        {
+            if reported.insert((side.field.clone(), value.to_string())) {
+                out.push(ResultItem::error(message).field(side.field).on_config());
+            }
         }
     }
     out
 }
 
-fn downstream_problem(
+/// The first problem of one downstream: the side that made it, the offending value, and the
+/// message. Nothing is built for a downstream without a problem.
+fn downstream_problem<'v>(
     set_name: &str,
-    repo: &str,
-    package: &str,
+    repo: &'v str,
+    package: &'v str,
     origin: &Origin,
-) -> Option<ResultItem> {
-    let error = |side: Side, message: String| {
-        Some(ResultItem::error(message).field(side.field).on_config())
-    };
-    for (value, what, side) in [
-        (repo, "repo", origin.repo()),
-        (package, "package", origin.package()),
-    ] {
+) -> Option<(Side, &'v str, String)> {
+    for (value, what) in [(repo, "repo"), (package, "package")] {
+        let why = if value.is_empty() {
+            None
+        } else {
+            match names::name_part_problem(value, what == "package") {
+                Some(why) => Some(why),
+                None => continue,
+            }
+        };
+        let side = if what == "repo" {
+            origin.repo()
+        } else {
+            origin.package()
+        };
         let from = match &side.object {
             Some(o) => format!("the selected {o} "),
             None => String::new(),
         };
-        if value.is_empty() {
-            return error(
-                side.clone(),
-                format!(
-                    "{from}gives an empty downstream {what}: Porch would refuse the PackageVariant (missing required field spec.downstream.{what})"
-                ),
-            );
-        }
-        if let Some(why) = names::name_part_problem(value, what == "package") {
-            let identifier = naming::identifier(set_name, repo, package);
-            return error(
-                side.clone(),
-                format!(
-                    "{from}gives the downstream {what} {value:?}, which makes the PackageVariant name {:?} invalid: {why}; Kubernetes would refuse it",
-                    naming::package_variant_name(&identifier)
-                ),
-            );
-        }
+        let message = match why {
+            None => format!(
+                "{from}gives an empty downstream {what}: Porch would refuse the PackageVariant (missing required field spec.downstream.{what})"
+            ),
+            Some(why) => format!(
+                "{from}gives the downstream {what} {value:?}, which makes the PackageVariant name {:?} invalid: {why}; Kubernetes would refuse it",
+                naming::package_variant_name(&naming::identifier(set_name, repo, package))
+            ),
+        };
+        return Some((side, value, message));
     }
     // Parts that are fine alone can still make a bad name where Porch cuts a long one.
+    if set_name.len() + repo.len() + package.len() + 2 <= naming::MAX_NAME_LEN {
+        return None;
+    }
     let identifier = naming::identifier(set_name, repo, package);
     let name = naming::package_variant_name(&identifier);
     let why = names::dns1123_subdomain(&name)?;
-    error(
-        origin.package(),
-        format!("makes the PackageVariant name {name:?} (cut from {identifier:?}), which is not a valid Kubernetes name: {why}"),
-    )
+    let message = format!(
+        "makes the PackageVariant name {name:?} (cut from {identifier:?}), which is not a valid Kubernetes name: {why}"
+    );
+    Some((origin.package(), package, message))
 }
