@@ -1,5 +1,5 @@
 //! Rewrites a checked expression so that evaluating it is metered ([`super::runtime`]):
-//! - every comprehension iteration calls `@step()`;
+//! - every comprehension iteration calls `@step(n)`, `n` the nodes of its loop body;
 //! - every operand of an operation whose cost grows with its operands (`+`, comparisons,
 //!   `in`, `contains`, `size`, conversions, the key of `[]`) is passed through `@arg(x)`, which
 //!   charges its size before the operation runs, unless the checker proved it a scalar;
@@ -185,12 +185,23 @@ fn call(func: &str, args: Vec<IdedExpr>) -> IdedExpr {
     }))
 }
 
-/// `@step() ? then : otherwise`: counts one step, then evaluates `then`.
-fn counted(then: IdedExpr, otherwise: IdedExpr) -> IdedExpr {
+/// `@step(weight) ? then : otherwise`: counts one step of `weight` nodes, then evaluates
+/// `then`.
+fn counted(weight: i64, then: IdedExpr, otherwise: IdedExpr) -> IdedExpr {
+    let weight = node(Expr::Literal(LiteralValue::Int(weight.into())));
     call(
         operators::CONDITIONAL,
-        vec![call(STEP_FUNCTION, vec![]), then, otherwise],
+        vec![call(STEP_FUNCTION, vec![weight]), then, otherwise],
     )
+}
+
+/// Number of nodes of a tree: what one evaluation of it costs at least (Kubernetes charges
+/// one per evaluated node).
+fn nodes(e: &IdedExpr) -> i64 {
+    1 + super::checker::children(e)
+        .into_iter()
+        .map(nodes)
+        .sum::<i64>()
 }
 
 /// Inserts the step counter into a comprehension's loop step, keeping the shapes the
@@ -199,6 +210,7 @@ fn count_steps(c: &mut ComprehensionExpr) {
     let accu = c.accu_var.clone();
     let is_accu = |e: &IdedExpr| matches!(&e.expr, Expr::Ident(n) if *n == accu);
     let false_literal = || node(Expr::Literal(LiteralValue::Boolean(false.into())));
+    let weight = nodes(&c.loop_cond) + nodes(&c.loop_step);
     let step = std::mem::take(&mut c.loop_step);
     c.loop_step = match step.expr {
         // `@result && p` / `@result || p` (all, exists): count inside the right operand.
@@ -210,7 +222,7 @@ fn count_steps(c: &mut ComprehensionExpr) {
                 && fold.args.first().is_some_and(is_accu) =>
         {
             if let Some(p) = fold.args.pop() {
-                fold.args.push(counted(p, false_literal()));
+                fold.args.push(counted(weight, p, false_literal()));
             }
             IdedExpr {
                 id: step.id,
@@ -226,7 +238,7 @@ fn count_steps(c: &mut ComprehensionExpr) {
         {
             if let Some(g) = cond.args.first_mut() {
                 let guard = std::mem::take(g);
-                *g = counted(guard, false_literal());
+                *g = counted(weight, guard, false_literal());
             }
             IdedExpr {
                 id: step.id,
@@ -235,6 +247,7 @@ fn count_steps(c: &mut ComprehensionExpr) {
         }
         // Anything else (`@result + [x]` of map): `@step() ? step : @result`.
         other => counted(
+            weight,
             IdedExpr {
                 id: step.id,
                 expr: other,

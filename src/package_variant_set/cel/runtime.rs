@@ -2,7 +2,8 @@
 //! cost, as Kubernetes bounds CEL (a runtime cost limit per expression and a budget per run).
 //!
 //! The `cel` crate has no cost tracking, so [`super::instrument`] inserts calls to three
-//! hidden functions registered here: `@step` (one comprehension iteration), `@arg` (an
+//! hidden functions registered here: `@step` (one comprehension iteration, charged the nodes
+//! of its body), `@arg` (an
 //! operand of a size-dependent operation, charged by its size before the operation runs) and
 //! `@matches` (`matches` with a cached, size-limited regex). A limit hit is recorded in the
 //! meter, so an `error || true` fold cannot swallow it.
@@ -26,7 +27,7 @@ pub const MAX_COMPREHENSION_STEPS: u64 = 10_000;
 /// Most cost one evaluation may spend (Kubernetes' per-expression limit, `PerCallLimit`).
 pub const MAX_EXPRESSION_COST: u64 = 1_000_000;
 /// Most cost all evaluations of one run may spend together.
-pub const MAX_RUN_COST: u64 = 100_000_000;
+pub const MAX_RUN_COST: u64 = 20_000_000;
 /// Largest compiled program of one regular expression (the `regex` crate's size limit).
 pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
 
@@ -287,14 +288,14 @@ impl Bindings {
         }
         let meter = Arc::new(Meter::default());
         let counter = Arc::clone(&meter);
-        let step = move || -> Result<Value, ExecutionError> {
+        let step = move |weight: i64| -> Result<Value, ExecutionError> {
             let n = counter.steps.fetch_add(1, Ordering::Relaxed) + 1;
             if n > MAX_COMPREHENSION_STEPS {
                 return Err(counter.stop(format!(
                     "evaluation stopped: more than {MAX_COMPREHENSION_STEPS} comprehension steps (all/exists/exists_one/map/filter iterations)"
                 )));
             }
-            counter.charge(1)?;
+            counter.charge(weight.unsigned_abs())?;
             Ok(Value::Bool(true))
         };
         // The names start with `@`, which CEL source cannot spell: no overload can clash.
