@@ -10,7 +10,7 @@
 //! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
-//! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 20,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
+//! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
 
 mod common;
@@ -532,7 +532,7 @@ fn limit_cel_cost_per_run() {
     assert_error_result(
         &input,
         &out,
-        &["expressions together cost more than the limit of 20000000"],
+        &["expressions together cost more than the limit of 10000000"],
     );
 }
 

@@ -26,8 +26,9 @@ use super::VARIABLES;
 pub const MAX_COMPREHENSION_STEPS: u64 = 10_000;
 /// Most cost one evaluation may spend (Kubernetes' per-expression limit, `PerCallLimit`).
 pub const MAX_EXPRESSION_COST: u64 = 1_000_000;
-/// Most cost all evaluations of one run may spend together.
-pub const MAX_RUN_COST: u64 = 20_000_000;
+/// Most cost all evaluations of one run may spend together (Kubernetes' budget for the CEL of
+/// one validation, `RuntimeCELCostBudget`; about a second of evaluation).
+pub const MAX_RUN_COST: u64 = 10_000_000;
 /// Largest compiled program of one regular expression (the `regex` crate's size limit).
 pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
 
