@@ -12,7 +12,7 @@ use super::cel::{self, ProgramCache};
 use super::provenance::{self, Origin, Side};
 use super::reconciliation::{self, DesiredVariant};
 use super::targets::{self, effective_namespace};
-use super::templates::{RenderInput, Renderer, RepositoryIndex};
+use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::validate_package_variant_set;
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
@@ -211,6 +211,25 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
+    // Every expression is compiled and type-checked before any is evaluated.
+    let compile_errors: Vec<ResultItem> = set
+        .spec
+        .targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+        .flat_map(|(i, t)| {
+            templates::compile_all(&mut programs, t)
+                .into_iter()
+                .map(move |e| template_error(i, e))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !compile_errors.is_empty() {
+        let mut expansion = TypedExpansion::failed(compile_errors);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
+    }
     let mut renderer = Renderer::new(
         &mut programs,
         set.spec.upstream.as_ref(),
@@ -232,16 +251,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         match renderer.render(&input) {
             Ok(spec) => rendered.push((ctx.target, c, spec)),
             Err(e) => {
-                // Porch's message starts with the template field: it is the field path here.
-                let message = e
-                    .message
-                    .strip_prefix(&format!("{}: ", e.field))
-                    .unwrap_or(&e.message)
-                    .to_string();
-                let field = format!("spec.targets[{}].{}", ctx.target, e.field);
-                let mut expansion = TypedExpansion::failed(vec![ResultItem::error(message)
-                    .field(field)
-                    .on_config()]);
+                let mut expansion = TypedExpansion::failed(vec![template_error(ctx.target, e)]);
                 expansion.cel_compilations = programs.compilations();
                 return expansion;
             }
@@ -313,6 +323,19 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
             set_uid: set.metadata.uid,
         },
     }
+}
+
+/// A compile or render error of target `t`'s template as an error result on its field. Porch's
+/// message starts with the template field; here that is the field path, said once.
+fn template_error(t: usize, e: RenderError) -> ResultItem {
+    let message = e
+        .message
+        .strip_prefix(&format!("{}: ", e.field))
+        .unwrap_or(&e.message)
+        .to_string();
+    ResultItem::error(message)
+        .field(format!("spec.targets[{t}].{}", e.field))
+        .on_config()
 }
 
 /// A decode problem of the set as an error result on its field.
