@@ -7,120 +7,15 @@
 //! nothing else in a command is changed. Each block runs twice (a command must work again on
 //! its own output), and the checkout must be left as it was.
 
+mod shell;
+
 use package_variant::yaml;
+use shell::{bin_dir, checkout_status, root, run_block, sh_blocks, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The image name, without a tag, as the catalog's `metadata.yaml` has it.
 const IMAGE: &str = "ghcr.io/package-variant/package-variant";
-
-/// A scratch directory under the system temp dir, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!(
-            "package-variant-docs-{}-{}-{}",
-            name,
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The ```sh blocks of a Markdown text, in order.
-fn sh_blocks(markdown: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in markdown.lines() {
-        match (&mut current, line.trim_end()) {
-            (None, "```sh") => current = Some(String::new()),
-            (Some(block), "```") => {
-                blocks.push(std::mem::take(block));
-                current = None;
-            }
-            (Some(block), _) => {
-                block.push_str(line);
-                block.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
-}
-
-/// A directory holding `package-variant` (this crate's binary), to put first on PATH.
-fn bin_dir(scratch: &Path) -> PathBuf {
-    let dir = scratch.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    std::os::unix::fs::symlink(
-        env!("CARGO_BIN_EXE_package-variant"),
-        dir.join("package-variant"),
-    )
-    .unwrap();
-    dir
-}
-
-fn path_with(dir: &Path) -> std::ffi::OsString {
-    let mut paths = vec![dir.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).unwrap()
-}
-
-/// Runs a block from the repository root; returns (exit code, output).
-fn run_block(block: &str, scratch: &Path, bin: &Path) -> (i32, String) {
-    let tmp = scratch.join("tmp");
-    fs::create_dir_all(&tmp).unwrap();
-    let script = block.replace("/tmp/", &format!("{}/", tmp.display()));
-    let out = Command::new("bash")
-        .args(["-e", "-o", "pipefail", "-c", &script])
-        .current_dir(root())
-        .env("PATH", path_with(bin))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
-
-/// `git status` of the checkout's examples (untracked files too).
-fn examples_status() -> String {
-    let out = Command::new("git")
-        .args([
-            "status",
-            "--porcelain",
-            "--untracked-files=all",
-            "--",
-            "examples",
-        ])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// The examples kpt's test runner finds: directories under `examples/` with `.expected/`.
 fn example_dirs() -> Vec<PathBuf> {
@@ -145,7 +40,7 @@ fn expected_exit_code(example: &Path) -> i32 {
 fn example_readme_commands_work_on_a_copy() {
     let scratch = Scratch::new("examples");
     let bin = bin_dir(&scratch.0);
-    let before = examples_status();
+    let before = checkout_status("examples");
     let mut failures = Vec::new();
     let mut ran = 0;
     for example in example_dirs() {
@@ -158,7 +53,7 @@ fn example_readme_commands_work_on_a_copy() {
         let expected = expected_exit_code(&example);
         for block in blocks {
             for run in 1..=2 {
-                let (code, log) = run_block(&block, &scratch.0, &bin);
+                let (code, log) = run_block(&block, &root(), &scratch.0.join("tmp"), &bin);
                 ran += 1;
                 if code != expected {
                     failures.push(format!(
@@ -171,7 +66,7 @@ fn example_readme_commands_work_on_a_copy() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(ran >= 20, "only {ran} runs");
     assert_eq!(
-        examples_status(),
+        checkout_status("examples"),
         before,
         "the README commands changed the checkout"
     );

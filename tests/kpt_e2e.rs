@@ -25,7 +25,10 @@
 //! `KPT_E2E_UPDATE_EXPECTED=true cargo test --test kpt_e2e` rewrites the expected diffs and
 //! results (as kpt's runner does); review them with `git diff`.
 
+mod shell;
+
 use package_variant::yaml;
+use shell::{bin_dir, path_with, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,31 +121,6 @@ fn kpt_available() {
     }
 }
 
-/// A scratch directory under the system temp dir, removed when dropped.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!(
-            "package-variant-e2e-{}-{}-{}",
-            name,
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
@@ -173,26 +151,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// A directory holding `package-variant` (this crate's binary), to put first on PATH.
-fn bin_dir(scratch: &Path) -> PathBuf {
-    let dir = scratch.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    std::os::unix::fs::symlink(
-        env!("CARGO_BIN_EXE_package-variant"),
-        dir.join("package-variant"),
-    )
-    .unwrap();
-    dir
-}
-
-fn path_with(dir: &Path) -> std::ffi::OsString {
-    let mut paths = vec![dir.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).unwrap()
 }
 
 /// One run of the case's command; returns (exit code, stderr).
