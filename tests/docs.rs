@@ -13,6 +13,7 @@ use package_variant::yaml;
 use shell::{bin_dir, checkout_status, root, run_block, sh_blocks, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The image name, without a tag, as the catalog's `metadata.yaml` has it.
 const IMAGE: &str = "ghcr.io/package-variant/package-variant";
@@ -134,5 +135,170 @@ fn catalog_metadata_is_in_the_catalogs_form() {
     for dir in example_dirs() {
         let rel = format!("examples/{}", dir.file_name().unwrap().to_string_lossy());
         assert!(listed.contains(&rel), "{rel} is not in metadata.yaml");
+    }
+}
+
+/// The text of a `## ` section of the README (heading line excluded).
+fn readme_section(heading: &str) -> String {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README has no {heading}"))
+        + heading.len()
+        + 2;
+    let end = readme[start..]
+        .find("\n## ")
+        .map_or(readme.len(), |i| start + i + 1);
+    readme[start..end].to_string()
+}
+
+/// The first fenced block of `lang` in `text`.
+fn fenced(text: &str, lang: &str) -> String {
+    let open = format!("```{lang}\n");
+    let start = text.find(&open).expect("a fenced block") + open.len();
+    let end = start + text[start..].find("\n```").unwrap() + 1;
+    text[start..end].to_string()
+}
+
+/// A clean copy of the checkout (git's tracked files as they are in the work tree, with their
+/// mtimes, so that a build there is incremental from one run to the next).
+fn clean_copy(dir: &Path) {
+    let _ = fs::remove_dir_all(dir);
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    for file in String::from_utf8(out.stdout).unwrap().split('\0') {
+        let from = root().join(file);
+        if file.is_empty() || !from.is_file() {
+            continue;
+        }
+        let to = dir.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(&from, &to).unwrap();
+        let modified = fs::metadata(&from).unwrap().modified().unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&to)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    }
+}
+
+/// The quick start, run as written on a clean copy: `cargo install` into a scratch root that
+/// is on `PATH` (as `~/.cargo/bin` is), then the example; it must exit 0 and print the diff the
+/// README shows. The test command itself is `cargo test`, which this is part of.
+#[test]
+fn quick_start_runs_on_a_clean_copy_as_shown() {
+    let section = readme_section("## Quick start");
+    let blocks = sh_blocks(&section);
+    assert_eq!(blocks.len(), 1, "the quick start is one block");
+    let lines: Vec<&str> = blocks[0].lines().collect();
+    let (last, first) = lines.split_last().unwrap();
+    assert_eq!(*last, "cargo test", "the second command runs the tests");
+    let first_command = first.join("\n");
+    assert!(first_command.starts_with("cargo install --locked --path ."));
+
+    let clone = root().join("target/quickstart-clone");
+    clean_copy(&clone);
+    let scratch = Scratch::new("quickstart");
+    let install_root = scratch.0.join("cargo-root");
+    let tmp = scratch.0.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let script = first_command.replace("/tmp/", &format!("{}/", tmp.display()));
+    let out = Command::new("bash")
+        .args(["-e", "-o", "pipefail", "-c", &script])
+        .current_dir(&clone)
+        .env("CARGO_INSTALL_ROOT", &install_root)
+        .env("CARGO_TARGET_DIR", root().join("target/quickstart-build"))
+        .env("PATH", shell::path_with(&install_root.join("bin")))
+        .output()
+        .unwrap();
+    let stdout =
+        String::from_utf8_lossy(&out.stdout).replace(&format!("{}/", tmp.display()), "/tmp/");
+    assert!(
+        out.status.success(),
+        "the quick start failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout, fenced(&section, "diff"));
+    let _ = fs::remove_dir_all(&clone);
+}
+
+/// Every repository path the README names in backquotes exists.
+#[test]
+fn readme_paths_exist() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let prefixes = [
+        "src/",
+        "tests/",
+        "examples/",
+        "fuzz/",
+        "benches/",
+        "fnconfig/",
+        ".ci/",
+    ];
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (i, span) in readme.split('`').enumerate() {
+        // Odd pieces are inside backquotes; the first word is the path.
+        let Some(word) = span.split_whitespace().next().filter(|_| i % 2 == 1) else {
+            continue;
+        };
+        let word = word.trim_end_matches([',', '.', ':', ')']);
+        if !prefixes.iter().any(|p| word.starts_with(p)) || word.contains(['<', '*', '$']) {
+            continue;
+        }
+        checked += 1;
+        if !root().join(word).exists() {
+            missing.push(word.to_string());
+        }
+    }
+    assert!(checked >= 30, "only {checked} paths found");
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "README names paths that do not exist"
+    );
+}
+
+/// The README's description of CI names every phase `.ci/run` has, and its fuzz corpus sizes
+/// are the corpus's.
+#[test]
+fn readme_ci_phases_and_corpus_sizes_are_true() {
+    let tests = readme_section("## Tests")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let ci = fs::read_to_string(root().join(".ci/run")).unwrap();
+    let phases: Vec<&str> = ci
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("echo \"== "))
+        .map(|rest| rest.split([' ', '"']).next().unwrap())
+        .collect();
+    assert!(phases.len() >= 4, "{phases:?}");
+    let ci_line = tests
+        .split(" - ")
+        .find(|item| item.starts_with("`.ci/run`"))
+        .expect("a bullet on .ci/run");
+    for phase in phases {
+        assert!(
+            ci_line.contains(&format!(" {phase} (")) || ci_line.contains(&format!(" {phase} (`")),
+            "the README's CI bullet does not describe the phase {phase:?}"
+        );
+    }
+    for target in ["resource_list", "package_variant", "package_variant_set"] {
+        let out = Command::new("git")
+            .args(["ls-files", &format!("fuzz/corpus/{target}")])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let count = String::from_utf8(out.stdout).unwrap().lines().count();
+        assert!(
+            tests.contains(&format!("{count} inputs for {target}")),
+            "fuzz/corpus/{target} has {count} inputs; the README says otherwise"
+        );
     }
 }

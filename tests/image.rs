@@ -407,6 +407,8 @@ fn build_stage_builds_from_a_clean_checkout() {
         "{} is dynamically linked",
         binary.display()
     );
+    let size = fs::metadata(&binary).unwrap().len();
+    assert!(size <= 8 << 20, "the binary is {size} bytes, over 8 MiB");
     let version = Command::new(&binary).arg("--version").output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&version.stdout),
