@@ -302,3 +302,34 @@ fn readme_ci_phases_and_corpus_sizes_are_true() {
         );
     }
 }
+
+/// Every `ghcr.io/package-variant/package-variant:TAG` the docs and examples name is this
+/// version's tag.
+#[test]
+fn image_tags_are_this_version() {
+    let expected = format!("{IMAGE}:v{}", env!("CARGO_PKG_VERSION"));
+    let mut files = vec![root().join("README.md"), root().join("Dockerfile")];
+    let mut stack = vec![root().join("examples"), root().join("fnconfig")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let mut seen = 0;
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap_or_default();
+        for (i, _) in text.match_indices(&format!("{IMAGE}:")) {
+            let tag_end = text[i..]
+                .find(|c: char| c.is_whitespace() || c == '`' || c == '"')
+                .map_or(text.len(), |j| i + j);
+            assert_eq!(&text[i..tag_end], expected, "in {}", file.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "only {seen} image references");
+}
