@@ -5,7 +5,8 @@
 //!   charges its size before the operation runs, unless the checker proved it a scalar;
 //! - `matches` becomes `@matches(text, pattern)`, with a cached, size-limited regex;
 //! - timestamp getters without a time zone read UTC, and `string(timestamp)` keeps the
-//!   timestamp's offset, as in Porch's cel-go.
+//!   timestamp's offset, as in Porch's cel-go; where the checker cannot prove the receiver a
+//!   timestamp (`dyn(t).getHours()`), `@utc(x)` turns a timestamp into UTC at run time.
 //!
 //! `@` cannot appear in CEL source, so no expression can call or shadow these names. The
 //! shapes the interpreter optimises (`@result + [x]` appends, `@result && p` folds) are kept.
@@ -24,6 +25,8 @@ pub const STEP_FUNCTION: &str = "@step";
 pub const ARG_FUNCTION: &str = "@arg";
 /// `matches`, metered.
 pub const MATCHES_FUNCTION: &str = "@matches";
+/// A timestamp in UTC; any other value unchanged (the receiver of a getter of unknown type).
+pub const UTC_FUNCTION: &str = "@utc";
 /// `string(timestamp)` as cel-go writes it (RFC 3339 in the timestamp's own offset).
 pub const TIMESTAMP_STRING_FUNCTION: &str = "@timestamp_string";
 
@@ -130,10 +133,18 @@ fn metered(e: IdedExpr) -> IdedExpr {
 fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
     let name = c.func_name.as_str();
     let is_timestamp = |e: &IdedExpr| matches!(types.get(&e.id), Some(Ty::Timestamp));
-    if GETTERS.contains(&name) && c.args.is_empty() && c.target.as_deref().is_some_and(is_timestamp)
-    {
-        c.args
-            .push(node(Expr::Literal(LiteralValue::String("UTC".into()))));
+    if GETTERS.contains(&name) && c.args.is_empty() {
+        match c.target.as_deref() {
+            Some(t) if is_timestamp(t) => c
+                .args
+                .push(node(Expr::Literal(LiteralValue::String("UTC".into())))),
+            // A duration's getters take no time zone; anything else may be a timestamp.
+            Some(t) if !matches!(types.get(&t.id), Some(Ty::Duration)) => {
+                let receiver = c.target.take().map(|t| *t).unwrap_or_default();
+                c.target = Some(Box::new(call(UTC_FUNCTION, vec![receiver])));
+            }
+            _ => {}
+        }
         return;
     }
     if name == "string" && c.target.is_none() && c.args.len() == 1 && is_timestamp(&c.args[0]) {

@@ -18,7 +18,9 @@ use cel::common::value::{CowVal, Val};
 use cel::objects::{Key, Map};
 use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
-use super::instrument::{ARG_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_STRING_FUNCTION};
+use super::instrument::{
+    ARG_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_STRING_FUNCTION, UTC_FUNCTION,
+};
 use super::Program;
 use super::VARIABLES;
 
@@ -225,6 +227,24 @@ fn timestamp_string_function() -> Function {
     })
 }
 
+fn utc_function() -> Function {
+    Box::new(|ftx: &mut FunctionContext<'_, '_>| {
+        let value = ftx
+            .args
+            .pop()
+            .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+        match value.downcast_ref::<CelTimestamp>() {
+            Some(t) => {
+                let utc = chrono::FixedOffset::east_opt(0).expect("a zero offset is valid");
+                Ok(CowVal::owned(CelTimestamp::from(
+                    t.inner().with_timezone(&utc),
+                )))
+            }
+            None => Ok(value),
+        }
+    })
+}
+
 /// What CEL sees of an object: only `name`, `namespace`, `labels` and `annotations` (absent
 /// labels/annotations are empty maps; non-string entries are skipped).
 pub fn object_input(object: &serde_json::Value) -> Value {
@@ -305,6 +325,7 @@ impl Bindings {
             ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
             ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
             ctx.add_function(TIMESTAMP_STRING_FUNCTION, timestamp_string_function()),
+            ctx.add_function(UTC_FUNCTION, utc_function()),
         ];
         debug_assert!(registered.iter().all(Result::is_ok));
         Bindings { ctx, meter }

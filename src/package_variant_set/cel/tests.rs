@@ -577,6 +577,10 @@ const TIME_VALUES: &[(&str, &str)] = &[
     // Ours, for Porch's DefaultUTCTimeZone and Go's RFC3339Nano: the getters read UTC, the
     // string keeps the timestamp's offset.
     ("timestamp('2024-03-05T10:20:30+05:30').getHours()", "4"),
+    // The same through `dyn`, where only the run time knows it is a timestamp.
+    ("dyn(timestamp('2024-03-05T10:20:30+05:30')).getHours()", "4"),
+    ("dyn(timestamp('2024-03-05T23:20:30-05:00')).getDayOfMonth()", "5"),
+    ("dyn(duration('10000s')).getHours()", "2"),
     ("timestamp('2024-03-05T10:20:30.120+05:30')", "2024-03-05T10:20:30.12+05:30"),
     ("timestamp('2024-03-05T10:20:30Z').getHours('America/New_York')", "5"),
     ("timestamp('2024-03-05T10:20:30Z') + duration('1h30m')", "2024-03-05T11:50:30Z"),
