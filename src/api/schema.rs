@@ -55,6 +55,8 @@ pub struct Field<'a> {
     pub name: &'a str,
     /// Nesting level: 0 for a root field such as `spec`.
     pub depth: usize,
+    /// True when the object that has the field requires it.
+    pub required: bool,
     pub schema: &'a Schema,
 }
 
@@ -221,6 +223,7 @@ impl Schema {
                 path: path.clone(),
                 name,
                 depth,
+                required: node.is_required(name),
                 schema,
             });
             schema.collect_fields(&path, depth + 1, out);

@@ -20,7 +20,14 @@ fn fields_and_types() {
         .iter()
         .find(|f| f.path == "spec.targets[].template.downstream.repoExpr")
         .unwrap_or_else(|| panic!("no repoExpr"));
-    assert_eq!((expr.name, expr.depth), ("repoExpr", 4));
+    assert_eq!(
+        (expr.name, expr.depth, expr.required),
+        ("repoExpr", 4, false)
+    );
+    let name = fields
+        .iter()
+        .find(|f| f.path == "spec.targets[].repositories[].name");
+    assert!(name.is_some_and(|f| f.required));
     assert_eq!(expr.schema.type_name(), "string");
     let labels = root.property("metadata").and_then(|m| m.property("labels"));
     assert_eq!(
