@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::cel::{self, ProgramCache};
+use super::inputs::{self, Item};
 use super::provenance::{self, Origin, Side};
 use super::reconciliation::{self, DesiredVariant};
 use super::targets::{self, effective_namespace};
@@ -103,11 +104,12 @@ const SUMMARY_NAMES: usize = 20;
 /// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
 /// functionConfig as JSON.
 pub fn expand(config: &Value, items: &[Value]) -> Expansion {
-    expand_typed(config, items).into_json()
+    expand_typed(config, &inputs::from_json(items)).into_json()
 }
 
-/// [`expand`] with the specs and new variants still typed.
-pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
+/// [`expand`] over the items as the expander reads them, with the specs and new variants
+/// still typed.
+pub fn expand_typed(config: &Value, items: &[Item]) -> TypedExpansion {
     // The binary's work thread already has a big stack, and its panics abort the process:
     // a thread of our own would only add its start-up and teardown.
     if crate::krm::run::exits_after_run() {
@@ -132,7 +134,7 @@ pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
     }
 }
 
-fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
+fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let api_version = config
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -205,9 +207,14 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         targets::REPOSITORY_KIND,
         &namespace,
     );
-    let repositories = RepositoryIndex::new(repository_items.iter().filter_map(|&i| items.get(i)));
+    let repositories = RepositoryIndex::new(
+        repository_items
+            .iter()
+            .filter_map(|&i| items.get(i).copied()),
+    );
     let upstream_input = items
         .get(upstream_index)
+        .and_then(Item::json)
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
@@ -246,7 +253,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
                 .and_then(|t| t.template.as_ref()),
             repo_default: &ctx.repo_default,
             package_default: &ctx.package_default,
-            object: ctx.object.and_then(|i| items.get(i)),
+            object: ctx.object.and_then(|i| items.get(i).copied()),
         };
         match renderer.render(&input) {
             Ok(spec) => rendered.push((ctx.target, c, spec)),
@@ -364,22 +371,18 @@ fn name_list(names: Vec<String>) -> String {
 fn summary(
     set: &PackageVariantSet,
     namespace: &str,
-    items: &[Value],
+    items: &[Item],
     deletes: &[usize],
     updates: &[(usize, DesiredVariant)],
     creates: &[DesiredVariant],
 ) -> ResultItem {
-    let item_name = |i: usize| {
-        items
-            .get(i)
-            .map_or("", |o| targets::str_at(o, "/metadata/name"))
-            .to_string()
-    };
+    let item_name = |i: usize| items.get(i).map_or("", Item::name).to_string();
     // Porch updates every variant still wanted; the summary tells the ones whose spec really
     // changes from the ones left as they were.
     let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, d)| {
         let current = items
             .get(*i)
+            .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         serde_json::to_value(&d.spec).ok().as_ref() != current
     });
@@ -402,7 +405,7 @@ fn summary(
     let elsewhere = items
         .iter()
         .filter(|o| {
-            let ns = targets::str_at(o, "/metadata/namespace");
+            let ns = o.namespace();
             !ns.is_empty() && ns != namespace
         })
         .count();

@@ -45,12 +45,14 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
             )
         }
     };
-    let items = match inputs::read(rl, &config_json) {
-        Ok(items) => items,
+    let read = match inputs::read(rl, &config_json) {
+        Ok(read) => read,
         Err(errors) => return (Changes::default(), errors),
     };
+    let items = read.items(rl);
     let mut plan = expand_typed(&config_json, &items);
     drop(items); // before the new trees are built: their memory is reused
+    drop(read);
     if has_errors(&plan.results) {
         return (Changes::default(), plan.results);
     }

@@ -13,6 +13,7 @@ use crate::api::package_variant::{
     PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::naming;
 use crate::package_variant_set::provenance::Side;
 use crate::package_variant_set::targets::{items_of_kind, str_at};
@@ -47,20 +48,14 @@ pub struct Plan {
 }
 
 /// Item indexes of the PackageVariants in `namespace` labelled as owned by `owner`.
-pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str) -> Vec<usize> {
+pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize> {
     let mut owned = items_of_kind(
         items,
         PACKAGE_VARIANT_API_VERSION,
         PACKAGE_VARIANT_KIND,
         namespace,
     );
-    owned.retain(|&i| {
-        items.get(i).and_then(|item| {
-            crate::krm::object::json_at(item, "/metadata/labels")?
-                .get(OWNER_LABEL)?
-                .as_str()
-        }) == Some(owner)
-    });
+    owned.retain(|&i| items.get(i).and_then(|item| item.label(OWNER_LABEL)) == Some(owner));
     owned
 }
 
@@ -142,17 +137,15 @@ fn downstream_of(spec: &PackageVariantSpec) -> (String, String) {
 }
 
 /// Compares the wanted variants with the owned ones (`owned`: item indexes into `items`).
-pub fn plan(
-    set_name: &str,
-    desired: Vec<DesiredVariant>,
-    items: &[serde_json::Value],
-    owned: &[usize],
-) -> Plan {
+pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned: &[usize]) -> Plan {
     let mut plan = Plan::default();
     // Identifier of each owned variant, from its spec (not its name). Later duplicates win.
     let mut existing: HashMap<String, usize> = HashMap::new();
     for &i in owned {
-        let Some(item) = items.get(i) else { continue };
+        // Owned variants are read in full.
+        let Some(item) = items.get(i).and_then(Item::json) else {
+            continue;
+        };
         let name = str_at(item, "/metadata/name");
         if !crate::krm::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
             // Porch would panic; it can match nothing, so it is obsolete.
@@ -172,9 +165,7 @@ pub fn plan(
             str_at(item, "/spec/downstream/package"),
         );
         if let Some(earlier) = existing.insert(identifier.clone(), i) {
-            let earlier_name = items
-                .get(earlier)
-                .map_or("", |e| str_at(e, "/metadata/name"));
+            let earlier_name = items.get(earlier).map_or("", Item::name);
             plan.warnings.push(
                 ResultItem::warning(format!(
                     "owned PackageVariants {earlier_name:?} and {name:?} have the same identifier {identifier:?}; only {name:?} is reconciled, {earlier_name:?} is left as it is (as Porch does)"
@@ -207,7 +198,7 @@ pub fn plan(
 /// replace the other one when the output is applied. One error per clash, on the field that
 /// made the new variant (`describe` of its context).
 pub fn name_clashes(
-    items: &[serde_json::Value],
+    items: &[Item],
     namespace: &str,
     plan: &Plan,
     describe: &dyn Fn(usize) -> Side,
@@ -224,7 +215,7 @@ pub fn name_clashes(
         namespace,
     ) {
         if let Some(item) = items.get(i).filter(|_| !deleted.contains(&i)) {
-            taken.insert(str_at(item, "/metadata/name"));
+            taken.insert(item.name());
         }
     }
     plan.creates
@@ -250,6 +241,7 @@ pub fn name_clashes(
 mod tests {
     use super::*;
     use crate::api::package_variant::Downstream;
+    use crate::package_variant_set::inputs::from_json;
     use serde_json::{json, Value};
 
     /// [`collect_desired`] with one context per spec, described as `ctx<i>`.
@@ -299,7 +291,7 @@ mod tests {
                 Some(("dnrepo2", "dnpkg2")),
             ),
         ];
-        let owned = owned_variants(&items, "default", "my-pvs");
+        let owned = owned_variants(&from_json(&items), "default", "my-pvs");
         let rendered = vec![
             (0, spec("dnrepo2", "dnpkg2")),
             (0, spec("dnrepo3", "dnpkg3")),
@@ -312,7 +304,7 @@ mod tests {
             ),
         ];
         let desired = collect("my-pvs", rendered).unwrap_or_default();
-        let plan = plan("my-pvs", desired, &items, &owned);
+        let plan = plan("my-pvs", desired, &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(
             plan.updates.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
@@ -336,10 +328,10 @@ mod tests {
             pv("X", "uid-1", Some(("r1", "old"))),
             pv("custom-name", "uid-1", Some(("r1", "keep"))),
         ];
-        let owned = owned_variants(&items, "default", "uid-1");
+        let owned = owned_variants(&from_json(&items), "default", "uid-1");
         let desired =
             collect("s", vec![(0, spec("r1", "new")), (0, spec("r1", "keep"))]).unwrap_or_default();
-        let plan = plan("s", desired, &items, &owned);
+        let plan = plan("s", desired, &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(plan.updates.len(), 1);
         assert_eq!(plan.updates[0].0, 1);
@@ -412,8 +404,8 @@ mod tests {
     #[test]
     fn owned_pv_without_downstream_is_removed_with_a_warning() {
         let items = [pv("broken", "o", None)];
-        let owned = owned_variants(&items, "default", "o");
-        let plan = plan("s", vec![], &items, &owned);
+        let owned = owned_variants(&from_json(&items), "default", "o");
+        let plan = plan("s", vec![], &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(plan.warnings.len(), 1);
         assert!(!plan.warnings[0].is_error());
@@ -430,7 +422,7 @@ mod tests {
             json!({"kind": "PackageVariant"}),
             json!(null),
         ];
-        assert_eq!(owned_variants(&items, "default", "o"), [0]);
+        assert_eq!(owned_variants(&from_json(&items), "default", "o"), [0]);
     }
 
     #[test]
@@ -439,9 +431,9 @@ mod tests {
             pv("a", "o", Some(("r", "p"))),
             pv("b", "o", Some(("r", "p"))),
         ];
-        let owned = owned_variants(&items, "default", "o");
+        let owned = owned_variants(&from_json(&items), "default", "o");
         let desired = collect("s", vec![(0, spec("r", "p"))]).unwrap_or_default();
-        let plan = plan("s", desired, &items, &owned);
+        let plan = plan("s", desired, &from_json(&items), &owned);
         assert!(plan.deletes.is_empty());
         assert_eq!(
             plan.updates.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
@@ -456,7 +448,10 @@ mod tests {
             pv("a", "o", Some(("r", "p"))),
             pv("b", "o", Some(("r", "q"))),
         ];
-        let owned = owned_variants(&items, "default", "o");
-        assert_eq!(plan("s", vec![], &items, &owned).deletes, [0, 1]);
+        let owned = owned_variants(&from_json(&items), "default", "o");
+        assert_eq!(
+            plan("s", vec![], &from_json(&items), &owned).deletes,
+            [0, 1]
+        );
     }
 }

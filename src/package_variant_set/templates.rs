@@ -8,14 +8,16 @@
 //! overwrite them, later entries win; empty maps are omitted, `packageContext: {}` is kept, an
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
-use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use cel::common::types::CelMap;
 
 use crate::api::package_variant::{
     Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
+use crate::package_variant_set::inputs::Item;
 
 /// A render failure. `field` is relative to the target (`template.labelExprs[0].valueExpr`);
 /// `message` carries Porch's prefix (`template.labelExprs[0].valueExpr: no such key: x`).
@@ -25,40 +27,40 @@ pub struct RenderError {
     pub message: String,
 }
 
-/// The Repository objects of the set's namespace, as CEL inputs, by name (first wins, as
-/// Porch's lookup takes the first match in list order).
+/// The Repository objects of the set's namespace, by name (first wins, as Porch's lookup
+/// takes the first match in list order).
 ///
-/// Each input is built on first use and then shared: a repositorySelector target's `target`
-/// is the same object as its `repository`, so both bind one value, and repositories no target
-/// reaches are never converted.
+/// CEL's view of a repository is built when a render needs it and dropped after: a
+/// repositorySelector target's `target` is the same object as its `repository`, so both bind
+/// one value, and nothing is kept per repository between renders.
 #[derive(Default)]
 pub struct RepositoryIndex<'a> {
-    by_name: HashMap<&'a str, (&'a serde_json::Value, OnceCell<cel::Value>)>,
+    by_name: HashMap<&'a str, Item<'a>>,
 }
 
 impl<'a> RepositoryIndex<'a> {
-    /// Indexes `repositories` (JSON objects) by `metadata.name`.
-    pub fn new(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
+    /// Indexes `repositories` by `metadata.name`.
+    pub fn new(repositories: impl IntoIterator<Item = Item<'a>>) -> Self {
         let mut by_name = HashMap::new();
         for repo in repositories {
-            let name = crate::package_variant_set::targets::str_at(repo, "/metadata/name");
-            by_name.entry(name).or_insert((repo, OnceCell::new()));
+            by_name.entry(repo.name()).or_insert(repo);
         }
         RepositoryIndex { by_name }
     }
 
-    fn get(&self, name: &str) -> Option<&cel::Value> {
-        self.by_name
-            .get(name)
-            .map(|(repo, input)| input.get_or_init(|| cel_env::object_input(repo)))
+    fn get(&self, name: &str) -> Option<Item<'a>> {
+        self.by_name.get(name).copied()
     }
+}
 
-    /// The shared input of `object` when it is the indexed repository of its name.
-    fn input_of(&self, object: &serde_json::Value) -> Option<&cel::Value> {
-        let name = crate::krm::object::json_at(object, "/metadata/name")?.as_str()?;
-        let (repo, input) = self.by_name.get(name)?;
-        std::ptr::eq(*repo, object).then(|| input.get_or_init(|| cel_env::object_input(repo)))
-    }
+/// CEL's view of an object: name, namespace, labels and annotations, borrowed.
+fn object_val<'v>(object: &Item<'v>) -> CelMap<'v> {
+    cel_env::object_val(
+        object.name(),
+        object.namespace(),
+        object.labels(),
+        object.annotations(),
+    )
 }
 
 /// One unrolled downstream, as the renderer needs it.
@@ -67,7 +69,7 @@ pub struct RenderInput<'a> {
     pub repo_default: &'a str,
     pub package_default: &'a str,
     /// The selected object (selector targets); `None` for a `repositories` target.
-    pub object: Option<&'a serde_json::Value>,
+    pub object: Option<Item<'a>>,
 }
 
 /// Everything shared by all renders of one run.
@@ -243,13 +245,12 @@ impl Renderer<'_> {
         let Some(t) = input.template else {
             return Ok(spec);
         };
-        let target = match input.object {
-            Some(object) => match self.repositories.input_of(object) {
-                Some(shared) => shared.clone(),
-                None => cel_env::object_input(object),
-            },
-            None => cel_env::repositories_target_input(input.repo_default, input.package_default),
+        let target = match &input.object {
+            Some(object) => object_val(object),
+            None => cel_env::repositories_target_val(input.repo_default, input.package_default),
         };
+        // Declared before the activation, which borrows it once it is bound.
+        let repository_val: CelMap;
         let activation =
             self.bindings
                 .activation(input.repo_default, input.package_default, &target);
@@ -273,7 +274,14 @@ impl Renderer<'_> {
             field: "template.downstream.repo".to_string(),
             message: format!("repository {repo:?} could not be loaded"),
         })?;
-        ev.activation.bind_repository(repository);
+        match &input.object {
+            // The selected object is that repository: `target` is `repository`.
+            Some(object) if object.same(&repository) => ev.activation.bind_repository(&target),
+            _ => {
+                repository_val = object_val(&repository);
+                ev.activation.bind_repository(&repository_val);
+            }
+        }
 
         let mut package = input.package_default.to_string();
         if let Some(d) = &t.downstream {

@@ -41,8 +41,9 @@ use cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use cel::Env;
 
 pub use runtime::{
-    object_input, repositories_target_input, Activation, Bindings, MAX_COMPREHENSION_STEPS,
-    MAX_EXPRESSION_COST, MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST,
+    as_val, object_input, object_val, repositories_target_input, repositories_target_val,
+    Activation, Bindings, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_REGEX_PROGRAM_BYTES,
+    MAX_RUN_COST,
 };
 
 /// Longest accepted expression source, in bytes.

@@ -36,14 +36,14 @@ fn render_ctx(
     };
     let upstream_input = cel_env::object_input(&upstream_pr());
     let repos = repos();
-    let index = RepositoryIndex::new(&repos);
+    let index = RepositoryIndex::new(repos.iter().map(Item::Json));
     let mut programs = ProgramCache::new();
     let mut renderer = Renderer::new(&mut programs, Some(&upstream), &upstream_input, &index);
     let input = RenderInput {
         template: template.as_ref(),
         repo_default,
         package_default: "p",
-        object,
+        object: object.map(Item::Json),
     };
     renderer
         .render(&input)
@@ -232,7 +232,8 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
     let exprs: Vec<MapExpr> = decode(&exprs, "").map_err(|e| e.message)?;
     let mut programs = ProgramCache::new();
     let bindings = Bindings::new(programs.env(), None);
-    let activation = bindings.activation("foo-repo", "bar-package", &cel::Value::Null);
+    let null = cel_env::as_val(cel::Value::Null);
+    let activation = bindings.activation("foo-repo", "bar-package", null.as_ref());
     let mut ev = Evaluator {
         programs: &mut programs,
         activation,
