@@ -175,14 +175,11 @@ pub fn check_downstreams(
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     let mut reported: HashSet<(String, String)> = HashSet::new();
-    for (_, c, spec) in rendered {
-        let Some(ctx) = contexts.get(*c) else {
+    for r in rendered {
+        let Some(ctx) = contexts.get(r.context) else {
             continue;
         };
-        let (repo, package) = spec
-            .downstream
-            .as_ref()
-            .map_or(("", ""), |d| (d.repo.as_str(), d.package.as_str()));
+        let (repo, package) = (r.downstream.repo.as_str(), r.downstream.package.as_str());
         let origin = Origin { set, ctx, items };
         if let Some((side, value, message)) =
             downstream_problem(&set.metadata.name, repo, package, &origin)

@@ -9,9 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::api::package_variant::{
-    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
-};
+use crate::api::package_variant::{Downstream, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::naming;
@@ -22,16 +20,39 @@ use crate::package_variant_set::targets::{items_of_kind, str_at};
 /// when it has no uid, as for a set read from a file).
 pub const OWNER_LABEL: &str = "config.porch.kpt.dev/packagevariantset";
 
-/// One PackageVariant the set wants.
+/// One PackageVariant the set wants: what reconciliation keys it by, and where its render
+/// recorded what its spec is made of (not the spec itself: a fleet's specs are not held).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DesiredVariant {
+    /// `<set>-<repo>-<package>`.
     pub identifier: String,
-    pub name: String,
+    /// The name when it differs from the identifier (cut past 63 bytes).
+    cut_name: Option<String>,
+    /// Where the downstream repo and package start in `identifier`.
+    repo_at: u32,
+    package_at: u32,
     /// Index of the target in `spec.targets` that produced it.
     pub target: usize,
     /// Index of the downstream context (unrolled target entry) that produced it.
     pub context: usize,
-    pub spec: PackageVariantSpec,
+    /// Where its render's values start in the run's [`super::record::Records`].
+    pub record: usize,
+}
+
+impl DesiredVariant {
+    /// Its name: the identifier, or the identifier cut to 63 bytes with a hash.
+    pub fn name(&self) -> &str {
+        self.cut_name.as_deref().unwrap_or(&self.identifier)
+    }
+
+    /// Its downstream repo and package.
+    pub fn downstream(&self) -> (&str, &str) {
+        let (repo, package) = (self.repo_at as usize, self.package_at as usize);
+        (
+            self.identifier.get(repo..package - 1).unwrap_or(""),
+            self.identifier.get(package..).unwrap_or(""),
+        )
+    }
 }
 
 /// The outcome of reconciliation.
@@ -59,8 +80,17 @@ pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize
     owned
 }
 
-/// One rendered downstream: (target index, context index, spec).
-pub type Rendered = (usize, usize, PackageVariantSpec);
+/// One rendered downstream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Index of the target in `spec.targets`.
+    pub target: usize,
+    /// Index of the downstream context.
+    pub context: usize,
+    pub downstream: Downstream,
+    /// Where its render's values start in the run's records.
+    pub record: usize,
+}
 
 /// Keys rendered specs by identifier, in target order.
 ///
@@ -79,12 +109,12 @@ pub fn collect_desired(
     // Names cut to 63 bytes with a hash: the only names that can differ from their identifier.
     let mut cut_names: HashMap<String, usize> = HashMap::new();
     let mut errors = Vec::new();
-    for (target, context, spec) in rendered {
-        let (repo, package) = downstream_of(&spec);
-        let identifier = naming::identifier(set_name, &repo, &package);
+    for r in rendered {
+        let (repo, package) = (r.downstream.repo.as_str(), r.downstream.package.as_str());
+        let identifier = naming::identifier(set_name, repo, package);
         if let Some(previous) = by_id.get(&identifier).and_then(|&at| out.get(at)) {
-            let (prev_repo, prev_package) = downstream_of(&previous.spec);
-            let (earlier, later) = (describe(previous.context), describe(context));
+            let (prev_repo, prev_package) = previous.downstream();
+            let (earlier, later) = (describe(previous.context), describe(r.context));
             let message = format!(
                 "{} and {} both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one",
                 earlier.text_with(&format!("downstream {prev_repo:?}/{prev_package:?}")),
@@ -101,7 +131,7 @@ pub fn collect_desired(
             cut_names.get(&name)
         };
         if let Some(previous) = taken.and_then(|&at| out.get(at)) {
-            let (earlier, later) = (describe(previous.context), describe(context));
+            let (earlier, later) = (describe(previous.context), describe(r.context));
             let message = format!(
                 "{} and {} both get the PackageVariant name {name:?} (Porch cuts a name past 63 bytes to 54 and a hash); give one of them a shorter downstream repo or package name",
                 earlier.text_with(&format!("identifier {:?}", previous.identifier)),
@@ -114,12 +144,16 @@ pub fn collect_desired(
             cut_names.insert(name.clone(), out.len());
         }
         by_id.insert(identifier.clone(), out.len());
+        // `<set>-<repo>-<package>`: offsets fit, as no input reaches 4 GiB.
+        let repo_at = set_name.len() + 1;
         out.push(DesiredVariant {
             identifier,
-            name,
-            target,
-            context,
-            spec,
+            cut_name: cut.then_some(name),
+            repo_at: repo_at as u32,
+            package_at: (repo_at + repo.len() + 1) as u32,
+            target: r.target,
+            context: r.context,
+            record: r.record,
         });
     }
     if errors.is_empty() {
@@ -127,13 +161,6 @@ pub fn collect_desired(
     } else {
         Err(errors)
     }
-}
-
-fn downstream_of(spec: &PackageVariantSpec) -> (String, String) {
-    spec.downstream
-        .as_ref()
-        .map(|d| (d.repo.clone(), d.package.clone()))
-        .unwrap_or_default()
 }
 
 /// Compares the wanted variants with the owned ones (`owned`: item indexes into `items`).
@@ -220,16 +247,15 @@ pub fn name_clashes(
     }
     plan.creates
         .iter()
-        .filter(|d| taken.contains(d.name.as_str()))
+        .filter(|d| taken.contains(d.name()))
         .map(|d| {
             let side = describe(d.context);
             let object = side.object.as_ref().map_or(String::new(), |o| format!(" for {o}"));
+            let (repo, package) = d.downstream();
             ResultItem::error(format!(
-                "would create PackageVariant {:?}{object} (downstream {:?}/{:?}), but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
-                d.name,
-                d.spec.downstream.as_ref().map_or("", |ds| ds.repo.as_str()),
-                d.spec.downstream.as_ref().map_or("", |ds| ds.package.as_str()),
-                d.name,
+                "would create PackageVariant {:?}{object} (downstream {repo:?}/{package:?}), but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
+                d.name(),
+                d.name(),
             ))
             .field(side.field)
             .on_config()
@@ -240,7 +266,7 @@ pub fn name_clashes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::package_variant::Downstream;
+    use crate::api::package_variant::{Downstream, PackageVariantSpec};
     use crate::package_variant_set::inputs::from_json;
     use serde_json::{json, Value};
 
@@ -252,7 +278,12 @@ mod tests {
         let rendered = specs
             .into_iter()
             .enumerate()
-            .map(|(c, (t, spec))| (t, c, spec))
+            .map(|(c, (t, spec))| Rendered {
+                target: t,
+                context: c,
+                downstream: spec.downstream.unwrap_or_default(),
+                record: 0,
+            })
             .collect();
         collect_desired(set_name, rendered, &|c| Side::at(format!("ctx{c}")))
     }
@@ -310,7 +341,7 @@ mod tests {
             plan.updates.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
             [1]
         );
-        let mut created: Vec<&str> = plan.creates.iter().map(|d| d.name.as_str()).collect();
+        let mut created: Vec<&str> = plan.creates.iter().map(|d| d.name()).collect();
         created.sort_unstable();
         assert_eq!(
             created,
@@ -336,10 +367,7 @@ mod tests {
         assert_eq!(plan.updates.len(), 1);
         assert_eq!(plan.updates[0].0, 1);
         assert_eq!(
-            plan.creates
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>(),
+            plan.creates.iter().map(|d| d.name()).collect::<Vec<_>>(),
             ["s-r1-new"]
         );
     }
@@ -385,7 +413,7 @@ mod tests {
         assert_eq!(ok.map(|d| d.len()), Ok(2));
         // A cut name equal to another variant's identifier.
         let first = collect("s", vec![(0, spec("r", &long))]).unwrap_or_default();
-        let cut = first[0].name.clone();
+        let cut = first[0].name().to_string();
         assert_ne!(cut, first[0].identifier);
         let (repo, package) = cut
             .split_once('-')

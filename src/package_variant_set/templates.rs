@@ -8,6 +8,7 @@
 //! overwrite them, later entries win; empty maps are omitted, `packageContext: {}` is kept, an
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cel::common::types::CelMap;
@@ -18,6 +19,7 @@ use crate::api::package_variant::{
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
 use crate::package_variant_set::inputs::Item;
+use crate::package_variant_set::record::Records;
 
 /// A render failure. `field` is relative to the target (`template.labelExprs[0].valueExpr`);
 /// `message` carries Porch's prefix (`template.labelExprs[0].valueExpr: no such key: x`).
@@ -100,14 +102,31 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// Evaluates expressions of one render, prefixing errors with their template field.
-struct Evaluator<'r> {
-    programs: &'r mut ProgramCache,
-    activation: Activation<'r>,
+/// Where the expressions of a render get their values: CEL ([`Live`]), or the values an
+/// earlier render recorded ([`Replayed`]). One render body serves both, so a replay builds
+/// exactly the spec the live render built.
+trait Values {
+    /// The value of expression `source`; `field` names it in an error.
+    fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError>;
+    /// Looks the downstream repository up and binds it as `repository` (after `repoExpr`).
+    fn repository(&mut self, repo: &str) -> Result<(), RenderError>;
 }
 
-impl Evaluator<'_> {
-    fn eval(&mut self, source: &str, field: impl Fn() -> String) -> Result<String, RenderError> {
+/// Evaluates with CEL, prefixing errors with their template field, and records each value
+/// when asked to.
+struct Live<'r, 'v, 'a> {
+    programs: &'r mut ProgramCache,
+    activation: Activation<'v>,
+    repositories: &'r RepositoryIndex<'a>,
+    /// The selected object and CEL's view of it (`target`).
+    object: Option<(Item<'a>, &'v CelMap<'a>)>,
+    /// CEL's view of the repository, when it is not the selected object.
+    repository_val: &'v OnceCell<CelMap<'a>>,
+    record: Option<&'r mut Records>,
+}
+
+impl Values for Live<'_, '_, '_> {
+    fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError> {
         let fail = |e: String| {
             let field = field();
             RenderError {
@@ -116,48 +135,98 @@ impl Evaluator<'_> {
             }
         };
         let program = self.programs.compile(source).map_err(fail)?;
-        self.activation.evaluate(&program).map_err(fail)
+        let value = self.activation.evaluate(&program).map_err(fail)?;
+        if let Some(record) = self.record.as_mut() {
+            record.push(&value).map_err(|_| {
+                fail("the values of the set's expressions are too large to hold".to_string())
+            })?;
+        }
+        Ok(value)
     }
 
-    /// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins).
-    fn overlay(
-        &mut self,
-        base: &BTreeMap<String, String>,
-        exprs: &[MapExpr],
-        field: &str,
-    ) -> Result<BTreeMap<String, String>, RenderError> {
-        let mut out = base.clone();
-        for (j, me) in exprs.iter().enumerate() {
-            let mut key = me.key.clone().unwrap_or_default();
-            if let Some(e) = &me.key_expr {
-                key = self.eval(e, || format!("{field}[{j}].keyExpr"))?;
+    fn repository(&mut self, repo: &str) -> Result<(), RenderError> {
+        // Any template forces the lookup, whether or not an expression uses `repository`.
+        let repository = self.repositories.get(repo).ok_or_else(|| RenderError {
+            field: "template.downstream.repo".to_string(),
+            message: format!("repository {repo:?} could not be loaded"),
+        })?;
+        match self.object {
+            // The selected object is that repository: `target` is `repository`.
+            Some((object, target)) if object.same(&repository) => {
+                self.activation.bind_repository(target);
             }
-            let mut value = me.value.clone().unwrap_or_default();
-            if let Some(e) = &me.value_expr {
-                value = self.eval(e, || format!("{field}[{j}].valueExpr"))?;
+            _ => {
+                let val = self.repository_val.get_or_init(|| object_val(&repository));
+                self.activation.bind_repository(val);
             }
-            out.insert(key, value);
         }
-        Ok(out)
+        Ok(())
+    }
+}
+
+/// The values of one recorded render, in evaluation order.
+struct Replayed<'a> {
+    record: &'a Records,
+    next: usize,
+}
+
+impl Values for Replayed<'_> {
+    fn eval(&mut self, _: &str, field: &dyn Fn() -> String) -> Result<String, RenderError> {
+        // Only a bug can leave a replay short of values: say so rather than write a wrong spec.
+        if self.next >= self.record.len() {
+            return Err(RenderError {
+                field: field(),
+                message: format!("internal error: no recorded value for {}", field()),
+            });
+        }
+        self.next += 1;
+        Ok(self.record.get(self.next - 1).to_string())
     }
 
-    fn functions(
-        &mut self,
-        templates: &[FunctionTemplate],
-        field: &str,
-    ) -> Result<Vec<crate::api::package_variant::Function>, RenderError> {
-        let mut out = Vec::with_capacity(templates.len());
-        for (i, t) in templates.iter().enumerate() {
-            let mut f = t.function();
-            f.config_map = self.overlay(
-                &t.config_map,
-                &t.config_map_exprs,
-                &format!("{field}[{i}].configMapExprs"),
-            )?;
-            out.push(f);
-        }
-        Ok(out)
+    fn repository(&mut self, _: &str) -> Result<(), RenderError> {
+        Ok(())
     }
+}
+
+/// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins).
+fn overlay(
+    ev: &mut dyn Values,
+    base: &BTreeMap<String, String>,
+    exprs: &[MapExpr],
+    field: &str,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    let mut out = base.clone();
+    for (j, me) in exprs.iter().enumerate() {
+        let mut key = me.key.clone().unwrap_or_default();
+        if let Some(e) = &me.key_expr {
+            key = ev.eval(e, &|| format!("{field}[{j}].keyExpr"))?;
+        }
+        let mut value = me.value.clone().unwrap_or_default();
+        if let Some(e) = &me.value_expr {
+            value = ev.eval(e, &|| format!("{field}[{j}].valueExpr"))?;
+        }
+        out.insert(key, value);
+    }
+    Ok(out)
+}
+
+fn functions(
+    ev: &mut dyn Values,
+    templates: &[FunctionTemplate],
+    field: &str,
+) -> Result<Vec<crate::api::package_variant::Function>, RenderError> {
+    let mut out = Vec::with_capacity(templates.len());
+    for (i, t) in templates.iter().enumerate() {
+        let mut f = t.function();
+        f.config_map = overlay(
+            ev,
+            &t.config_map,
+            &t.config_map_exprs,
+            &format!("{field}[{i}].configMapExprs"),
+        )?;
+        out.push(f);
+    }
+    Ok(out)
 }
 
 /// Every CEL expression of `t` that a render may evaluate, with its field (relative to the
@@ -233,123 +302,185 @@ fn non_empty(s: &Option<String>) -> Option<&str> {
 impl Renderer<'_> {
     /// Renders the spec of one downstream.
     pub fn render(&mut self, input: &RenderInput<'_>) -> Result<PackageVariantSpec, RenderError> {
-        let mut spec = PackageVariantSpec {
-            upstream: self.upstream.cloned(),
-            downstream: Some(Downstream {
-                repo: input.repo_default.to_string(),
-                package: input.package_default.to_string(),
-            }),
-            ..Default::default()
-        };
+        self.render_recording(input, None)
+    }
+
+    /// [`Renderer::render`], and every value its expressions produce appended to `record`
+    /// in evaluation order (nothing for a target without template), for [`replay`].
+    pub fn record(
+        &mut self,
+        input: &RenderInput<'_>,
+        record: &mut Records,
+    ) -> Result<PackageVariantSpec, RenderError> {
+        self.render_recording(input, Some(record))
+    }
+
+    fn render_recording(
+        &mut self,
+        input: &RenderInput<'_>,
+        record: Option<&mut Records>,
+    ) -> Result<PackageVariantSpec, RenderError> {
         // No template: no repository lookup and no CEL.
         let Some(t) = input.template else {
-            return Ok(spec);
+            return Ok(untemplated(
+                self.upstream,
+                input.repo_default,
+                input.package_default,
+            ));
         };
         let target = match &input.object {
             Some(object) => object_val(object),
             None => cel_env::repositories_target_val(input.repo_default, input.package_default),
         };
-        // Declared before the activation, which borrows it once it is bound.
-        let repository_val: CelMap;
+        let repository_val = OnceCell::new();
         let activation =
             self.bindings
                 .activation(input.repo_default, input.package_default, &target);
-        let mut ev = Evaluator {
+        let mut live = Live {
             programs: &mut *self.programs,
             activation,
+            repositories: self.repositories,
+            object: input.object.map(|o| (o, &target)),
+            repository_val: &repository_val,
+            record,
         };
-
-        // Empty strings count as unset for downstream values and expressions.
-        let mut repo = input.repo_default.to_string();
-        if let Some(d) = &t.downstream {
-            if let Some(r) = non_empty(&d.repo) {
-                repo = r.to_string();
-            }
-            if let Some(e) = non_empty(&d.repo_expr) {
-                repo = ev.eval(e, || "template.downstream.repoExpr".to_string())?;
-            }
-        }
-        // Any template forces the lookup, whether or not an expression uses `repository`.
-        let repository = self.repositories.get(&repo).ok_or_else(|| RenderError {
-            field: "template.downstream.repo".to_string(),
-            message: format!("repository {repo:?} could not be loaded"),
-        })?;
-        match &input.object {
-            // The selected object is that repository: `target` is `repository`.
-            Some(object) if object.same(&repository) => ev.activation.bind_repository(&target),
-            _ => {
-                repository_val = object_val(&repository);
-                ev.activation.bind_repository(&repository_val);
-            }
-        }
-
-        let mut package = input.package_default.to_string();
-        if let Some(d) = &t.downstream {
-            if let Some(p) = non_empty(&d.package) {
-                package = p.to_string();
-            }
-            if let Some(e) = non_empty(&d.package_expr) {
-                package = ev.eval(e, || "template.downstream.packageExpr".to_string())?;
-            }
-        }
-        spec.downstream = Some(Downstream { repo, package });
-
-        if let Some(p) = &t.adoption_policy {
-            spec.adoption_policy = p.clone();
-        }
-        if let Some(p) = &t.deletion_policy {
-            spec.deletion_policy = p.clone();
-        }
-        spec.labels = ev.overlay(&t.labels, &t.label_exprs, "template.labelExprs")?;
-        spec.annotations = ev.overlay(
-            &t.annotations,
-            &t.annotation_exprs,
-            "template.annotationExprs",
-        )?;
-
-        if let Some(pc) = &t.package_context {
-            let data = ev.overlay(
-                &pc.data,
-                &pc.data_exprs,
-                "template.packageContext.dataExprs",
-            )?;
-            let mut remove: BTreeSet<String> = pc.remove_keys.iter().cloned().collect();
-            for (i, e) in pc.remove_key_exprs.iter().enumerate() {
-                remove
-                    .insert(ev.eval(e, || format!("template.packageContext.removeKeyExprs[{i}]"))?);
-            }
-            // Present even when empty: `packageContext: {}` renders as `packageContext: {}`.
-            spec.package_context = Some(PackageContext {
-                data,
-                remove_keys: remove.into_iter().collect(),
-            });
-        }
-
-        for (i, inj) in t.injectors.iter().enumerate() {
-            let mut name = non_empty(&inj.name).unwrap_or("").to_string();
-            if let Some(e) = non_empty(&inj.name_expr) {
-                name = ev.eval(e, || format!("template.injectors[{i}].nameExpr"))?;
-            }
-            spec.injectors.push(InjectionSelector {
-                group: inj.group.clone(),
-                version: inj.version.clone(),
-                kind: inj.kind.clone(),
-                name,
-            });
-        }
-
-        if let Some(p) = &t.pipeline {
-            let validators = ev.functions(&p.validators, "template.pipeline.validators")?;
-            let mutators = ev.functions(&p.mutators, "template.pipeline.mutators")?;
-            if !validators.is_empty() || !mutators.is_empty() {
-                spec.pipeline = Some(Pipeline {
-                    mutators,
-                    validators,
-                });
-            }
-        }
-        Ok(spec)
+        render_spec(
+            self.upstream,
+            t,
+            input.repo_default,
+            input.package_default,
+            &mut live,
+        )
     }
+}
+
+/// The spec [`Renderer::record`] rendered, built again from the values it recorded from
+/// index `from` of `record` (no CEL, no lookup).
+pub fn replay(
+    upstream: Option<&Upstream>,
+    template: Option<&PackageVariantTemplate>,
+    repo_default: &str,
+    package_default: &str,
+    record: &Records,
+    from: usize,
+) -> Result<PackageVariantSpec, RenderError> {
+    let Some(t) = template else {
+        return Ok(untemplated(upstream, repo_default, package_default));
+    };
+    let mut values = Replayed { record, next: from };
+    render_spec(upstream, t, repo_default, package_default, &mut values)
+}
+
+/// The spec of a target without template: upstream and the default downstream.
+fn untemplated(
+    upstream: Option<&Upstream>,
+    repo_default: &str,
+    package_default: &str,
+) -> PackageVariantSpec {
+    PackageVariantSpec {
+        upstream: upstream.cloned(),
+        downstream: Some(Downstream {
+            repo: repo_default.to_string(),
+            package: package_default.to_string(),
+        }),
+        ..Default::default()
+    }
+}
+
+/// Porch's `renderPackageVariantSpec` for a target with a template, its expressions valued by
+/// `ev`.
+fn render_spec(
+    upstream: Option<&Upstream>,
+    t: &PackageVariantTemplate,
+    repo_default: &str,
+    package_default: &str,
+    ev: &mut dyn Values,
+) -> Result<PackageVariantSpec, RenderError> {
+    let mut spec = PackageVariantSpec {
+        upstream: upstream.cloned(),
+        ..Default::default()
+    };
+    // Empty strings count as unset for downstream values and expressions.
+    let mut repo = repo_default.to_string();
+    if let Some(d) = &t.downstream {
+        if let Some(r) = non_empty(&d.repo) {
+            repo = r.to_string();
+        }
+        if let Some(e) = non_empty(&d.repo_expr) {
+            repo = ev.eval(e, &|| "template.downstream.repoExpr".to_string())?;
+        }
+    }
+    ev.repository(&repo)?;
+
+    let mut package = package_default.to_string();
+    if let Some(d) = &t.downstream {
+        if let Some(p) = non_empty(&d.package) {
+            package = p.to_string();
+        }
+        if let Some(e) = non_empty(&d.package_expr) {
+            package = ev.eval(e, &|| "template.downstream.packageExpr".to_string())?;
+        }
+    }
+    spec.downstream = Some(Downstream { repo, package });
+
+    if let Some(p) = &t.adoption_policy {
+        spec.adoption_policy = p.clone();
+    }
+    if let Some(p) = &t.deletion_policy {
+        spec.deletion_policy = p.clone();
+    }
+    spec.labels = overlay(ev, &t.labels, &t.label_exprs, "template.labelExprs")?;
+    spec.annotations = overlay(
+        ev,
+        &t.annotations,
+        &t.annotation_exprs,
+        "template.annotationExprs",
+    )?;
+
+    if let Some(pc) = &t.package_context {
+        let data = overlay(
+            ev,
+            &pc.data,
+            &pc.data_exprs,
+            "template.packageContext.dataExprs",
+        )?;
+        let mut remove: BTreeSet<String> = pc.remove_keys.iter().cloned().collect();
+        for (i, e) in pc.remove_key_exprs.iter().enumerate() {
+            remove.insert(ev.eval(e, &|| {
+                format!("template.packageContext.removeKeyExprs[{i}]")
+            })?);
+        }
+        // Present even when empty: `packageContext: {}` renders as `packageContext: {}`.
+        spec.package_context = Some(PackageContext {
+            data,
+            remove_keys: remove.into_iter().collect(),
+        });
+    }
+
+    for (i, inj) in t.injectors.iter().enumerate() {
+        let mut name = non_empty(&inj.name).unwrap_or("").to_string();
+        if let Some(e) = non_empty(&inj.name_expr) {
+            name = ev.eval(e, &|| format!("template.injectors[{i}].nameExpr"))?;
+        }
+        spec.injectors.push(InjectionSelector {
+            group: inj.group.clone(),
+            version: inj.version.clone(),
+            kind: inj.kind.clone(),
+            name,
+        });
+    }
+
+    if let Some(p) = &t.pipeline {
+        let validators = functions(ev, &p.validators, "template.pipeline.validators")?;
+        let mutators = functions(ev, &p.mutators, "template.pipeline.mutators")?;
+        if !validators.is_empty() || !mutators.is_empty() {
+            spec.pipeline = Some(Pipeline {
+                mutators,
+                validators,
+            });
+        }
+    }
+    Ok(spec)
 }
 
 #[cfg(test)]

@@ -234,11 +234,16 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
     let bindings = Bindings::new(programs.env(), None);
     let null = cel_env::as_val(cel::Value::Null);
     let activation = bindings.activation("foo-repo", "bar-package", null.as_ref());
-    let mut ev = Evaluator {
+    let index = RepositoryIndex::default();
+    let mut ev = Live {
         programs: &mut programs,
         activation,
+        repositories: &index,
+        object: None,
+        repository_val: &OnceCell::new(),
+        record: None,
     };
-    let out = ev.overlay(&base, &exprs, "f").map_err(|e| e.message)?;
+    let out = super::overlay(&mut ev, &base, &exprs, "f").map_err(|e| e.message)?;
     serde_json::to_value(out).map_err(|e| e.to_string())
 }
 
