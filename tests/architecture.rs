@@ -29,6 +29,7 @@ const YAML_LAYERS: &[(&str, &[&str])] = &[
     ("emit", &["node", "style", "resolve"]),
     ("json", &["node", "resolve", "style"]),
     ("ser", &["node", "style"]),
+    ("text", &["style"]),
 ];
 
 fn src() -> PathBuf {

@@ -106,14 +106,19 @@ impl NewItems for NewVariants {
         let Some(d) = self.0.creates.get(i) else {
             return;
         };
-        // Neither the replay (the render's own code over its recorded values) nor
-        // serialising these plain structs can fail; `null` should either ever.
-        let node = self
-            .0
-            .spec(d)
-            .ok()
-            .and_then(|spec| yaml::to_node(&self.0.new_variant(d, &spec)).ok())
-            .unwrap_or_else(|| Node::plain("null"));
+        // The replay (the render's own code over its recorded values) cannot fail where
+        // the render succeeded; `null` should it ever.
+        let Ok(spec) = self.0.spec(d) else {
+            e.seq_item_forced(&Node::plain("null"), &Trivia::default(), 0, false);
+            return;
+        };
+        let variant = self.0.new_variant(d, &spec);
+        // Straight to text; what that path does not write (unusual strings) goes as a node.
+        if yaml::text::write_item(&variant, &mut e.out).is_ok() {
+            return;
+        }
+        // Serialising these plain structs cannot fail; `null` should it ever.
+        let node = yaml::to_node(&variant).unwrap_or_else(|_| Node::plain("null"));
         e.seq_item_forced(&node, &Trivia::default(), 0, false);
     }
 }
