@@ -6,6 +6,7 @@
 //! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
 //!   [`validation`]: its steps, named as Porch's controller names them;
 //! - [`provenance`]: which field made each downstream, to report a problem there;
+//! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
 //! - [`new_variant`]: the PackageVariant objects it writes.
 //!
@@ -16,6 +17,7 @@
 
 pub mod cel;
 pub mod expansion;
+pub mod fast_hash;
 pub mod inputs;
 pub mod naming;
 pub mod new_variant;

@@ -7,10 +7,9 @@
 //! with one identifier or one name, and existing variants that share an identifier or have no
 //! downstream (Porch would panic on the latter).
 
-use std::collections::{HashMap, HashSet};
-
 use crate::api::package_variant::{Downstream, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::fast_hash::{FastMap, FastSet};
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::naming;
 use crate::package_variant_set::provenance::Side;
@@ -105,9 +104,10 @@ pub fn collect_desired(
     describe: &dyn Fn(usize) -> Side,
 ) -> Result<Vec<DesiredVariant>, Vec<ResultItem>> {
     let mut out: Vec<DesiredVariant> = Vec::with_capacity(rendered.len());
-    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rendered.len());
+    let mut by_id: FastMap<String, usize> =
+        FastMap::with_capacity_and_hasher(rendered.len(), Default::default());
     // Names cut to 63 bytes with a hash: the only names that can differ from their identifier.
-    let mut cut_names: HashMap<String, usize> = HashMap::new();
+    let mut cut_names: FastMap<String, usize> = FastMap::default();
     let mut errors = Vec::new();
     for r in rendered {
         let (repo, package) = (r.downstream.repo.as_str(), r.downstream.package.as_str());
@@ -167,7 +167,7 @@ pub fn collect_desired(
 pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned: &[usize]) -> Plan {
     let mut plan = Plan::default();
     // Identifier of each owned variant, from its spec (not its name). Later duplicates win.
-    let mut existing: HashMap<String, usize> = HashMap::new();
+    let mut existing: FastMap<String, usize> = FastMap::default();
     for &i in owned {
         // Owned variants are read in full.
         let Some(item) = items.get(i).and_then(Item::json) else {
@@ -201,7 +201,7 @@ pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned:
             );
         }
     }
-    let wanted: HashSet<&str> = desired.iter().map(|d| d.identifier.as_str()).collect();
+    let wanted: FastSet<&str> = desired.iter().map(|d| d.identifier.as_str()).collect();
     let mut obsolete: Vec<usize> = existing
         .iter()
         .filter(|(id, _)| !wanted.contains(id.as_str()))
@@ -233,8 +233,8 @@ pub fn name_clashes(
     if plan.creates.is_empty() {
         return Vec::new();
     }
-    let deleted: HashSet<usize> = plan.deletes.iter().copied().collect();
-    let mut taken: HashSet<&str> = HashSet::new();
+    let deleted: FastSet<usize> = plan.deletes.iter().copied().collect();
+    let mut taken: FastSet<&str> = FastSet::default();
     for i in items_of_kind(
         items,
         PACKAGE_VARIANT_API_VERSION,

@@ -9,7 +9,7 @@
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use cel::common::types::CelMap;
 
@@ -18,6 +18,7 @@ use crate::api::package_variant::{
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
+use crate::package_variant_set::fast_hash::FastMap;
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::record::Records;
 
@@ -37,13 +38,13 @@ pub struct RenderError {
 /// one value, and nothing is kept per repository between renders.
 #[derive(Default)]
 pub struct RepositoryIndex<'a> {
-    by_name: HashMap<&'a str, Item<'a>>,
+    by_name: FastMap<&'a str, Item<'a>>,
 }
 
 impl<'a> RepositoryIndex<'a> {
     /// Indexes `repositories` by `metadata.name`.
     pub fn new(repositories: impl IntoIterator<Item = Item<'a>>) -> Self {
-        let mut by_name = HashMap::new();
+        let mut by_name = FastMap::default();
         for repo in repositories {
             by_name.entry(repo.name()).or_insert(repo);
         }

@@ -33,12 +33,13 @@ mod runtime;
 mod stdlib;
 mod types;
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use cel::Env;
+
+use super::fast_hash::FastMap;
 
 pub use runtime::{
     as_val, object_input, object_val, repositories_target_input, repositories_target_val,
@@ -82,7 +83,7 @@ impl Program {
 /// Compiles each distinct expression source once per run and remembers the outcome (errors too).
 pub struct ProgramCache {
     env: Arc<Env>,
-    programs: HashMap<String, Result<Arc<Program>, String>>,
+    programs: FastMap<String, Result<Arc<Program>, String>>,
     compilations: usize,
 }
 
@@ -99,7 +100,7 @@ impl ProgramCache {
         let env = Env::stdlib().with_optional_support(false);
         ProgramCache {
             env: Arc::new(env),
-            programs: HashMap::new(),
+            programs: FastMap::default(),
             compilations: 0,
         }
     }
