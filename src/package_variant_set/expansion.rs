@@ -307,10 +307,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             })
             .and_then(|()| renderer.record(&input, &mut record));
         match result {
-            Ok(spec) => rendered.push(Rendered {
+            Ok(downstream) => rendered.push(Rendered {
                 target: ctx.target,
                 context: c,
-                downstream: spec.downstream.unwrap_or_default(),
+                downstream,
                 record: at,
             }),
             Err(e) => {

@@ -111,6 +111,11 @@ trait Values {
     fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError>;
     /// Looks the downstream repository up and binds it as `repository` (after `repoExpr`).
     fn repository(&mut self, repo: &str) -> Result<(), RenderError>;
+    /// Whether the spec is wanted beyond its downstream: a recording render only evaluates
+    /// (every expression, in the same order) and leaves the rest to the replay.
+    fn builds(&self) -> bool {
+        true
+    }
 }
 
 /// Evaluates with CEL, prefixing errors with their template field, and records each value
@@ -127,6 +132,10 @@ struct Live<'r, 'v, 'a> {
 }
 
 impl Values for Live<'_, '_, '_> {
+    fn builds(&self) -> bool {
+        self.record.is_none()
+    }
+
     fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError> {
         let fail = |e: String| {
             let field = field();
@@ -189,24 +198,31 @@ impl Values for Replayed<'_> {
     }
 }
 
-/// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins).
+/// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins). Empty
+/// when `ev` does not build, its expressions evaluated all the same.
 fn overlay(
     ev: &mut dyn Values,
     base: &BTreeMap<String, String>,
     exprs: &[MapExpr],
     field: &str,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    let mut out = base.clone();
+    let build = ev.builds();
+    let mut out = if build { base.clone() } else { BTreeMap::new() };
     for (j, me) in exprs.iter().enumerate() {
-        let mut key = me.key.clone().unwrap_or_default();
-        if let Some(e) = &me.key_expr {
-            key = ev.eval(e, &|| format!("{field}[{j}].keyExpr"))?;
+        let key = match &me.key_expr {
+            Some(e) => Some(ev.eval(e, &|| format!("{field}[{j}].keyExpr"))?),
+            None => None,
+        };
+        let value = match &me.value_expr {
+            Some(e) => Some(ev.eval(e, &|| format!("{field}[{j}].valueExpr"))?),
+            None => None,
+        };
+        if build {
+            out.insert(
+                key.unwrap_or_else(|| me.key.clone().unwrap_or_default()),
+                value.unwrap_or_else(|| me.value.clone().unwrap_or_default()),
+            );
         }
-        let mut value = me.value.clone().unwrap_or_default();
-        if let Some(e) = &me.value_expr {
-            value = ev.eval(e, &|| format!("{field}[{j}].valueExpr"))?;
-        }
-        out.insert(key, value);
     }
     Ok(out)
 }
@@ -218,14 +234,17 @@ fn functions(
 ) -> Result<Vec<crate::api::package_variant::Function>, RenderError> {
     let mut out = Vec::with_capacity(templates.len());
     for (i, t) in templates.iter().enumerate() {
-        let mut f = t.function();
-        f.config_map = overlay(
+        let config_map = overlay(
             ev,
             &t.config_map,
             &t.config_map_exprs,
             &format!("{field}[{i}].configMapExprs"),
         )?;
-        out.push(f);
+        if ev.builds() {
+            let mut f = t.function();
+            f.config_map = config_map;
+            out.push(f);
+        }
     }
     Ok(out)
 }
@@ -306,14 +325,17 @@ impl Renderer<'_> {
         self.render_recording(input, None)
     }
 
-    /// [`Renderer::render`], and every value its expressions produce appended to `record`
-    /// in evaluation order (nothing for a target without template), for [`replay`].
+    /// Evaluates the render of one downstream as [`Renderer::render`] does (same errors),
+    /// appends every value its expressions produce to `record` in evaluation order (nothing
+    /// for a target without template), and returns the downstream alone: [`replay`] builds
+    /// the rest of the spec when it is wanted.
     pub fn record(
         &mut self,
         input: &RenderInput<'_>,
         record: &mut Records,
-    ) -> Result<PackageVariantSpec, RenderError> {
-        self.render_recording(input, Some(record))
+    ) -> Result<Downstream, RenderError> {
+        let spec = self.render_recording(input, Some(record))?;
+        Ok(spec.downstream.unwrap_or_default())
     }
 
     fn render_recording(
@@ -397,8 +419,9 @@ fn render_spec(
     package_default: &str,
     ev: &mut dyn Values,
 ) -> Result<PackageVariantSpec, RenderError> {
+    let build = ev.builds();
     let mut spec = PackageVariantSpec {
-        upstream: upstream.cloned(),
+        upstream: upstream.filter(|_| build).cloned(),
         ..Default::default()
     };
     // Empty strings count as unset for downstream values and expressions.
@@ -445,11 +468,17 @@ fn render_spec(
             &pc.data_exprs,
             "template.packageContext.dataExprs",
         )?;
-        let mut remove: BTreeSet<String> = pc.remove_keys.iter().cloned().collect();
+        let mut remove: BTreeSet<String> = BTreeSet::new();
+        if build {
+            remove.extend(pc.remove_keys.iter().cloned());
+        }
         for (i, e) in pc.remove_key_exprs.iter().enumerate() {
-            remove.insert(ev.eval(e, &|| {
+            let key = ev.eval(e, &|| {
                 format!("template.packageContext.removeKeyExprs[{i}]")
-            })?);
+            })?;
+            if build {
+                remove.insert(key);
+            }
         }
         // Present even when empty: `packageContext: {}` renders as `packageContext: {}`.
         spec.package_context = Some(PackageContext {
@@ -459,9 +488,13 @@ fn render_spec(
     }
 
     for (i, inj) in t.injectors.iter().enumerate() {
-        let mut name = non_empty(&inj.name).unwrap_or("").to_string();
-        if let Some(e) = non_empty(&inj.name_expr) {
-            name = ev.eval(e, &|| format!("template.injectors[{i}].nameExpr"))?;
+        let name = match non_empty(&inj.name_expr) {
+            Some(e) => ev.eval(e, &|| format!("template.injectors[{i}].nameExpr"))?,
+            None if build => non_empty(&inj.name).unwrap_or("").to_string(),
+            None => continue,
+        };
+        if !build {
+            continue;
         }
         spec.injectors.push(InjectionSelector {
             group: inj.group.clone(),

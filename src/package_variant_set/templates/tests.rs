@@ -45,10 +45,29 @@ fn render_ctx(
         package_default: "p",
         object: object.map(Item::Json),
     };
-    renderer
-        .render(&input)
-        .map(|s| s.to_json())
-        .map_err(|e| e.message)
+    let rendered = renderer.render(&input);
+    // Every render here also checks the recording render and its replay: the same error,
+    // or the same downstream and, built again from the record alone, the same spec.
+    let mut record = Records::default();
+    record.push("kept").unwrap_or_default();
+    let recorded = renderer.record(&input, &mut record);
+    match (&rendered, &recorded) {
+        (Ok(spec), Ok(downstream)) => {
+            assert_eq!(spec.downstream.as_ref(), Some(downstream));
+            let replayed = replay(
+                Some(&upstream),
+                template.as_ref(),
+                repo_default,
+                "p",
+                &record,
+                1,
+            );
+            assert_eq!(replayed.as_ref(), Ok(spec));
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("render and record disagree: {rendered:?} / {recorded:?}"),
+    }
+    rendered.map(|s| s.to_json()).map_err(|e| e.message)
 }
 
 fn render(template: Option<Value>) -> Result<Value, String> {
