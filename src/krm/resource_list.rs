@@ -8,7 +8,7 @@
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{ResultItem, Subject};
 use crate::yaml::parse::ItemOrigin;
-use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Trivia};
+use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -68,6 +68,9 @@ pub struct ResourceList<'a> {
     pub items: Vec<ItemSlot>,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
     json: bool,
+    /// Comment and blank lines after the last item (before the next key of the ResourceList,
+    /// or the end): they go out with the last item.
+    tail: Option<Span>,
 }
 
 /// What a function did to the items.
@@ -171,12 +174,18 @@ impl<'a> ResourceList<'a> {
         let function_config = get("functionConfig")
             .map(|e| e.value.clone())
             .filter(|v| !v.is_null());
+        let tail = if json {
+            None
+        } else {
+            items_tail(src, &entries)
+        };
         Ok(ResourceList {
             src,
             api_version,
             function_config,
             items,
             json,
+            tail,
         })
     }
 
@@ -273,19 +282,25 @@ impl<'a> ResourceList<'a> {
         } else {
             e.out.push_str("items:\n");
         }
+        let last = self.items.len().wrapping_sub(1);
         for (i, slot) in self.items.iter().enumerate() {
             if removed[i] {
                 continue;
             }
             if let Some(node) = changes.edited.get(&i) {
                 e.seq_item_forced(node, &slot.trivia, 0, self.json);
-            } else if matches!(slot.origin, ItemOrigin::Block(..)) && !self.json {
+            } else if matches!(slot.origin, ItemOrigin::Block { .. }) && !self.json {
                 e.raw_item(&slot.trivia, 0);
             } else {
                 match self.tree(i) {
                     Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
                     // Parsed once already; cannot fail. Keep the text rather than lose it.
                     Err(_) => e.raw_item(&slot.trivia, 0),
+                }
+            }
+            if i == last {
+                if let Some(tail) = self.tail {
+                    e.tail(tail, &slot.trivia, 0);
                 }
             }
             between_items(&mut e.out);
@@ -312,6 +327,33 @@ impl<'a> ResourceList<'a> {
             e.entries(std::slice::from_ref(&entry), 0, false);
         }
     }
+}
+
+/// The comment and blank lines between the end of a block `items` list and the next key of the
+/// ResourceList (its lead), or the end of the input (up to a `...` line).
+fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
+    let i = entries
+        .iter()
+        .position(|e| e.key.scalar_text() == "items")?;
+    let list = entries[i]
+        .value
+        .span()
+        .filter(|_| entries[i].value.is_sequence())?;
+    if let Some(next) = entries.get(i + 1) {
+        return next.trivia.lead;
+    }
+    let start = list.end as usize + src[list.end as usize..].find('\n')? + 1;
+    let rest = &src[start..];
+    let mut end = rest.len();
+    let mut at = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.starts_with("...") {
+            end = at;
+            break;
+        }
+        at += line.len();
+    }
+    (end > 0).then(|| Span::new(start, start + end))
 }
 
 /// A result as the wire format writes it: message, severity, resourceRef, field, file.

@@ -25,7 +25,7 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn source_col(&self, pos: usize) -> usize {
+    pub(crate) fn source_col(&self, pos: usize) -> usize {
         let pos = pos.min(self.src.len());
         pos - self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
     }
@@ -36,34 +36,35 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Copies `span`, shifting the indentation of every following line by `delta`.
+    /// Copies `span`, shifting the indentation of every following line by `delta`. Lines of
+    /// nothing but spaces move too (inside a block scalar, spaces past its indentation are
+    /// text); empty lines stay empty.
     pub fn copy(&mut self, span: Span, delta: i64) {
         let text = &self.src[span.range()];
         if delta == 0 {
             self.out.push_str(text);
             return;
         }
-        let mut first = true;
-        for line in text.split('\n') {
-            if !first {
-                self.out.push('\n');
-                let trimmed = line.trim_start_matches(' ');
-                if !trimmed.is_empty() && trimmed != "\r" {
-                    if delta > 0 {
-                        self.indent(delta as usize);
-                        self.out.push_str(line);
-                    } else {
-                        let have = line.len() - trimmed.len();
-                        let cut = have.min((-delta) as usize);
-                        self.out.push_str(&line[cut..]);
-                    }
-                } else {
-                    self.out.push_str(line);
-                }
-            } else {
-                self.out.push_str(line);
-            }
-            first = false;
+        let mut lines = text.split('\n');
+        if let Some(first) = lines.next() {
+            self.out.push_str(first);
+        }
+        for line in lines {
+            self.out.push('\n');
+            self.shifted(line, delta);
+        }
+    }
+
+    /// One line moved right (`delta > 0`) or left by up to `-delta` of its leading spaces.
+    fn shifted(&mut self, line: &str, delta: i64) {
+        if line.trim_end_matches(['\n', '\r']).is_empty() {
+            self.out.push_str(line);
+        } else if delta > 0 {
+            self.indent(delta as usize);
+            self.out.push_str(line);
+        } else {
+            let have = line.len() - line.trim_start_matches(' ').len();
+            self.out.push_str(&line[have.min((-delta) as usize)..]);
         }
     }
 
@@ -86,16 +87,12 @@ impl<'a> Emitter<'a> {
     /// Copies whole lines, shifting every line (the first too) by `delta`.
     fn copy_lines(&mut self, span: Span, delta: i64) {
         let text = &self.src[span.range()];
+        if delta == 0 {
+            self.out.push_str(text);
+            return;
+        }
         for line in text.split_inclusive('\n') {
-            let trimmed = line.trim_start_matches(' ');
-            if trimmed.is_empty() || trimmed == "\n" || trimmed == "\r\n" {
-                self.out.push_str(trimmed);
-                continue;
-            }
-            let have = (line.len() - trimmed.len()) as i64;
-            let want = (have + delta).max(0) as usize;
-            self.indent(want);
-            self.out.push_str(trimmed);
+            self.shifted(line, delta);
         }
     }
 
@@ -168,9 +165,9 @@ impl<'a> Emitter<'a> {
         for (i, e) in entries.iter().enumerate() {
             let key_col = e
                 .trivia
-                .whole
-                .or(e.key.span())
-                .map(|s| self.source_col(s.start as usize) as i64);
+                .start()
+                .or(e.key.span().map(|s| s.start as usize))
+                .map(|s| self.source_col(s) as i64);
             let delta = key_col.map_or(0, |c| indent as i64 - c);
             let inline = self.item_lead(&e.trivia, delta, inline_first && i == 0);
             if !inline {
@@ -181,20 +178,29 @@ impl<'a> Emitter<'a> {
                     self.copy(w, delta);
                     self.out.push('\n');
                 }
-                _ => {
-                    self.key(&e.key);
-                    self.out.push(':');
-                    self.value_after_indicator(
-                        &e.value,
-                        indent,
-                        indent + 2,
-                        e.trivia.comment,
-                        delta,
-                        true,
-                    );
-                }
+                _ => self.entry(e, indent, delta),
             }
         }
+    }
+
+    /// `key: value`, or `? key` and `: value` on the next line when the key does not fit an
+    /// implicit key (a block collection or block scalar, anything over more than one line, or
+    /// longer than YAML's 1024 characters).
+    fn entry(&mut self, e: &Entry, indent: usize, delta: i64) {
+        let mark = self.out.len();
+        self.key(&e.key);
+        let key = &self.out[mark..];
+        if !key.contains('\n') && key.chars().count() <= 1024 && !self.is_block(&e.key) {
+            self.out.push(':');
+            self.value_after_indicator(&e.value, indent, indent + 2, e.trivia.comment, delta, true);
+            return;
+        }
+        self.out.truncate(mark);
+        self.out.push('?');
+        self.value_after_indicator(&e.key, indent, indent + 2, None, delta, false);
+        self.indent(indent);
+        self.out.push(':');
+        self.value_after_indicator(&e.value, indent, indent + 2, e.trivia.comment, delta, false);
     }
 
     /// Block sequence items at column `indent`.
@@ -258,10 +264,17 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Comment and blank lines after an item (`tail`), moved as far as the item (`trivia`,
+    /// written at column `indent`).
+    pub fn tail(&mut self, tail: Span, trivia: &Trivia, indent: usize) {
+        let delta = self.item_delta(trivia, indent);
+        self.copy_lines(tail, delta);
+    }
+
     fn item_delta(&self, trivia: &Trivia, indent: usize) -> i64 {
-        trivia.whole.map_or(0, |s| {
-            indent as i64 - self.source_col(s.start as usize) as i64
-        })
+        trivia
+            .start()
+            .map_or(0, |s| indent as i64 - self.source_col(s) as i64)
     }
 
     /// Writes the comment lines before an entry or item; returns whether it still continues
@@ -284,17 +297,37 @@ impl<'a> Emitter<'a> {
         inline
     }
 
+    /// An implicit key (with its anchor and tag) on the current line, as far as it goes: the
+    /// caller checks that it fits on one line.
     fn key(&mut self, key: &Node) {
-        match key.span() {
-            Some(s) if !(self.force_block && is_json_string(key)) => self.copy(s, 0),
-            _ => {
-                let text = key.as_scalar().map_or("", |s| s.value.as_str());
-                let style = match string_style(text) {
-                    ScalarStyle::Literal | ScalarStyle::Folded => ScalarStyle::DoubleQuoted,
-                    s => s,
-                };
-                self.scalar_text(text, style, 0);
+        self.flow_props(key);
+        match key.kind() {
+            Kind::Scalar(s) => match key.span() {
+                Some(sp) if !(self.force_block && is_json_string(key)) => self.copy(sp, 0),
+                _ if key.is_null() && s.value.is_empty() => {}
+                _ => {
+                    let style = match s.style {
+                        _ if is_json_string(key) && self.force_block => string_style(&s.value),
+                        ScalarStyle::Plain if plain_ok(&s.value, false) => ScalarStyle::Plain,
+                        ScalarStyle::Plain => string_style(&s.value),
+                        st => st,
+                    };
+                    let style = match style {
+                        ScalarStyle::Literal | ScalarStyle::Folded => ScalarStyle::DoubleQuoted,
+                        st => st,
+                    };
+                    self.scalar_text(&s.value, style, 0);
+                }
+            },
+            // `*a:` would read as the alias `a:`.
+            Kind::Alias(_) => {
+                self.inline(key, 0);
+                self.out.push(' ');
             }
+            _ => match self.copyable(key) {
+                Some(sp) => self.copy(sp, 0),
+                None => self.inline(key, 0),
+            },
         }
     }
 
@@ -392,6 +425,9 @@ impl<'a> Emitter<'a> {
                         self.out.push_str(", ");
                     }
                     self.flow_node(&e.key);
+                    if matches!(e.key.kind(), Kind::Alias(_)) {
+                        self.out.push(' ');
+                    }
                     self.out.push(':');
                     let before = self.out.len();
                     self.out.push(' ');
@@ -416,7 +452,8 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn flow_node(&mut self, v: &Node) {
+    /// `&anchor !tag ` before a node on the current line.
+    fn flow_props(&mut self, v: &Node) {
         if let Some(p) = v.props() {
             if let Some(a) = &p.anchor {
                 self.out.push('&');
@@ -428,6 +465,10 @@ impl<'a> Emitter<'a> {
                 self.out.push(' ');
             }
         }
+    }
+
+    fn flow_node(&mut self, v: &Node) {
+        self.flow_props(v);
         if let Some(span) = v.span() {
             self.copy(span, 0);
             return;
@@ -517,34 +558,25 @@ fn double_quote(out: &mut String, value: &str) {
     out.push('"');
 }
 
-/// Writes one node as a standalone YAML document (for tests and debugging).
-/// Text before the root node's line (comments, directives, `---`) and after its last line is
-/// copied as it was.
+/// Writes `node`, the (possibly edited) root of the document `src`, as a standalone YAML
+/// document (for tests and debugging). The text around the root as parsed from `src`
+/// (comments, directives, `---`, the root's properties, what follows it) is copied as it was.
 pub fn to_string(src: &str, node: &Node) -> String {
     let mut e = Emitter::new(src, src.len() + 64);
-    let root = node.span().or_else(|| first_span(node));
-    if let Some(r) = root {
-        let ls = src[..r.start as usize].rfind('\n').map_or(0, |i| i + 1);
-        e.out.push_str(&src[..ls]);
-        e.indent(r.start as usize - ls);
-    }
-    e.node_at(
-        node,
-        e.out.len() - e.out.rfind('\n').map_or(0, |i| i + 1),
-        false,
-    );
-    if let Some(end) = node.span().map(|s| s.end as usize) {
-        if let Some(nl) = src[end..].find('\n') {
-            e.out.push_str(&src[end + nl + 1..]);
-        }
-    }
+    let root = node.span().or_else(|| {
+        super::parse(src)
+            .ok()
+            .and_then(|n| n.span())
+            .filter(|r| !r.is_empty())
+    });
+    let Some(root) = root else {
+        e.node_at(node, 0, false);
+        return e.out;
+    };
+    e.out.push_str(&src[..root.start as usize]);
+    let col = e.source_col(root.start as usize);
+    e.node_at(node, col, false);
+    e.out.pop();
+    e.out.push_str(&src[root.end as usize..]);
     e.out
-}
-
-fn first_span(node: &Node) -> Option<Span> {
-    match node.kind() {
-        Kind::Mapping(e) => e.first().and_then(|e| e.trivia.whole.or(e.key.span())),
-        Kind::Sequence(i) => i.first().and_then(|i| i.trivia.whole),
-        _ => None,
-    }
 }

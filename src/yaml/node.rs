@@ -88,6 +88,26 @@ pub struct Trivia {
     pub comment: Option<Span>,
     /// The whole entry as written (key through value and comment), for copying when clean.
     pub whole: Option<Span>,
+    /// Where the entry (its properties, key or `?`) or item (its `-`) began, plus one: kept
+    /// when `whole` is cleared, so a re-written entry moves by as much as the text around it.
+    pub at: Option<std::num::NonZeroU32>,
+}
+
+impl Trivia {
+    /// Trivia of an entry or item written at `whole`.
+    pub(crate) fn written(lead: Option<Span>, comment: Option<Span>, whole: Span) -> Trivia {
+        Trivia {
+            lead,
+            comment,
+            whole: Some(whole),
+            at: std::num::NonZeroU32::new(whole.start.saturating_add(1)),
+        }
+    }
+
+    /// Where the entry or item began in the source, if it came from there.
+    pub fn start(&self) -> Option<usize> {
+        self.at.map(|a| a.get() as usize - 1)
+    }
 }
 
 /// `&anchor` and `!tag` written before a node.
