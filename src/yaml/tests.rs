@@ -225,3 +225,39 @@ fn keep_block_scalar_keeps_trailing_blank_lines_when_a_sibling_is_added() {
     assert_eq!(parse(&out).unwrap().str_at(&["data", "j"]), Some("bb\n\n"));
     assert_eq!(touched(src), src);
 }
+
+/// A root flow mapping whose `{` stands alone on its line: the text before the root is copied
+/// once and the touched mapping written once (the `{` came out doubled).
+#[test]
+fn root_flow_mapping_on_its_own_lines() {
+    let src = "# head\n{\n  \"a\": 1,\n  \"b\": [x, y]\n}\n# foot\n";
+    assert_eq!(roundtrip(src), src);
+    let mut n = parse(src).unwrap();
+    n.set("c", Node::string("z"));
+    let out = emit::to_string(src, &n);
+    assert_eq!(out, "# head\n{\"a\": 1, \"b\": [x, y], c: z}\n# foot\n");
+    assert_eq!(
+        to_json(&parse(&out).unwrap()).unwrap(),
+        serde_json::json!({"a": 1, "b": ["x", "y"], "c": "z"})
+    );
+}
+
+/// Keys as kpt writes them (tags, anchors, merge keys, explicit keys) read and come back
+/// as written, untouched and with every collection re-emitted.
+#[test]
+fn keys_with_properties_and_explicit_keys() {
+    let src = "!!merge <<: &m {a: 1}\n!!str 123: v\n&k anchored: *m\n? |\n  block\n: x\n? [a, b]\n: y\n*k : z\n";
+    assert_eq!(roundtrip(src), src);
+    let t = touched(src);
+    assert_eq!(
+        t,
+        "!!merge <<: &m {a: 1}\n!!str 123: v\n&k anchored: *m\n? |\n  block\n: x\n[a, b]: y\n*k : z\n"
+    );
+    let n = parse(&t).unwrap();
+    assert_eq!(n.entries().unwrap().len(), 6);
+    assert_eq!(n.entries().unwrap()[1].key.tag(), Some("!!str"));
+    assert_eq!(
+        n.entries().unwrap()[3].key.as_scalar().unwrap().value,
+        "block\n"
+    );
+}
