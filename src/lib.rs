@@ -13,8 +13,7 @@ pub mod yaml;
 use api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use api::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 use krm::dispatch::Function;
-use krm::resource_list::{Changes, ResourceList};
-use krm::results::has_errors;
+pub use krm::run::{Outcome, STACK_SIZE};
 
 /// The functionConfig kinds this binary serves, in the order messages list them.
 pub const FUNCTIONS: &[Function] = &[
@@ -37,21 +36,6 @@ pub const FUNCTIONS: &[Function] = &[
         run: package_variant::run_config_map,
     },
 ];
-
-/// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
-/// nesting level (bounded by [`yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
-pub const STACK_SIZE: usize = 64 * 1024 * 1024;
-
-/// What the function writes and how it exits.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    /// The output ResourceList (empty when the input was not one).
-    pub stdout: String,
-    /// A one-line message when the input was not a ResourceList.
-    pub stderr: String,
-    /// 0 on success, 1 on any error result or unreadable input.
-    pub exit_code: i32,
-}
 
 /// Runs the function on a ResourceList.
 ///
@@ -82,145 +66,16 @@ pub struct Outcome {
 /// assert!(out.stdout.contains("    zip: \"0123\" # stays a quoted string\n    region: us-east1\n"));
 /// ```
 pub fn process(input: Vec<u8>) -> Outcome {
-    // Own thread: a stack large enough for the deepest document we accept, in debug builds too.
-    match std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .spawn(move || process_here(&input))
-        .map(|h| h.join())
-    {
-        Ok(Ok(outcome)) => outcome,
-        _ => Outcome {
-            stdout: String::new(),
-            stderr: "package-variant: internal error while processing the input".to_string(),
-            exit_code: 1,
-        },
-    }
-}
-
-thread_local! {
-    /// Set on the work thread of [`run_and_exit`]: the process ends when this thread is done.
-    static EXITS_AFTER_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// True on the work thread of [`run_and_exit`]: what the run builds need not be freed (the
-/// exit releases it), and the thread already has a [`STACK_SIZE`] stack.
-pub(crate) fn exits_after_run() -> bool {
-    EXITS_AFTER_RUN.with(std::cell::Cell::get)
-}
-
-/// Runs the function like [`process`], writes the outcome to stdout and stderr, and ends the
-/// process with its exit code: what the binary does.
-///
-/// The work thread exits the process itself, right after writing, so nothing the run built is
-/// freed one allocation at a time and no thread is torn down: on large inputs that walk over
-/// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
-pub fn run_and_exit(input: Vec<u8>) -> ! {
-    let worker = std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .spawn(move || -> ! {
-            EXITS_AFTER_RUN.with(|e| e.set(true));
-            // The output goes to stdout as it is written (see `ResourceList::emit_to`).
-            let mut stdout = std::io::stdout().lock();
-            let outcome = process_with(&input, false, Some(&mut stdout));
-            drop(stdout);
-            write_and_exit(&outcome)
-        });
-    // Only reached if the work thread could not start or did not exit (a panic that unwinds).
-    let _ = worker.map(|h| h.join());
-    write_and_exit(&Outcome {
-        stdout: String::new(),
-        stderr: "package-variant: internal error while processing the input".to_string(),
-        exit_code: 1,
-    })
-}
-
-fn write_and_exit(outcome: &Outcome) -> ! {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(outcome.stdout.as_bytes()).is_err() || stdout.flush().is_err() {
-        eprintln!("package-variant: cannot write stdout");
-        std::process::exit(1);
-    }
-    if !outcome.stderr.is_empty() {
-        eprintln!("{}", outcome.stderr);
-    }
-    std::process::exit(outcome.exit_code)
+    krm::run::process(input, FUNCTIONS)
 }
 
 /// [`process`] on the current thread (its stack must be [`STACK_SIZE`] for hostile input).
 pub fn process_here(input: &[u8]) -> Outcome {
-    process_with(input, true, None)
+    krm::run::process_here(input, FUNCTIONS)
 }
 
-/// `free`: drop what the run built; `false` leaves it allocated (see [`run_and_exit`]).
-/// `out`: where to write the output ResourceList as it is produced; `None` returns it in
-/// [`Outcome::stdout`].
-fn process_with(input: &[u8], free: bool, out: Option<&mut dyn std::io::Write>) -> Outcome {
-    if let Err(e) = krm::resource_list::check_size(input.len()) {
-        return fatal(e.0);
-    }
-    let src = match std::str::from_utf8(input) {
-        Ok(s) => s,
-        Err(e) => {
-            return fatal(format!(
-                "input is not valid UTF-8 (invalid byte at offset {})",
-                e.valid_up_to()
-            ))
-        }
-    };
-    let rl = match ResourceList::parse(src) {
-        Ok(rl) => rl,
-        Err(e) => return fatal(e.0),
-    };
-    let (changes, mut results) = match not_objects(&rl) {
-        errors if !errors.is_empty() => (Changes::default(), errors),
-        _ => krm::dispatch::run(&rl, FUNCTIONS),
-    };
-    rl.resolve(&mut results);
-    let failed = has_errors(&results);
-    let no_changes = Changes::default();
-    let changes_out = if failed { &no_changes } else { &changes };
-    let mut outcome = Outcome {
-        stdout: String::new(),
-        stderr: String::new(),
-        exit_code: i32::from(failed),
-    };
-    match out {
-        None => outcome.stdout = rl.emit(changes_out, &results),
-        Some(w) => {
-            if rl.emit_to(changes_out, &results, w).is_err() {
-                outcome.stderr = "package-variant: cannot write stdout".to_string();
-                outcome.exit_code = 1;
-            }
-        }
-    }
-    if !free {
-        std::mem::forget(rl);
-        std::mem::forget(changes);
-        std::mem::forget(results);
-    }
-    outcome
-}
-
-/// Items must be objects (mappings); anything else is reported and the run fails.
-fn not_objects(rl: &ResourceList) -> Vec<krm::results::ResultItem> {
-    rl.items
-        .iter()
-        .enumerate()
-        .filter(|(_, slot)| !slot.meta.is_object)
-        .map(|(i, _)| {
-            krm::results::ResultItem::error(format!(
-                "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
-            ))
-            .field(format!("items[{i}]"))
-        })
-        .collect()
-}
-
-fn fatal(message: String) -> Outcome {
-    Outcome {
-        stdout: String::new(),
-        stderr: format!("package-variant: {message}"),
-        exit_code: 1,
-    }
+/// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
+/// ended with its exit code (see [`krm::run::run_and_exit`]).
+pub fn run_and_exit(input: Vec<u8>) -> ! {
+    krm::run::run_and_exit(input, FUNCTIONS)
 }

@@ -10,3 +10,4 @@ pub mod dispatch;
 pub mod object;
 pub mod resource_list;
 pub mod results;
+pub mod run;

@@ -5,6 +5,10 @@
 //! Any error stops the run and only the errors are returned: the protocol layer then writes the
 //! items back exactly as they came. Every step leaves equal values untouched, so a second run on
 //! the output changes nothing.
+//!
+//! Here: the steps ([`context`], [`pipeline`], [`injection`], [`kptfile`]), the checks of the
+//! spec ([`validation`]) and the package as the function sees it ([`package`]). Not here: the
+//! typed spec (`crate::api`), the protocol (`crate::krm`), and anything of PackageVariantSets.
 
 pub mod context;
 pub mod injection;

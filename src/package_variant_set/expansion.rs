@@ -109,7 +109,7 @@ pub fn expand(config: &Value, items: &[Value]) -> Expansion {
 pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
     // The binary's work thread already has a big stack, and its panics abort the process:
     // a thread of our own would only add its start-up and teardown.
-    if crate::exits_after_run() {
+    if crate::krm::run::exits_after_run() {
         return expand_here(config, items);
     }
     // A big stack for CEL, and a last line of defence against panics where they unwind.
@@ -257,7 +257,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         };
     }
 
-    if crate::exits_after_run() {
+    if crate::krm::run::exits_after_run() {
         // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.
         std::mem::forget(renderer);
         std::mem::forget(repositories);

@@ -82,7 +82,7 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
         .collect();
     changes.removed = std::mem::take(&mut plan.deletes);
-    if crate::exits_after_run() {
+    if crate::krm::run::exits_after_run() {
         std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
     }
     (changes, results)

@@ -4,6 +4,11 @@
 //! Why not serde_yaml or a fork: they drop comments and quoting and renumber values, and kpt
 //! restores comments but not quote or flow style. Keeping each node's source text and copying it
 //! when the node was not changed is both lossless and fast: an unchanged item costs one copy.
+//!
+//! Layers, each importing only those before it: [`resolve`] (what a scalar reads as),
+//! [`style`] (how a string is written), [`node`] (the tree), then [`parse`] (reader, block,
+//! flow, scalar, stream), [`emit`], [`json`] and [`ser`]. Nothing here knows about KRM
+//! resources, ResourceLists or the functions: that is `crate::krm` and above.
 
 pub mod emit;
 pub mod json;

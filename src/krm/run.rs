@@ -1,0 +1,173 @@
+//! Running a function over one ResourceList, as a process does: read, dispatch, emit, exit.
+//!
+//! All or nothing: when any result is an error, the items are written back as they came. The
+//! work runs on its own thread with a stack sized for the deepest input accepted.
+
+use super::dispatch::Function;
+use super::resource_list::{Changes, ResourceList};
+use super::results::has_errors;
+
+/// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
+/// nesting level (bounded by [`crate::yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
+pub const STACK_SIZE: usize = 64 * 1024 * 1024;
+
+/// What the function writes and how it exits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The output ResourceList (empty when the input was not one).
+    pub stdout: String,
+    /// A one-line message when the input was not a ResourceList.
+    pub stderr: String,
+    /// 0 on success, 1 on any error result or unreadable input.
+    pub exit_code: i32,
+}
+
+/// Runs the functions of `functions` on a ResourceList (see `package_variant::process`).
+pub fn process(input: Vec<u8>, functions: &'static [Function]) -> Outcome {
+    // Own thread: a stack large enough for the deepest document we accept, in debug builds too.
+    match std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn(move || process_here(&input, functions))
+        .map(|h| h.join())
+    {
+        Ok(Ok(outcome)) => outcome,
+        _ => Outcome {
+            stdout: String::new(),
+            stderr: "package-variant: internal error while processing the input".to_string(),
+            exit_code: 1,
+        },
+    }
+}
+
+thread_local! {
+    /// Set on the work thread of [`run_and_exit`]: the process ends when this thread is done.
+    static EXITS_AFTER_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True on the work thread of [`run_and_exit`]: what the run builds need not be freed (the
+/// exit releases it), and the thread already has a [`STACK_SIZE`] stack.
+pub fn exits_after_run() -> bool {
+    EXITS_AFTER_RUN.with(std::cell::Cell::get)
+}
+
+/// Runs the function like [`process`], writes the outcome to stdout and stderr, and ends the
+/// process with its exit code: what the binary does.
+///
+/// The work thread exits the process itself, right after writing, so nothing the run built is
+/// freed one allocation at a time and no thread is torn down: on large inputs that walk over
+/// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
+pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function]) -> ! {
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn(move || -> ! {
+            EXITS_AFTER_RUN.with(|e| e.set(true));
+            // The output goes to stdout as it is written (see `ResourceList::emit_to`).
+            let mut stdout = std::io::stdout().lock();
+            let outcome = process_with(&input, functions, false, Some(&mut stdout));
+            drop(stdout);
+            write_and_exit(&outcome)
+        });
+    // Only reached if the work thread could not start or did not exit (a panic that unwinds).
+    let _ = worker.map(|h| h.join());
+    write_and_exit(&Outcome {
+        stdout: String::new(),
+        stderr: "package-variant: internal error while processing the input".to_string(),
+        exit_code: 1,
+    })
+}
+
+fn write_and_exit(outcome: &Outcome) -> ! {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(outcome.stdout.as_bytes()).is_err() || stdout.flush().is_err() {
+        eprintln!("package-variant: cannot write stdout");
+        std::process::exit(1);
+    }
+    if !outcome.stderr.is_empty() {
+        eprintln!("{}", outcome.stderr);
+    }
+    std::process::exit(outcome.exit_code)
+}
+
+/// [`process`] on the current thread (its stack must be [`STACK_SIZE`] for hostile input).
+pub fn process_here(input: &[u8], functions: &[Function]) -> Outcome {
+    process_with(input, functions, true, None)
+}
+
+/// `free`: drop what the run built; `false` leaves it allocated (see [`run_and_exit`]).
+/// `out`: where to write the output ResourceList as it is produced; `None` returns it in
+/// [`Outcome::stdout`].
+fn process_with(
+    input: &[u8],
+    functions: &[Function],
+    free: bool,
+    out: Option<&mut dyn std::io::Write>,
+) -> Outcome {
+    if let Err(e) = super::resource_list::check_size(input.len()) {
+        return fatal(e.0);
+    }
+    let src = match std::str::from_utf8(input) {
+        Ok(s) => s,
+        Err(e) => {
+            return fatal(format!(
+                "input is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ))
+        }
+    };
+    let rl = match ResourceList::parse(src) {
+        Ok(rl) => rl,
+        Err(e) => return fatal(e.0),
+    };
+    let (changes, mut results) = match not_objects(&rl) {
+        errors if !errors.is_empty() => (Changes::default(), errors),
+        _ => super::dispatch::run(&rl, functions),
+    };
+    rl.resolve(&mut results);
+    let failed = has_errors(&results);
+    let no_changes = Changes::default();
+    let changes_out = if failed { &no_changes } else { &changes };
+    let mut outcome = Outcome {
+        stdout: String::new(),
+        stderr: String::new(),
+        exit_code: i32::from(failed),
+    };
+    match out {
+        None => outcome.stdout = rl.emit(changes_out, &results),
+        Some(w) => {
+            if rl.emit_to(changes_out, &results, w).is_err() {
+                outcome.stderr = "package-variant: cannot write stdout".to_string();
+                outcome.exit_code = 1;
+            }
+        }
+    }
+    if !free {
+        std::mem::forget(rl);
+        std::mem::forget(changes);
+        std::mem::forget(results);
+    }
+    outcome
+}
+
+/// Items must be objects (mappings); anything else is reported and the run fails.
+fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
+    rl.items
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| !slot.meta.is_object)
+        .map(|(i, _)| {
+            super::results::ResultItem::error(format!(
+                "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
+            ))
+            .field(format!("items[{i}]"))
+        })
+        .collect()
+}
+
+fn fatal(message: String) -> Outcome {
+    Outcome {
+        stdout: String::new(),
+        stderr: format!("package-variant: {message}"),
+        exit_code: 1,
+    }
+}
