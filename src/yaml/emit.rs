@@ -559,16 +559,11 @@ fn double_quote(out: &mut String, value: &str) {
 }
 
 /// Writes `node`, the (possibly edited) root of the document `src`, as a standalone YAML
-/// document (for tests and debugging). The text around the root as parsed from `src`
+/// document (for tests and debugging). The text around where the root was read from
 /// (comments, directives, `---`, the root's properties, what follows it) is copied as it was.
 pub fn to_string(src: &str, node: &Node) -> String {
     let mut e = Emitter::new(src, src.len() + 64);
-    let root = node.span().or_else(|| {
-        super::parse(src)
-            .ok()
-            .and_then(|n| n.span())
-            .filter(|r| !r.is_empty())
-    });
+    let root = node.span().or(node.origin().filter(|r| !r.is_empty()));
     let Some(root) = root else {
         e.node_at(node, 0, false);
         return e.out;
