@@ -14,6 +14,11 @@ pub struct Emitter<'a> {
     pub out: String,
     /// Write flow collections in block style (the item itself was flow, e.g. JSON input).
     force_block: bool,
+    /// The last [`Emitter::source_col`] answer: a position and the start of its line. Columns
+    /// are asked for in about source order, so each answer searches only from the last one:
+    /// on a long line (minified JSON) a search from the position back to the line start each
+    /// time would make writing it quadratic.
+    last_line: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -22,12 +27,25 @@ impl<'a> Emitter<'a> {
             src,
             out: String::with_capacity(capacity),
             force_block: false,
+            last_line: std::cell::Cell::new((0, 0)),
         }
     }
 
+    /// The column of source position `pos`.
     pub(crate) fn source_col(&self, pos: usize) -> usize {
         let pos = pos.min(self.src.len());
-        pos - self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
+        let (last, last_start) = self.last_line.get();
+        let start = if pos >= last {
+            self.src[last..pos]
+                .rfind('\n')
+                .map_or(last_start, |i| last + i + 1)
+        } else if pos >= last_start {
+            last_start
+        } else {
+            self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
+        };
+        self.last_line.set((pos, start));
+        pos - start
     }
 
     fn indent(&mut self, n: usize) {
@@ -387,6 +405,8 @@ impl<'a> Emitter<'a> {
             Some(span) if !self.force_block || v.is_scalar() => {
                 let d = match v.as_scalar().map(|s| s.style) {
                     Some(ScalarStyle::Literal | ScalarStyle::Folded) => delta,
+                    // Only text over several lines moves with its first line.
+                    _ if !self.src[span.range()].contains('\n') => 0,
                     _ => {
                         let out_col = self.out.len() - self.out.rfind('\n').map_or(0, |i| i + 1);
                         out_col as i64 - self.source_col(span.start as usize) as i64
