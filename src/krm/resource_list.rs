@@ -5,9 +5,10 @@
 //! dropped. A function asks for the trees it needs ([`ResourceList::tree`]); untouched items are
 //! written back by copying their source text, so they come out byte for byte as they went in.
 
+use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{ResultItem, Subject};
-use crate::yaml::parse::ItemOrigin;
+use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
 use std::fmt;
@@ -20,6 +21,15 @@ pub const EMIT_CHUNK: usize = 256 * 1024;
 
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+
+/// Most entries and items one object (an item, the functionConfig) may have: 131,072, plus one
+/// for every 128 bytes of input. Holding an object costs up to about 450 bytes a value (its
+/// tree, then its data), so one object stays under 64 MiB + 3.5 times the input, and a larger
+/// one is refused with a clear error instead of running out of memory. Real objects hold far
+/// fewer values than that for their size.
+pub fn value_limit(input_len: usize) -> usize {
+    (1 << 17) + input_len / 128
+}
 
 /// Refuses input longer than [`MAX_INPUT_BYTES`]. The binary reads at most one byte more than
 /// the limit, so a larger input is refused without reading (or holding) the rest of it.
@@ -50,14 +60,6 @@ impl From<ParseError> for InputError {
     }
 }
 
-/// One item of `items`, as read.
-#[derive(Debug, Clone)]
-pub struct ItemSlot {
-    pub meta: ObjectMeta,
-    origin: ItemOrigin,
-    trivia: Trivia,
-}
-
 /// A parsed ResourceList over its source text.
 pub struct ResourceList<'a> {
     src: &'a str,
@@ -65,7 +67,8 @@ pub struct ResourceList<'a> {
     pub api_version: String,
     /// The functionConfig, if any.
     pub function_config: Option<Node>,
-    pub items: Vec<ItemSlot>,
+    /// The items, as read (where each is, and its metadata).
+    pub items: Items,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
     json: bool,
     /// Comment and blank lines after the last item (before the next key of the ResourceList,
@@ -122,28 +125,40 @@ impl<'a> ResourceList<'a> {
                 c as u32
             )));
         }
-        let mut items = Vec::new();
+        let mut items = Items::default();
+        let mut too_many = false;
         let mut on_item = |node: Node, trivia: Trivia, origin: ItemOrigin| {
-            items.push(ItemSlot {
-                meta: ObjectMeta::from_node(&node),
-                origin,
-                trivia,
-            });
-            Ok(())
+            if items.push(&node, trivia, origin) {
+                return Ok(());
+            }
+            too_many = true;
+            Err(ParseError {
+                message: String::new(),
+                line: 0,
+                column: 0,
+            })
         };
-        let (entries, json) = Parser::new(src)
-            .parse_resource_list(&mut on_item)
-            .map_err(|e| {
-                if e.message.starts_with("items must be") {
-                    InputError(format!("ResourceList {e}"))
-                } else if e.message.starts_with("expected a mapping") {
-                    InputError(format!(
-                        "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
-                    ))
-                } else {
-                    InputError::from(e)
-                }
-            })?;
+        let parsed = Parser::new(src)
+            .with_value_limit(value_limit(src.len()))
+            .parse_resource_list(&mut on_item);
+        if too_many {
+            return Err(InputError(format!(
+                "the ResourceList has more than {MAX_ITEMS} items; split it into smaller ResourceLists"
+            )));
+        }
+        let (mut entries, json) = parsed.map_err(|e| {
+            if e.message.starts_with(TOO_MANY_VALUES) {
+                InputError(format!("input cannot be held: {e}"))
+            } else if e.message.starts_with("items must be") {
+                InputError(format!("ResourceList {e}"))
+            } else if e.message.starts_with("expected a mapping") {
+                InputError(format!(
+                    "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
+                ))
+            } else {
+                InputError::from(e)
+            }
+        })?;
         let get = |k: &str| entries.iter().find(|e| e.key.scalar_text() == k);
         let kind = get("kind").and_then(|e| e.value.as_str()).unwrap_or("");
         if kind != "ResourceList" {
@@ -171,14 +186,16 @@ impl<'a> ResourceList<'a> {
                 )));
             }
         }
-        let function_config = get("functionConfig")
-            .map(|e| e.value.clone())
-            .filter(|v| !v.is_null());
         let tail = if json {
             None
         } else {
             items_tail(src, &entries)
         };
+        let function_config = entries
+            .iter_mut()
+            .find(|e| e.key.scalar_text() == "functionConfig")
+            .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
+            .filter(|v| !v.is_null());
         Ok(ResourceList {
             src,
             api_version,
@@ -196,13 +213,13 @@ impl<'a> ResourceList<'a> {
 
     /// The metadata of item `i`.
     pub fn meta(&self, i: usize) -> &ObjectMeta {
-        &self.items[i].meta
+        self.items.meta(i)
     }
 
     /// Parses item `i` again into a tree that points into the source; edit it and hand it
     /// back through [`Changes::edited`].
     pub fn tree(&self, i: usize) -> Result<Node, Box<ResultItem>> {
-        Parser::reparse_item(self.src, self.items[i].origin)
+        Parser::reparse_item(self.src, self.items.origin(i), value_limit(self.src.len()))
             .map_err(|e| Box::new(ResultItem::error(format!("cannot read item: {e}")).on_item(i)))
     }
 
@@ -211,7 +228,7 @@ impl<'a> ResourceList<'a> {
         let config_meta = self.function_config.as_ref().map(ObjectMeta::from_node);
         for r in results {
             let meta = match r.subject {
-                Subject::Item(i) => self.items.get(i).map(|s| &s.meta),
+                Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),
                 Subject::Config => config_meta.as_ref(),
                 Subject::None => None,
             };
@@ -283,24 +300,25 @@ impl<'a> ResourceList<'a> {
             e.out.push_str("items:\n");
         }
         let last = self.items.len().wrapping_sub(1);
-        for (i, slot) in self.items.iter().enumerate() {
-            if removed[i] {
+        for (i, &gone) in removed.iter().enumerate() {
+            if gone {
                 continue;
             }
+            let trivia = self.items.trivia(i, self.src);
             if let Some(node) = changes.edited.get(&i) {
-                e.seq_item_forced(node, &slot.trivia, 0, self.json);
-            } else if matches!(slot.origin, ItemOrigin::Block { .. }) && !self.json {
-                e.raw_item(&slot.trivia, 0);
+                e.seq_item_forced(node, &trivia, 0, self.json);
+            } else if self.items.is_block(i) && !self.json {
+                e.raw_item(&trivia, 0);
             } else {
                 match self.tree(i) {
                     Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
                     // Parsed once already; cannot fail. Keep the text rather than lose it.
-                    Err(_) => e.raw_item(&slot.trivia, 0),
+                    Err(_) => e.raw_item(&trivia, 0),
                 }
             }
             if i == last {
                 if let Some(tail) = self.tail {
-                    e.tail(tail, &slot.trivia, 0);
+                    e.tail(tail, &trivia, 0);
                 }
             }
             between_items(&mut e.out);

@@ -149,19 +149,34 @@ fn process_with(
     outcome
 }
 
+/// Most items reported one by one as not objects; past that, one result counts the rest.
+const NOT_OBJECTS_REPORTED: usize = 100;
+
 /// Items must be objects (mappings); anything else is reported and the run fails.
 fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
-    rl.items
-        .iter()
+    let mut bad = rl
+        .items
+        .metas()
         .enumerate()
-        .filter(|(_, slot)| !slot.meta.is_object)
-        .map(|(i, _)| {
+        .filter(|(_, m)| !m.is_object)
+        .map(|(i, _)| i);
+    let mut results: Vec<_> = bad
+        .by_ref()
+        .take(NOT_OBJECTS_REPORTED)
+        .map(|i| {
             super::results::ResultItem::error(format!(
                 "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
             ))
             .field(format!("items[{i}]"))
         })
-        .collect()
+        .collect();
+    let more = bad.count();
+    if more > 0 {
+        results.push(super::results::ResultItem::error(format!(
+            "{more} more items are not objects either (only the first {NOT_OBJECTS_REPORTED} are listed)"
+        )));
+    }
+    results
 }
 
 fn fatal(message: String) -> Outcome {

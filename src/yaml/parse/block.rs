@@ -208,6 +208,7 @@ impl<'a> Parser<'a> {
         let mut end;
         loop {
             let entry_start = self.pos;
+            self.count_value()?;
             let (key, value, mut comment) = if self.peek() == b'?' && is_ws_or_eol(self.peek_at(1))
             {
                 self.parse_explicit_entry(col)?
@@ -387,10 +388,11 @@ impl<'a> Parser<'a> {
     ) -> PResult<Node> {
         self.enter()?;
         let mut items: Vec<Item> = Vec::new();
-        let span = self.parse_block_seq_streaming(col, first_lead, &mut |value, trivia, _| {
-            items.push(Item { value, trivia });
-            Ok(())
-        })?;
+        let span =
+            self.parse_block_seq_streaming(col, first_lead, false, &mut |value, trivia, _| {
+                items.push(Item { value, trivia });
+                Ok(())
+            })?;
         self.leave();
         let mut node = Node::with_kind(Kind::Sequence(items));
         node.src = Some(span);
@@ -399,10 +401,12 @@ impl<'a> Parser<'a> {
 
     /// Parses a block sequence item by item, handing each item's node, trivia and the position
     /// after its `-` to `f` instead of keeping it (so `items:` is never held as one tree).
+    /// `own_trees`: each item is a tree of its own for [`Parser::count_value`].
     pub(crate) fn parse_block_seq_streaming(
         &mut self,
         col: usize,
         first_lead: Option<Span>,
+        own_trees: bool,
         f: &mut dyn FnMut(Node, Trivia, usize) -> PResult<()>,
     ) -> PResult<Span> {
         let start = self.pos;
@@ -410,6 +414,10 @@ impl<'a> Parser<'a> {
         let mut end;
         loop {
             let dash = self.pos;
+            if own_trees {
+                self.values_left = self.max_values;
+            }
+            self.count_value()?;
             self.pos += 1;
             let (value, mut comment) = self.parse_block_node(col as i64, Ctx::SeqItem)?;
             if !value.is_block_collection() {

@@ -127,7 +127,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.pos += 1;
         let mut items = Vec::new();
-        self.flow_seq_entries(n, start, &mut |item, _, _| {
+        self.flow_seq_entries(n, start, false, &mut |item, _, _| {
             items.push(item);
             Ok(())
         })?;
@@ -140,11 +140,12 @@ impl<'a> Parser<'a> {
 
     /// The entries of a flow sequence after its `[` (at `start`), handed to `f` one at a time
     /// with the position where each begins and the start of that line; leaves `pos` after the
-    /// `]`.
+    /// `]`. `own_trees`: each entry is a tree of its own for [`Parser::count_value`].
     pub(super) fn flow_seq_entries(
         &mut self,
         n: i64,
         start: usize,
+        own_trees: bool,
         f: &mut dyn FnMut(Item, usize, usize) -> PResult<()>,
     ) -> PResult<()> {
         loop {
@@ -162,6 +163,10 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             let (entry, line) = (self.pos, self.ls);
+            if own_trees {
+                self.values_left = self.max_values;
+            }
+            self.count_value()?;
             let value = self.flow_seq_entry(n)?;
             f(
                 Item {
@@ -281,6 +286,7 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             let entry_start = self.pos;
+            self.count_value()?;
             let key = if self.at_flow_explicit_key() {
                 self.pos += 1;
                 let key = self.flow_node_or_empty(n)?;

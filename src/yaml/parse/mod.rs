@@ -27,6 +27,9 @@ pub use super::node::MAX_DEPTH;
 /// once, when complete (see [`Parser::check_new_key`]).
 const LINEAR_KEY_CHECK: usize = 32;
 
+/// How the message of [`Parser::count_value`] starts.
+pub const TOO_MANY_VALUES: &str = "an object holds more than";
+
 /// The longest implicit key YAML allows, in characters; longer keys need `? `.
 const MAX_IMPLICIT_KEY: usize = 1024;
 
@@ -89,6 +92,10 @@ pub struct Parser<'a> {
     /// Start of the line that `pos` is on.
     pub(crate) ls: usize,
     pub(crate) depth: usize,
+    /// Most entries and items one tree may have (see [`Parser::with_value_limit`]).
+    pub(crate) max_values: usize,
+    /// What is left of `max_values` for the tree being read.
+    pub(crate) values_left: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -99,29 +106,43 @@ impl<'a> Parser<'a> {
             pos: 0,
             ls: 0,
             depth: 0,
+            max_values: usize::MAX,
+            values_left: usize::MAX,
         }
+    }
+
+    /// Refuses a tree of more than `n` entries and items (each item of a ResourceList's
+    /// `items` is a tree of its own), so that what is held stays within a bound.
+    pub fn with_value_limit(mut self, n: usize) -> Parser<'a> {
+        self.max_values = n;
+        self.values_left = n;
+        self
+    }
+
+    /// Counts one more entry or item of the tree being read.
+    pub(crate) fn count_value(&mut self) -> PResult<()> {
+        if self.values_left == 0 {
+            return self.err(format!(
+                "{TOO_MANY_VALUES} {} values, more than the function can hold for an input of this size; split it",
+                self.max_values
+            ));
+        }
+        self.values_left -= 1;
+        Ok(())
     }
 
     /// A parser positioned inside `s` at `pos` (used to re-parse one item).
     pub fn at(s: &'a str, pos: usize) -> Parser<'a> {
         let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
-        Parser {
-            s,
-            b: s.as_bytes(),
-            pos,
-            ls,
-            depth: 0,
-        }
+        Parser::at_line(s, pos, ls)
     }
 
     /// A parser positioned at `pos` on the line that starts at `ls`.
     pub(crate) fn at_line(s: &'a str, pos: usize, ls: usize) -> Parser<'a> {
         Parser {
-            s,
-            b: s.as_bytes(),
             pos,
             ls,
-            depth: 0,
+            ..Parser::new(s)
         }
     }
 

@@ -33,9 +33,12 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 let on_item = &mut *self.on_item;
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
-                let span = p.parse_block_seq_streaming(seq_col, next.lead, &mut |n, t, at| {
-                    on_item(n, t, ItemOrigin::Block { at: at as u32 })
-                })?;
+                let rest = p.values_left;
+                let span =
+                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |n, t, at| {
+                        on_item(n, t, ItemOrigin::Block { at: at as u32 })
+                    })?;
+                p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
                 n.src = Some(span);
@@ -63,13 +66,15 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         let start = p.pos;
         p.pos += 1;
         let on_item = &mut *self.on_item;
-        p.flow_seq_entries(n, start, &mut |item, at, ls| {
+        let rest = p.values_left;
+        p.flow_seq_entries(n, start, true, &mut |item, at, ls| {
             let origin = ItemOrigin::Flow {
                 at: at as u32,
                 ls: ls as u32,
             };
             on_item(item.value, item.trivia, origin)
         })?;
+        p.values_left = rest;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
         node.flow = true;
@@ -167,17 +172,19 @@ impl<'a> Parser<'a> {
         result
     }
 
-    /// Parses again an item found earlier by [`Parser::parse_resource_list`].
-    pub fn reparse_item(src: &'a str, origin: ItemOrigin) -> PResult<Node> {
+    /// Parses again an item found earlier by [`Parser::parse_resource_list`], with at most
+    /// `max_values` entries and items (see [`Parser::with_value_limit`]).
+    pub fn reparse_item(src: &'a str, origin: ItemOrigin, max_values: usize) -> PResult<Node> {
         match origin {
             ItemOrigin::Block { at } => {
                 let at = at as usize;
-                let mut p = Parser::at(src, at);
+                let mut p = Parser::at(src, at).with_value_limit(max_values);
                 let dash_col = (at - 1 - p.ls) as i64;
                 p.parse_block_node(dash_col, Ctx::SeqItem).map(|(n, _)| n)
             }
             ItemOrigin::Flow { at, ls } => {
-                let mut p = Parser::at_line(src, at as usize, ls as usize);
+                let mut p =
+                    Parser::at_line(src, at as usize, ls as usize).with_value_limit(max_values);
                 p.flow_seq_entry(-1)
             }
         }
