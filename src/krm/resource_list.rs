@@ -103,27 +103,22 @@ impl<'a> ResourceList<'a> {
                     .to_string(),
             ));
         }
-        if let Some(i) = src
-            .match_indices('\r')
-            .map(|(i, _)| i)
-            .find(|&i| src.as_bytes().get(i + 1) != Some(&b'\n'))
-        {
-            let line = src[..i].matches('\n').count() + 1;
-            return Err(InputError(format!(
-                "input has a carriage return (U+000D) without a line feed at line {line}; \
-                 use LF or CRLF line endings"
-            )));
-        }
-        if let Some((i, c)) = src.char_indices().find(|&(_, c)| {
-            (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
-                || c == '\u{fffe}'
-                || c == '\u{ffff}'
-        }) {
-            let line = src[..i].matches('\n').count() + 1;
-            return Err(InputError(format!(
-                "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
-                c as u32
-            )));
+        match forbidden_character(src) {
+            Some((i, '\r')) => {
+                let line = src[..i].matches('\n').count() + 1;
+                return Err(InputError(format!(
+                    "input has a carriage return (U+000D) without a line feed at line {line}; \
+                     use LF or CRLF line endings"
+                )));
+            }
+            Some((i, c)) => {
+                let line = src[..i].matches('\n').count() + 1;
+                return Err(InputError(format!(
+                    "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
+                    c as u32
+                )));
+            }
+            None => {}
         }
         let mut items = Items::default();
         let mut too_many = false;
@@ -347,6 +342,42 @@ impl<'a> ResourceList<'a> {
     }
 }
 
+/// The first character YAML does not allow in a stream, with where it is: a control character
+/// other than tab, line feed, carriage return and U+0085, U+FFFE, U+FFFF, or a carriage return
+/// not followed by a line feed (reported as `'\r'`). One pass over the bytes: every character
+/// it looks for starts with a byte no ordinary text character starts with.
+fn forbidden_character(src: &str) -> Option<(usize, char)> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' || (0x80..0xc2).contains(&c) {
+            i += 1;
+            continue;
+        }
+        let found = match c {
+            b'\r' if b.get(i + 1) == Some(&b'\n') => None,
+            b'\r' => Some('\r'),
+            0xc2 if b
+                .get(i + 1)
+                .is_some_and(|&n| (0x80..0xa0).contains(&n) && n != 0x85) =>
+            {
+                src[i..].chars().next()
+            }
+            0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
+                src[i..].chars().next()
+            }
+            c if c < 0x20 || c == 0x7f => Some(c as char),
+            _ => None,
+        };
+        if let Some(ch) = found {
+            return Some((i, ch));
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The comment and blank lines between the end of a block `items` list and the next key of the
 /// ResourceList (its lead), or the end of the input (up to a `...` line).
 fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
@@ -466,6 +497,57 @@ mod tests {
             rl.emit(&changes, &[]),
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- b: 2\n"
         );
+    }
+
+    /// The byte scan finds what a scan of the characters finds, at the same place.
+    #[test]
+    fn forbidden_characters_by_bytes_as_by_characters() {
+        let by_chars = |s: &str| {
+            let mut it = s.char_indices().peekable();
+            while let Some((i, c)) = it.next() {
+                if c == '\r' && it.peek().map(|&(_, n)| n) != Some('\n') {
+                    return Some((i, '\r'));
+                }
+                if (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
+                    || c == '\u{fffe}'
+                    || c == '\u{ffff}'
+                {
+                    return Some((i, c));
+                }
+            }
+            None
+        };
+        let alphabet = [
+            'a',
+            '\t',
+            '\n',
+            '\r',
+            '\0',
+            '\x07',
+            '\x1f',
+            ' ',
+            '\x7f',
+            '\u{80}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{a0}',
+            'é',
+            '\u{fffd}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{10000}',
+        ];
+        let mut words = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        for w in &words {
+            assert_eq!(forbidden_character(w), by_chars(w), "{w:?}");
+        }
     }
 
     #[test]

@@ -58,7 +58,7 @@ impl<'a> Parser<'a> {
             return self.parse_node_on_new_line(n, ctx, props, next.lead);
         }
         if next.indent == n && ctx.seq_at_parent() && self.at_seq_entry() {
-            if self.tab_before() {
+            if self.line_tab {
                 return self.err(NOT_AFTER_TAB);
             }
             let col = self.col();
@@ -91,7 +91,7 @@ impl<'a> Parser<'a> {
             return self.parse_node_below(n, ctx, props, empty_at);
         }
         self.pos = start;
-        let tab = self.tab_before();
+        let tab = self.line_tab;
         let mut node = self.parse_inline(n, ctx, outer, true, tab)?;
         if lead.is_some() && node.is_block_collection() {
             set_first_lead(&mut node, lead);
@@ -158,9 +158,10 @@ impl<'a> Parser<'a> {
             b'[' | b'{' => Some(self.parse_flow_node(n)?),
             _ => {
                 self.check_plain_start(false)?;
-                if self.scan_plain_line(self.pos, false).1 != Stop::Colon {
+                let first = self.scan_plain_line(self.pos, false);
+                if first.1 != Stop::Colon {
                     let props = self.merge_props(outer, inner, start)?;
-                    let mut node = self.parse_plain_block(n)?;
+                    let mut node = self.parse_plain_block(n, Some(first))?;
                     node.props = props;
                     return Ok(node);
                 }
@@ -240,7 +241,7 @@ impl<'a> Parser<'a> {
             });
             let next = self.next_line()?;
             if next.indent == col as i64 {
-                if self.tab_before() {
+                if self.line_tab {
                     return self.err("a tab character cannot indent a mapping entry; use spaces");
                 }
                 if self.at_seq_entry() {
@@ -274,7 +275,7 @@ impl<'a> Parser<'a> {
         }
         let next = self.next_line()?;
         if next.indent == col as i64
-            && !self.tab_before()
+            && !self.line_tab
             && self.peek() == b':'
             && is_ws_or_eol(self.peek_at(1))
         {
@@ -435,7 +436,7 @@ impl<'a> Parser<'a> {
             )?;
             let next = self.next_line()?;
             if next.indent == col as i64 && self.at_seq_entry() {
-                if self.tab_before() {
+                if self.line_tab {
                     return self.err("a tab character cannot indent a sequence entry; use spaces");
                 }
                 lead = next.lead;

@@ -91,6 +91,9 @@ pub struct Parser<'a> {
     pub(crate) pos: usize,
     /// Start of the line that `pos` is on.
     pub(crate) ls: usize,
+    /// Whether the white space before the content [`Parser::skip_trivia`] stopped at holds a
+    /// tab (the content then is not where its indentation says).
+    pub(crate) line_tab: bool,
     pub(crate) depth: usize,
     /// Most entries and items one tree may have (see [`Parser::with_value_limit`]).
     pub(crate) max_values: usize,
@@ -105,6 +108,7 @@ impl<'a> Parser<'a> {
             b: s.as_bytes(),
             pos: 0,
             ls: 0,
+            line_tab: false,
             depth: 0,
             max_values: usize::MAX,
             values_left: usize::MAX,

@@ -134,9 +134,10 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips blank lines and comment lines, stopping at the first content of a line (or EOF).
+    /// Sets [`Parser::line_tab`] for the white space before that content.
     pub(crate) fn skip_trivia(&mut self) -> PResult<()> {
         loop {
-            self.skip_inline_ws();
+            let tab = self.skip_inline_ws();
             match self.peek() {
                 b'#' => {
                     self.comment_here()?;
@@ -144,8 +145,10 @@ impl<'a> Parser<'a> {
                 b'\n' | b'\r' => {
                     self.eat_newline();
                 }
-                0 if self.eof() => return Ok(()),
-                _ => return Ok(()),
+                _ => {
+                    self.line_tab = tab;
+                    return Ok(());
+                }
             }
         }
     }

@@ -5,6 +5,30 @@ use super::reader::{is_eol, is_flow_indicator, is_ws, is_ws_or_eol, utf8_len};
 use super::{describe, PResult, Parser};
 use crate::yaml::node::{Kind, Node, Props, Scalar, ScalarStyle, Span};
 
+/// Byte classes for [`Parser::scan_plain_line`]: every byte that may end or shape a plain
+/// scalar's line; 0 for the rest.
+const LINE_END: u8 = 1;
+const COLON: u8 = 2;
+const HASH: u8 = 4;
+const WHITE: u8 = 8;
+const FLOW: u8 = 16;
+const ANY: u8 = LINE_END | COLON | HASH | WHITE | FLOW;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'\n' as usize] = LINE_END;
+    t[b'\r' as usize] = LINE_END;
+    t[b':' as usize] = COLON;
+    t[b'#' as usize] = HASH;
+    t[b' ' as usize] = WHITE;
+    t[b'\t' as usize] = WHITE;
+    t[b',' as usize] = FLOW;
+    t[b'[' as usize] = FLOW;
+    t[b']' as usize] = FLOW;
+    t[b'{' as usize] = FLOW;
+    t[b'}' as usize] = FLOW;
+    t
+};
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Stop {
     Eol,
@@ -16,7 +40,15 @@ pub(super) enum Stop {
 impl<'a> Parser<'a> {
     /// `&anchor` and `!tag` before a node, each at most once, each followed by white space
     /// (or, in a flow collection, by the indicator that ends the node).
+    #[inline]
     pub(super) fn parse_props(&mut self, flow: bool) -> PResult<Option<Box<Props>>> {
+        if !matches!(self.peek(), b'&' | b'!') {
+            return Ok(None);
+        }
+        self.parse_some_props(flow)
+    }
+
+    fn parse_some_props(&mut self, flow: bool) -> PResult<Option<Box<Props>>> {
         let mut props: Option<Box<Props>> = None;
         loop {
             let start = self.pos;
@@ -108,6 +140,7 @@ impl<'a> Parser<'a> {
 
     /// Refuses a plain scalar that would start with an indicator (`-`, `?` and `:` only start
     /// one when followed by a character that is not a space or, in flow, an indicator).
+    #[inline]
     pub(super) fn check_plain_start(&self, flow: bool) -> PResult<()> {
         let c = self.peek();
         let bad = match c {
@@ -133,28 +166,40 @@ impl<'a> Parser<'a> {
     /// white space excluded) and why it stopped.
     pub(super) fn scan_plain_line(&self, from: usize, flow: bool) -> (usize, Stop) {
         let b = self.b;
+        let mask = if flow { ANY } else { ANY & !FLOW };
         let mut i = from;
         let mut end = from;
         loop {
-            let c = b.get(i).copied().unwrap_or(0);
-            if i >= b.len() || c == b'\n' || c == b'\r' {
-                return (end, Stop::Eol);
+            // Ordinary bytes, the most of any scalar, one table lookup each.
+            let run = i;
+            while i < b.len() && CLASS[b[i] as usize] & mask == 0 {
+                i += 1;
             }
-            if c == b':' {
-                let n = b.get(i + 1).copied().unwrap_or(0);
-                if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) {
-                    return (end, Stop::Colon);
-                }
-            }
-            if flow && is_flow_indicator(c) {
-                return (end, Stop::Flow);
-            }
-            if c == b'#' && i > from && is_ws(b[i - 1]) {
-                return (end, Stop::Comment);
-            }
-            i += 1;
-            if !is_ws(c) {
+            if i > run {
                 end = i;
+            }
+            let Some(&c) = b.get(i) else {
+                return (end, Stop::Eol);
+            };
+            match CLASS[c as usize] & mask {
+                LINE_END => return (end, Stop::Eol),
+                COLON => {
+                    let n = b.get(i + 1).copied().unwrap_or(0);
+                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) {
+                        return (end, Stop::Colon);
+                    }
+                    i += 1;
+                    end = i;
+                }
+                HASH => {
+                    if i > from && is_ws(b[i - 1]) {
+                        return (end, Stop::Comment);
+                    }
+                    i += 1;
+                    end = i;
+                }
+                WHITE => i += 1,
+                _ => return (end, Stop::Flow),
             }
         }
     }
@@ -170,9 +215,14 @@ impl<'a> Parser<'a> {
     }
 
     /// A plain scalar in block context, possibly continued on lines indented more than `n`.
-    pub(super) fn parse_plain_block(&mut self, n: i64) -> PResult<Node> {
+    /// `first`: [`Parser::scan_plain_line`] of its first line, when already done.
+    pub(super) fn parse_plain_block(
+        &mut self,
+        n: i64,
+        first: Option<(usize, Stop)>,
+    ) -> PResult<Node> {
         let start = self.pos;
-        let (end, stop) = self.scan_plain_line(self.pos, false);
+        let (end, stop) = first.unwrap_or_else(|| self.scan_plain_line(self.pos, false));
         let mut value = String::from(&self.s[start..end]);
         let mut last_end = end;
         self.pos = end;

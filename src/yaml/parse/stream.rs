@@ -28,7 +28,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
             let empty_at = p.pos;
             let comment = p.comment_here()?;
             let next = p.next_line()?;
-            if next.indent >= col as i64 && p.at_seq_entry() && !p.tab_before() {
+            if next.indent >= col as i64 && p.at_seq_entry() && !p.line_tab {
                 let seq_col = p.col();
                 let on_item = &mut *self.on_item;
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
