@@ -479,28 +479,28 @@ fn kpt_yaml_run(stdin_route: bool, exec: &Path, args: &[&str]) -> Vec<(String, S
     for (name, text) in KPT_YAML {
         fs::write(pkg.join(name), text).unwrap();
     }
-    let cfg = Config {
-        test_type: "eval".into(),
-        route: if stdin_route { "stdin" } else { "in-place" }.into(),
-        ..Config::default()
-    };
-    let fn_args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let (code, log) = if stdin_route {
-        run_stdin_route(&cfg, &scratch.0, &pkg, exec, &fn_args)
-    } else {
-        let out = Command::new("kpt")
-            .args(["fn", "eval", "pkg", "--exec"])
-            .arg(exec)
-            .args(&fn_args)
+    let exec = exec.display().to_string();
+    let out = if stdin_route {
+        let script = "set -eo pipefail; kpt fn source pkg | kpt fn eval - --exec \"$0\" \"$@\" | kpt fn sink out && rm -r pkg && mv out pkg";
+        Command::new("bash")
+            .args(["-c", script, &exec])
+            .args(args)
             .current_dir(&scratch.0)
             .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
+            .unwrap()
+    } else {
+        Command::new("kpt")
+            .args(["fn", "eval", "pkg", "--exec", &exec])
+            .args(args)
+            .current_dir(&scratch.0)
+            .output()
+            .unwrap()
     };
-    assert_eq!(code, 0, "{}: {log}", exec.display());
+    assert!(
+        out.status.success(),
+        "{exec}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     KPT_YAML
         .iter()
         .map(|(name, _)| {
