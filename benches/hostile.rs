@@ -89,8 +89,8 @@ fn item_list(w: &mut dyn Write, bytes: usize) -> std::io::Result<()> {
     w.write_all(PV.as_bytes())
 }
 
-/// A functionConfig list as long as one object may be (see `value_limit`), with the rest of
-/// the input a long block scalar in an item: the most an object can make the binary hold.
+/// An item with a list as long as one object may be (see `value_limit`), the rest of the input
+/// a long block scalar in another item: the most one object can make the binary hold.
 fn list_at_the_limit(w: &mut dyn Write, bytes: usize) -> std::io::Result<()> {
     let values = package_variant::krm::resource_list::value_limit(bytes) - 64;
     let list = values * "    - x\n".len();
@@ -102,8 +102,12 @@ fn list_at_the_limit(w: &mut dyn Write, bytes: usize) -> std::io::Result<()> {
     for _ in 0..bytes.saturating_sub(list) / line.len() {
         w.write_all(line.as_bytes())?;
     }
-    writeln!(w, "{PV}    list:")?;
-    w.write_all("    - x\n".repeat(values).as_bytes())
+    writeln!(
+        w,
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: big\n  data:\n    list:"
+    )?;
+    w.write_all("    - x\n".repeat(values).as_bytes())?;
+    w.write_all(PV.as_bytes())
 }
 
 const SHAPES: &[Shape] = &[
@@ -213,11 +217,14 @@ fn main() {
             let bound = 8.0 * mb + 64.0;
             let outcome = if m.code == 0 {
                 "exit 0".to_string()
+            } else if m.stderr.starts_with("Command exited") {
+                format!("exit {}: an error result", m.code)
             } else {
+                let message = m.stderr.trim_start_matches("package-variant: ");
                 format!(
                     "exit {}: {}",
                     m.code,
-                    m.stderr.chars().take(60).collect::<String>()
+                    message.chars().take(40).collect::<String>()
                 )
             };
             println!(
