@@ -208,7 +208,18 @@ impl<'a> Emitter<'a> {
         let mark = self.out.len();
         self.key(&e.key);
         let key = &self.out[mark..];
-        if !key.contains('\n') && key.chars().count() <= 1024 && !self.is_block(&e.key) {
+        // A key that starts like a document marker would be one at the start of a line.
+        let marker =
+            (key.starts_with("---") || key.starts_with("...")) && key[3..].starts_with([' ', '\t']);
+        let block_scalar = e.key.as_scalar().is_some_and(|s| {
+            matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) && e.key.is_pristine()
+        });
+        if !key.contains('\n')
+            && key.chars().count() <= 1024
+            && !marker
+            && !block_scalar
+            && !self.is_block(&e.key)
+        {
             self.out.push(':');
             self.value_after_indicator(&e.value, indent, indent + 2, e.trivia.comment, delta, true);
             return;
@@ -397,19 +408,28 @@ impl<'a> Emitter<'a> {
         let mark = self.out.len();
         self.out.push(' ');
         let before = self.out.len();
+        let block = v
+            .as_scalar()
+            .filter(|s| matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded));
         match v.span() {
             Some(_) if self.force_block && is_json_string(v) => {
                 let s = v.as_scalar().map_or("", |s| s.value.as_str());
                 self.scalar_text(s, string_style(s), child);
             }
+            // A block scalar without text, moved left: comment lines after it that were
+            // less indented than its text would be could now be taken for its text.
+            Some(_) if delta < 0 && block.is_some_and(|s| s.value.bytes().all(|b| b == b'\n')) => {
+                double_quote(&mut self.out, block.map_or("", |s| s.value.as_str()));
+            }
             Some(span) if !self.force_block || v.is_scalar() => {
                 let d = match v.as_scalar().map(|s| s.style) {
                     Some(ScalarStyle::Literal | ScalarStyle::Folded) => delta,
-                    // Only text over several lines moves with its first line.
+                    // Only text over several lines moves with its first line, and never further
+                    // left than its parent moved: its lines must stay indented past the parent.
                     _ if !self.src[span.range()].contains('\n') => 0,
                     _ => {
                         let out_col = self.out.len() - self.out.rfind('\n').map_or(0, |i| i + 1);
-                        out_col as i64 - self.source_col(span.start as usize) as i64
+                        (out_col as i64 - self.source_col(span.start as usize) as i64).max(delta)
                     }
                 };
                 self.copy(span, d)
@@ -419,7 +439,20 @@ impl<'a> Emitter<'a> {
         if self.out.len() == before {
             self.out.truncate(mark);
         }
-        self.comment(comment);
+        // After a block scalar's last line a comment would be text (or break it): it goes on
+        // the header's line.
+        let written = self.out.get(before..).unwrap_or("");
+        let header_end = written
+            .starts_with(['|', '>'])
+            .then(|| written.find('\n').map(|n| before + n))
+            .flatten();
+        match (header_end, comment) {
+            (Some(at), Some(c)) => {
+                let text = format!(" {}", &self.src[c.range()]);
+                self.out.insert_str(at, &text);
+            }
+            _ => self.comment(comment),
+        }
         self.out.push('\n');
     }
 
@@ -444,7 +477,7 @@ impl<'a> Emitter<'a> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.flow_node(&e.key);
+                    self.flow_node(&e.key, child);
                     if matches!(e.key.kind(), Kind::Alias(_)) {
                         self.out.push(' ');
                     }
@@ -452,7 +485,7 @@ impl<'a> Emitter<'a> {
                     let before = self.out.len();
                     self.out.push(' ');
                     let inner = self.out.len();
-                    self.flow_node(&e.value);
+                    self.flow_node(&e.value, child);
                     if self.out.len() == inner {
                         self.out.truncate(before);
                     }
@@ -465,7 +498,7 @@ impl<'a> Emitter<'a> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.flow_node(&it.value);
+                    self.flow_node(&it.value, child);
                 }
                 self.out.push(']');
             }
@@ -487,10 +520,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn flow_node(&mut self, v: &Node) {
+    /// A node inside a flow collection; `child` is one more than the column past which the
+    /// collection's lines must stay.
+    fn flow_node(&mut self, v: &Node, child: usize) {
         self.flow_props(v);
         if let Some(span) = v.span() {
-            self.copy(span, 0);
+            self.copy_past(span, child as i64 - 1);
             return;
         }
         match v.kind() {
@@ -508,8 +543,22 @@ impl<'a> Emitter<'a> {
                     self.scalar_text(&s.value, style, 0);
                 }
             }
-            _ => self.inline(v, 0),
+            _ => self.inline(v, child),
         }
+    }
+
+    /// Copies `span` as written, moving its lines after the first right when one of them is
+    /// not indented `need` spaces (a line of a flow collection or flow scalar must be indented
+    /// past its block parent).
+    fn copy_past(&mut self, span: Span, need: i64) {
+        let text = &self.src[span.range()];
+        let least = text
+            .split('\n')
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| (l.len() - l.trim_start_matches(' ').len()) as i64)
+            .min();
+        self.copy(span, least.map_or(0, |m| (need - m).max(0)));
     }
 
     /// Writes scalar text in `style`; block scalars put their lines at column `child`.

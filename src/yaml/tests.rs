@@ -261,3 +261,33 @@ fn keys_with_properties_and_explicit_keys() {
         "block\n"
     );
 }
+
+/// Found by mutating the YAML test suite's cases: with every collection re-emitted, each of
+/// these came out as YAML that does not parse, or reads as something else.
+#[test]
+fn touched_output_reads_the_same() {
+    for src in [
+        // A plain scalar continued on the next line, after properties, moved left: its next
+        // line must stay indented past its key.
+        "key:    &a# Comment\n  va\n",
+        // An explicit key whose text would be a document marker at the start of a line.
+        "a: 4.2\n? ---  23a\n",
+        // An empty block scalar as a key.
+        "?\t|\n",
+        // A flow collection over several lines whose parent moves right.
+        "Not indented:\n By one space: x\n Flow style: [ a,\n  b c,\n  \td ]\n",
+        // A comment on the key's line, the block scalar below it.
+        "key:    # Comment\n |+\n   \n\n\n",
+        // An empty block scalar moved left, with a comment after it that would be its text.
+        "foo:\n  - !!str a\n  - >\n \n  \n  # a comment\n",
+    ] {
+        let n = parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let out = touched(src);
+        let back = parse(&out).unwrap_or_else(|e| panic!("{e}\n--- in\n{src}--- out\n{out}"));
+        assert_eq!(
+            to_json(&back).ok(),
+            to_json(&n).ok(),
+            "--- in\n{src}--- out\n{out}"
+        );
+    }
+}
