@@ -21,6 +21,7 @@ const PARTS: &[(&str, &[&str])] = &[
 /// Inside `yaml/`: each module and the sibling modules it may use (one-way layers).
 const YAML_LAYERS: &[(&str, &[&str])] = &[
     ("resolve", &[]),
+    ("alias", &["node", "style"]),
     ("style", &["resolve"]),
     ("node", &["resolve", "style"]),
     ("parse", &["node"]),

@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | input size | 256 MiB (`resource_list::MAX_INPUT_BYTES`) | stdin |
 //! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
+//! | merge keys in metadata | 256 levels (`yaml::node::MAX_DEPTH`) | item identity |
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps (`cel_env::MAX_COMPREHENSION_STEPS`) | PVS templates |
@@ -430,6 +431,51 @@ fn limit_package_variants_per_set() {
             "the targets produce more than 100000 PackageVariants (the limit for one PackageVariantSet",
             "split the targets over several PackageVariantSets",
             "field:\n    path: spec.targets[0]",
+        ],
+    );
+}
+
+// ---------------------------------------------------------------- merge keys
+
+/// A Repository whose labels merge 100,000 mappings, in chains of 100 that each merge the one
+/// before: every mapping is read once (linear), the first that sets a key wins, and the set
+/// selects it. Chained deeper than the nesting limit, merge keys are an error result.
+#[test]
+fn merged_labels_of_many_mappings_are_read_in_linear_time() {
+    let repo = |n: usize, chain: usize| {
+        let mut anchors = String::from("x0: &a0 {env: prod, k0: v}\n");
+        for i in 1..n {
+            let merge = if i % chain == 0 {
+                String::new()
+            } else {
+                format!(", <<: *a{}", i - 1)
+            };
+            anchors.push_str(&format!("x{i}: &a{i} {{env: dev, k{i}: v{merge}}}\n"));
+        }
+        let sources: Vec<String> = (0..n).rev().map(|i| format!("*a{i}")).collect();
+        format!(
+            "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\n{anchors}metadata:\n  name: edge\n  labels:\n    <<: [{}]\n",
+            sources.join(", ")
+        )
+    };
+    let targets = "  targets:\n  - repositorySelector: {matchLabels: {env: dev, k0: v}}\n";
+    let input = resource_list(&[UPSTREAM_PR, &repo(100_000, 100)], &pvs_config(targets));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        results_section(&out.stdout).contains("1 created (my-set-edge-base)"),
+        "{}",
+        results_section(&out.stdout)
+    );
+
+    let input = resource_list(&[UPSTREAM_PR, &repo(1_000, 1_000)], &pvs_config(targets));
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "merge keys nest more than 256 levels deep",
+            "path: metadata.labels",
         ],
     );
 }

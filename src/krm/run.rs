@@ -149,17 +149,30 @@ fn process_with(
     outcome
 }
 
-/// Items must be objects (mappings); anything else is reported and the run fails.
+/// Items must be objects (mappings) whose metadata reads as kpt reads it; anything else is
+/// reported and the run fails: no item is selected, isolated or identified by a guess.
 fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
     rl.items
         .iter()
         .enumerate()
-        .filter(|(_, slot)| !slot.meta.is_object)
-        .map(|(i, _)| {
-            super::results::ResultItem::error(format!(
-                "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
-            ))
-            .field(format!("items[{i}]"))
+        .filter_map(|(i, slot)| {
+            if !slot.meta.is_object {
+                return Some(
+                    super::results::ResultItem::error(format!(
+                        "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
+                    ))
+                    .field(format!("items[{i}]")),
+                );
+            }
+            let p = slot.meta.problem.as_ref()?;
+            Some(
+                super::results::ResultItem::error(format!(
+                    "cannot read the metadata of items[{i}] as kpt reads it: {}; write the value itself",
+                    p.message
+                ))
+                .field(p.field.clone())
+                .on_item(i),
+            )
         })
         .collect()
 }
