@@ -59,7 +59,7 @@ fn convert(
         return Err("YAML aliases nest too deeply".to_string());
     }
     Ok(match node.kind() {
-        Kind::Scalar(s) => scalar_to_json(s, node.tag()),
+        Kind::Scalar(s) => scalar_to_json(s, node.tag())?,
         Kind::Alias(name) => {
             let target = anchors
                 .get(name.as_str())
@@ -110,22 +110,41 @@ fn convert(
     })
 }
 
-fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Value {
-    match s.resolved(tag) {
+/// A scalar's JSON value, as go-yaml v3 decodes it into an `interface{}` (timestamps keep their
+/// text, as a typed string field reads them).
+fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Result<Value, String> {
+    let resolved = s.resolved(tag);
+    Ok(match resolved {
         Resolved::Null => Value::Null,
-        Resolved::Bool => Value::Bool(matches!(s.value.as_str(), "true" | "True" | "TRUE")),
-        Resolved::Int => resolve::int_value(&s.value)
-            .map(Value::Number)
-            .unwrap_or_else(|| Value::String(s.value.clone())),
-        Resolved::Float => s
-            .value
-            .parse::<f64>()
-            .ok()
-            .and_then(Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or_else(|| Value::String(s.value.clone())),
-        Resolved::Str => Value::String(s.value.clone()),
-    }
+        Resolved::Bool => Value::Bool(s.value.starts_with(['t', 'T'])),
+        Resolved::Int | Resolved::Float => {
+            let n = resolve::number(&s.value);
+            let as_float = |f: f64| {
+                Number::from_f64(f).map(Value::Number).ok_or_else(|| {
+                    format!(
+                        "the float {} has no JSON form (JSON holds no infinity or NaN); quote it to make it a string",
+                        s.value
+                    )
+                })
+            };
+            match (n, resolved) {
+                (Some(resolve::Number::Int(i)), Resolved::Float) => as_float(i as f64)?,
+                (Some(resolve::Number::Uint(u)), Resolved::Float) => as_float(u as f64)?,
+                (Some(resolve::Number::Int(i)), _) => Value::Number(i.into()),
+                (Some(resolve::Number::Uint(u)), _) => Value::Number(u.into()),
+                (Some(resolve::Number::Float(f)), _) => as_float(f)?,
+                (None, _) => return Err(format!("cannot read the number {}", s.value)),
+            }
+        }
+        Resolved::Timestamp | Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Invalid => {
+            return Err(format!(
+                "{:?} is not a valid {}: go-yaml (kpt) refuses it; remove the tag or fix the value",
+                s.value,
+                tag.unwrap_or("value")
+            ))
+        }
+    })
 }
 
 /// Builds a node from JSON, keeping the JSON's key order.
