@@ -302,3 +302,232 @@ fn non_finite_floats_are_not_injected() {
         );
     }
 }
+
+/// `"..."` with every character outside printable ASCII escaped, so the source holds exactly
+/// `s` whatever it contains.
+fn double_quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push_str(&format!("\\U{:08X}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Strings that plain, single-quoted, literal or unescaped double-quoted writing could turn
+/// into another value: numbers, keywords, indicators, line and paragraph separators, other
+/// characters go-yaml reads as breaks or refuses raw.
+fn tricky_strings() -> Vec<String> {
+    let mut out = plain_scalars();
+    for s in [
+        "",
+        " ",
+        "  a",
+        "a ",
+        "a  b",
+        "\t",
+        "a\tb",
+        "\ta",
+        "a\t",
+        "# x",
+        "a #b",
+        "a# b",
+        "a: b",
+        "a:",
+        ":a",
+        ": a",
+        "- a",
+        "-a",
+        "? a",
+        "?a",
+        "'a",
+        "\"a",
+        "@a",
+        "`a",
+        "%a",
+        "!a",
+        "&a",
+        "*a",
+        "|",
+        ">",
+        "|a",
+        ">a",
+        "[a]",
+        "{a}",
+        "a,b",
+        "a]",
+        "---",
+        "...",
+        "--- a",
+        "... a",
+        "a\nb",
+        "a\n",
+        "\n",
+        "\na",
+        "a\n\n",
+        "a \nb",
+        "a\r\nb",
+        "\r",
+        "a\rb",
+        "é",
+        "😀",
+        "\u{85}",
+        "a\u{85}b",
+        "\u{2028}",
+        "a\u{2028}b",
+        "\u{2029}",
+        "a\u{2029}b",
+        "a\u{2028}\nb",
+        "line one\nline\u{2028}two\n",
+        "\u{feff}",
+        "a\u{feff}",
+        "\u{fffe}",
+        "\u{ffff}",
+        "\u{80}",
+        "\u{9f}",
+        "\u{7f}",
+        "\u{1}",
+        "\u{1b}[0m",
+        "\u{0}",
+        "\u{a0}",
+        "\u{200b}",
+        "\u{e000}",
+        "\u{fffd}",
+        "\u{10ffff}",
+        "\u{1f600}",
+        "a\u{b}b",
+        "\u{c}",
+    ] {
+        out.push(s.to_string());
+    }
+    out
+}
+
+/// Every string the function writes reads back, in kpt, as the same string: quoting and
+/// escaping never let a string become a number, a boolean, null, a timestamp, a line break or
+/// a character kpt refuses.
+#[test]
+fn strings_written_read_back_as_the_same_string() {
+    let table = tricky_strings();
+    let entries: String = table
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("  k{i}: {}\n", double_quoted(s)))
+        .collect();
+    let (kpt_source, injected) = inject_and_read("strings", &entries);
+    let mut wrong = Vec::new();
+    for (i, text) in table.iter().enumerate() {
+        let key = format!("k{i}");
+        let want = Value::String(text.clone());
+        if kpt_source[&key] != want {
+            // The source itself: kpt must read what the test meant.
+            wrong.push(format!(
+                "{text:?}: kpt reads the source as {}",
+                kpt_source[&key]
+            ));
+        } else if injected[&key] != want {
+            wrong.push(format!("{text:?}: the function wrote {}", injected[&key]));
+        }
+    }
+    println!("kpt scalars: {} strings written and read back", table.len());
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// Values kpt writes in a form our parser does not read as go-yaml does yet: kpt writes a line
+/// or paragraph separator between other characters raw in single quotes, followed by the
+/// indentation (`'a<LS>      b'`), which go-yaml reads back as `a<LS>b` (it takes U+2028 and
+/// U+2029 for line breaks, YAML 1.1 style) and our parser as `a<LS>      b`. The parser's half
+/// of issue 13; the function writes them right (`"a\Lb"`, see the injection test above).
+const KNOWN_READING_GAPS: &[&str] = &["a\u{2028}b", "a\u{2029}b"];
+
+/// The `-- key=value` route under real kpt: kpt builds the ConfigMap, the function writes each
+/// value into `package-context.yaml`, and kpt reads back every string as given.
+#[test]
+fn context_values_from_kpt_arguments_read_back_as_given() {
+    let table: Vec<String> = tricky_strings()
+        .into_iter()
+        .filter(|s| !s.contains('\0'))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("pv-kpt-args-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("package dir");
+    std::fs::write(
+        dir.join("Kptfile"),
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n",
+    )
+    .expect("Kptfile");
+    std::fs::write(
+        dir.join("package-context.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  name: pkg\n",
+    )
+    .expect("package-context.yaml");
+    let mut args: Vec<String> = vec![
+        "fn".into(),
+        "eval".into(),
+        dir.to_str().expect("utf-8 path").into(),
+        "--exec".into(),
+        env!("CARGO_BIN_EXE_package-variant").into(),
+        "--".into(),
+    ];
+    args.extend(table.iter().enumerate().map(|(i, s)| format!("k{i}={s}")));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = kpt(&args, "");
+    assert!(
+        out.status.success(),
+        "kpt fn eval failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let source = kpt(&["fn", "source", dir.to_str().expect("utf-8 path")], "");
+    assert!(
+        source.status.success(),
+        "{}",
+        String::from_utf8_lossy(&source.stderr)
+    );
+    let rl = String::from_utf8(source.stdout)
+        .expect("utf-8")
+        .replace("'package-context.yaml'", "'package-context.json'");
+    let sink = dir.with_extension("sink");
+    let context = kpt_reads(&rl, &sink, "package-context.json");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&sink);
+    let (mut wrong, mut gaps) = (Vec::new(), Vec::new());
+    for (i, s) in table.iter().enumerate() {
+        let got = &context["data"][format!("k{i}")];
+        if *got == Value::String(s.to_string()) {
+            continue;
+        }
+        let line = format!("{s:?}: kpt reads {got}");
+        if KNOWN_READING_GAPS.contains(&s.as_str()) {
+            gaps.push(line);
+        } else {
+            wrong.push(line);
+        }
+    }
+    // When the parser reads these as go-yaml does, this fails: remove them from the list.
+    assert_eq!(
+        gaps.len(),
+        KNOWN_READING_GAPS.len(),
+        "gaps closed: {gaps:?}"
+    );
+    println!(
+        "kpt scalars: {} context values through kpt arguments",
+        table.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
