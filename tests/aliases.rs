@@ -344,3 +344,208 @@ data: {}
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(out.stdout.contains("package: us-east1"), "{}", out.stdout);
 }
+
+// ---------------------------------------------------------------- edits keep what aliases mean
+
+const CONTEXT_WITH_ALIASES: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kptfile.kpt.dev
+  annotations:
+    config.kubernetes.io/path: package-context.yaml
+x-base: &base {m1: one, m2: two}
+data:
+  name: pkg
+  a: &x one # comment a
+  b: *x
+  p: &y first
+  r: *y
+  q: &y second
+  s: *y
+  <<: *base
+";
+
+fn context_edit(context: &str, package_context: &str) -> common::Run {
+    let config = pv_config(&format!("  packageContext:\n{package_context}"));
+    run(&resource_list(&[KPTFILE, context], &config))
+}
+
+/// The `data` block of the package context in an output.
+fn data_block(stdout: &str) -> &str {
+    let items = items_section(stdout);
+    let start = items
+        .find("kptfile.kpt.dev")
+        .and_then(|i| items[i..].find("\n  data:"))
+        .map(|j| items.find("kptfile.kpt.dev").unwrap_or(0) + j + 1);
+    start.map_or("", |s| &items[s..])
+}
+
+/// Setting a key whose value is anchored writes out the aliases that meant the old value;
+/// aliases after a redefined anchor keep the value they meant; keys the edit does not set are
+/// not touched; a key a merge key brings in is overridden by the object's own key.
+#[test]
+fn context_edits_never_change_what_an_alias_means() {
+    let out = context_edit(
+        CONTEXT_WITH_ALIASES,
+        "    data: {a: two, t: new, m1: over}\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        data_block(&out.stdout),
+        "  data:\n    name: pkg\n    a: &x two # comment a\n    b: one\n    p: &y first\n    r: *y\n    q: &y second\n    s: *y\n    <<: *base\n    m1: over\n    t: new\n"
+    );
+}
+
+/// Removing an anchored key writes its aliases out; removing a key a merge key brings in writes
+/// the merge out without it.
+#[test]
+fn context_removals_never_change_what_an_alias_means() {
+    let out = context_edit(CONTEXT_WITH_ALIASES, "    removeKeys: [m2, p]\n");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        data_block(&out.stdout),
+        "  data:\n    name: pkg\n    a: &x one # comment a\n    b: *x\n    r: first\n    q: &y second\n    s: *y\n    m1: one\n"
+    );
+}
+
+/// `data` itself an alias, or brought in by a merge key: written out as the object's own,
+/// the anchored mapping untouched.
+#[test]
+fn context_data_through_an_alias_or_a_merge_key() {
+    for data in ["data: *d\n", "<<: {data: *d}\n"] {
+        let context = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/path: package-context.yaml\nx: &d {{name: pkg, a: one}}\n{data}"
+        );
+        let out = context_edit(&context, "    data: {a: two}\n");
+        assert_eq!(out.code, 0, "{data}: {}", out.stdout);
+        let items = items_section(&out.stdout);
+        assert!(
+            items.contains("  x: &d {name: pkg, a: one}\n"),
+            "{data}: {items}"
+        );
+        assert!(
+            items.contains("  data:\n    name: pkg\n    a: two\n"),
+            "{data}: {items}"
+        );
+    }
+}
+
+const INJECTION_WITH_ALIASES: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: endpoints
+  annotations: &ann
+    kpt.dev/config-injection: required
+    config.kubernetes.io/path: endpoints.yaml
+data: &d
+  db: placeholder
+x-copy: *d
+x-ann: *ann
+";
+
+/// Injection replaces an anchored `data` and adds to anchored annotations: the aliases that
+/// meant the old ones keep them. The in-cluster object's own aliases (to an anchor outside its
+/// `data`, and a merge key) are read where they resolve.
+#[test]
+fn injection_never_changes_what_an_alias_means() {
+    let source = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: us-east1-endpoints
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+x: &v db.example.com
+data: {db: *v, <<: {port: \"5432\"}}
+";
+    let config = pv_config("  injectors:\n  - name: us-east1-endpoints\n");
+    let out = run(&resource_list(
+        &[KPTFILE, INJECTION_WITH_ALIASES, source],
+        &config,
+    ));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let items = items_section(&out.stdout);
+    assert!(
+        items.contains(
+            "    annotations: &ann\n      kpt.dev/config-injection: required\n      config.kubernetes.io/path: endpoints.yaml\n      kpt.dev/injected-resource: us-east1-endpoints\n  data: &d\n    db: db.example.com\n    port: \"5432\"\n  x-copy:\n    db: placeholder\n  x-ann:\n    kpt.dev/config-injection: required\n    config.kubernetes.io/path: endpoints.yaml\n"
+        ),
+        "{items}"
+    );
+}
+
+/// Annotations written through an alias or a merge key: the injected-resource annotation is
+/// added to the object's own copy, the anchored mapping stays as it was.
+#[test]
+fn injection_annotates_annotations_written_through_an_alias() {
+    for metadata in [
+        "x: &ann {kpt.dev/config-injection: required, config.kubernetes.io/path: endpoints.yaml}\nmetadata:\n  name: endpoints\n  annotations: *ann\n",
+        "x: &m {annotations: {kpt.dev/config-injection: required, config.kubernetes.io/path: endpoints.yaml}}\nmetadata:\n  name: endpoints\n  <<: *m\n",
+    ] {
+        let point = format!("apiVersion: v1\nkind: ConfigMap\n{metadata}data:\n  db: placeholder\n");
+        let source = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: db.example.com\n";
+        let config = pv_config("  injectors:\n  - name: us-east1-endpoints\n");
+        let out = run(&resource_list(&[KPTFILE, &point, source], &config));
+        assert_eq!(out.code, 0, "{}", out.stdout);
+        let items = items_section(&out.stdout);
+        assert!(items.contains("kpt.dev/injected-resource: us-east1-endpoints"), "{items}");
+        assert!(items.contains("x: &"), "{items}");
+        assert!(!items.contains("x: &ann {kpt.dev/config-injection: required, config.kubernetes.io/path: endpoints.yaml, kpt.dev/injected"), "{items}");
+        assert!(items.contains("db: db.example.com"), "{items}");
+    }
+}
+
+/// A PackageVariantSet updating an owned variant whose anchored `spec` is aliased elsewhere:
+/// the alias keeps the old spec. An unchanged spec written through an alias stays an alias.
+#[test]
+fn package_variant_updates_never_change_what_an_alias_means() {
+    let repo = repository("", "edge", "  labels: {env: prod}\n");
+    let pv = owned_variant("edge", OWNER).replace(
+        "spec:\n  upstream: {repo: blueprints, package: base, revision: 1}\n  downstream: {repo: edge, package: base}\n",
+        "spec: &s\n  upstream: {repo: blueprints, package: base, revision: 1}\n  downstream: {repo: edge, package: base}\n  annotations: {old: \"yes\"}\nstatus:\n  was: *s\n",
+    );
+    let out = run(&resource_list(
+        &[UPSTREAM_PR, &repo, &pv],
+        &pvs_config(SELECT_PROD),
+    ));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let items = items_section(&out.stdout);
+    assert!(
+        items.contains("  spec: &s\n    upstream: {repo: blueprints, package: base, revision: 1}\n    downstream: {repo: edge, package: base}\n  status:\n    was:\n      upstream: {repo: blueprints, package: base, revision: 1}\n      downstream: {repo: edge, package: base}\n      annotations: {old: \"yes\"}\n"),
+        "{items}"
+    );
+
+    let same = owned_variant("edge", OWNER).replace(
+        "spec:\n  upstream: {repo: blueprints, package: base, revision: 1}\n",
+        "x: &up {repo: blueprints, package: base, revision: 1}\nspec:\n  upstream: *up\n",
+    );
+    let input = resource_list(&[UPSTREAM_PR, &repo, &same], &pvs_config(SELECT_PROD));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+/// Writing an alias out when its meaning expands past the alias limit is an error result:
+/// the run changes nothing rather than write a different value.
+#[test]
+fn an_alias_too_large_to_write_out_is_an_error() {
+    let mut laughs = String::from("x0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..8 {
+        laughs.push_str(&format!(
+            "x{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    let point = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: required\n    config.kubernetes.io/path: endpoints.yaml\n{laughs}data: &d\n  big: *a7\nx-copy: *d\n"
+    );
+    let source = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: db.example.com\n";
+    let config = pv_config("  injectors:\n  - name: us-east1-endpoints\n");
+    let input = resource_list(&[KPTFILE, &point, source], &config);
+    let out = run(&input);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+    assert!(
+        results_section(&out.stdout).contains("the edit would change what its aliases mean"),
+        "{}",
+        results_section(&out.stdout)
+    );
+}

@@ -5,7 +5,9 @@
 
 use super::dispatch::Function;
 use super::resource_list::{Changes, ResourceList};
-use super::results::has_errors;
+use super::results::{has_errors, ResultItem};
+use crate::yaml::alias;
+use crate::yaml::json::MAX_ALIAS_EXPANSION;
 
 /// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
 /// nesting level (bounded by [`crate::yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
@@ -119,10 +121,11 @@ fn process_with(
         Ok(rl) => rl,
         Err(e) => return fatal(e.0),
     };
-    let (changes, mut results) = match not_objects(&rl) {
+    let (mut changes, mut results) = match not_objects(&rl) {
         errors if !errors.is_empty() => (Changes::default(), errors),
         _ => super::dispatch::run(&rl, functions),
     };
+    results.extend(keep_alias_meanings(&rl, &mut changes));
     rl.resolve(&mut results);
     let failed = has_errors(&results);
     let no_changes = Changes::default();
@@ -147,6 +150,37 @@ fn process_with(
         std::mem::forget(results);
     }
     outcome
+}
+
+/// An edit never changes what an alias of the edited item means: aliases whose anchor the edit
+/// replaced, moved or removed are written out as the value they meant (see
+/// [`crate::yaml::alias::keep_alias_meanings`]). Items without aliases cost one walk.
+fn keep_alias_meanings(rl: &ResourceList, changes: &mut Changes) -> Vec<ResultItem> {
+    let mut edited: Vec<(&usize, &mut crate::yaml::Node)> = changes
+        .edited
+        .iter_mut()
+        .filter(|(_, t)| alias::has_alias(t))
+        .collect();
+    edited.sort_by_key(|(i, _)| **i);
+    let mut errors = Vec::new();
+    for (&i, tree) in edited {
+        let original = match rl.tree(i) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(*e);
+                continue;
+            }
+        };
+        if let Err(e) = alias::keep_alias_meanings(&original, tree, MAX_ALIAS_EXPANSION) {
+            errors.push(
+                ResultItem::error(format!(
+                    "items[{i}]: the edit would change what its aliases mean and they cannot be written out: {e}; write the values instead of aliases"
+                ))
+                .on_item(i),
+            );
+        }
+    }
+    errors
 }
 
 /// Items must be objects (mappings) whose metadata reads as kpt reads it; anything else is

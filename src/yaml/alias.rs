@@ -10,7 +10,7 @@
 //! Reading is lazy: the aliases of a tree are bound only when one is met, so the common tree
 //! with no alias costs nothing more than a plain lookup.
 
-use super::node::{Kind, Node, MAX_DEPTH};
+use super::node::{Entry, Item, Kind, Node, Props, Trivia, MAX_DEPTH};
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
@@ -18,12 +18,17 @@ use std::collections::{HashMap, HashSet};
 /// node with that anchor before the alias, in document order (keys before their values).
 pub struct Bindings<'n> {
     to: HashMap<*const Node, &'n Node>,
+    /// The same, by the alias's position in the source (aliases read from the text).
+    at: HashMap<u32, &'n Node>,
 }
 
 impl<'n> Bindings<'n> {
     /// Binds the aliases of `root`. Linear in the size of the tree.
     pub fn of(root: &'n Node) -> Bindings<'n> {
-        let mut b = Bindings { to: HashMap::new() };
+        let mut b = Bindings {
+            to: HashMap::new(),
+            at: HashMap::new(),
+        };
         let mut anchors: HashMap<&'n str, &'n Node> = HashMap::new();
         b.walk(root, &mut anchors, 0);
         b
@@ -41,6 +46,9 @@ impl<'n> Bindings<'n> {
             Kind::Alias(name) => {
                 if let Some(&target) = anchors.get(name.as_str()) {
                     self.to.insert(n as *const Node, target);
+                    if let Some(span) = n.span() {
+                        self.at.insert(span.start, target);
+                    }
                 }
             }
             Kind::Mapping(entries) => {
@@ -62,6 +70,11 @@ impl<'n> Bindings<'n> {
     /// name comes before it.
     pub fn target(&self, alias: &Node) -> Option<&'n Node> {
         self.to.get(&(alias as *const Node)).copied()
+    }
+
+    /// The node the alias read at source position `start` stands for.
+    pub fn target_at(&self, start: u32) -> Option<&'n Node> {
+        self.at.get(&start).copied()
     }
 }
 
@@ -234,6 +247,208 @@ impl<'n> Reader<'n> {
     }
 }
 
+/// How many nodes writing aliases out may produce: aliases can expand exponentially.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    left: usize,
+    limit: usize,
+}
+
+impl Budget {
+    pub fn new(limit: usize) -> Budget {
+        Budget { left: limit, limit }
+    }
+
+    fn take(&mut self) -> Result<(), String> {
+        if self.left == 0 {
+            return Err(format!(
+                "YAML aliases expand to more than {} values; refusing to expand them",
+                self.limit
+            ));
+        }
+        self.left -= 1;
+        Ok(())
+    }
+}
+
+/// A copy of `n` with every alias replaced by a copy of what it means (read in the tree of
+/// `r`), without anchors and without source text, so it is written from the tree. Each node
+/// copied takes one from `budget`.
+pub fn expanded<'n>(r: &Reader<'n>, n: &'n Node, budget: &mut Budget) -> Result<Node, String> {
+    expand(r, n, budget, 0)
+}
+
+fn expand<'n>(
+    r: &Reader<'n>,
+    n: &'n Node,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Node, String> {
+    budget.take()?;
+    if depth > MAX_DEPTH {
+        return Err("YAML aliases nest too deeply to be written out".to_string());
+    }
+    let n = r.deref(n)?;
+    let kind = match n.kind() {
+        Kind::Scalar(s) => Kind::Scalar(s.clone()),
+        Kind::Alias(_) => return Err("an alias names another alias".to_string()),
+        Kind::Mapping(entries) => Kind::Mapping(
+            entries
+                .iter()
+                .map(|e| {
+                    Ok(Entry {
+                        key: expand(r, &e.key, budget, depth + 1)?,
+                        value: expand(r, &e.value, budget, depth + 1)?,
+                        trivia: Trivia::default(),
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+        Kind::Sequence(items) => Kind::Sequence(
+            items
+                .iter()
+                .map(|i| {
+                    Ok(Item {
+                        value: expand(r, &i.value, budget, depth + 1)?,
+                        trivia: Trivia::default(),
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+    };
+    let mut copy = Node::with_kind(kind);
+    copy.flow = n.flow;
+    copy.props = n.tag().map(|t| {
+        Box::new(Props {
+            anchor: None,
+            tag: Some(t.to_string()),
+        })
+    });
+    Ok(copy)
+}
+
+/// Whether the tree holds an alias anywhere (keys included).
+pub fn has_alias(n: &Node) -> bool {
+    match n.kind() {
+        Kind::Alias(_) => true,
+        Kind::Scalar(_) => false,
+        Kind::Mapping(entries) => entries
+            .iter()
+            .any(|e| has_alias(&e.key) || has_alias(&e.value)),
+        Kind::Sequence(items) => items.iter().any(|i| has_alias(&i.value)),
+    }
+}
+
+/// One step from a node to a child: the key or value of a mapping entry, a sequence item.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Key(usize),
+    Value(usize),
+    Item(usize),
+}
+
+/// After `edited` was made from `original` (the same object parsed from the same text), makes
+/// every alias of `edited` mean what it meant in `original`: an alias whose anchor was edited,
+/// moved after it or removed is replaced by a copy of the value it meant. An edit then never
+/// changes a value it did not set, whatever aliases point into it. Returns how many aliases
+/// were written out; aliases left as written cost nothing.
+pub fn keep_alias_meanings(
+    original: &Node,
+    edited: &mut Node,
+    budget: usize,
+) -> Result<usize, String> {
+    let old = Bindings::of(original);
+    let mut repairs = Vec::new();
+    {
+        let mut anchors: HashMap<&str, &Node> = HashMap::new();
+        let mut path = Vec::new();
+        find_changed(edited, &old, &mut anchors, &mut path, &mut repairs, 0)?;
+    }
+    if repairs.is_empty() {
+        return Ok(0);
+    }
+    let r = Reader::new(original);
+    let mut budget = Budget::new(budget);
+    for (path, target) in &repairs {
+        let value = expanded(&r, target, &mut budget)?;
+        if let Some(slot) = node_at_mut(edited, path) {
+            *slot = value;
+        }
+    }
+    Ok(repairs.len())
+}
+
+/// The aliases of `n` (walked in document order, binding as go-yaml binds) whose anchor is not
+/// the untouched source node it was in the original, with the node they meant there.
+fn find_changed<'e, 'o>(
+    n: &'e Node,
+    old: &Bindings<'o>,
+    anchors: &mut HashMap<&'e str, &'e Node>,
+    path: &mut Vec<Step>,
+    out: &mut Vec<(Vec<Step>, &'o Node)>,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Ok(());
+    }
+    if let Some(a) = n.props().and_then(|p| p.anchor.as_deref()) {
+        anchors.insert(a, n);
+    }
+    match n.kind() {
+        Kind::Alias(name) => {
+            let Some(span) = n.span() else {
+                // Made by an edit, not read: it must still have an anchor before it.
+                return match anchors.get(name.as_str()) {
+                    Some(_) => Ok(()),
+                    None => Err(format!("an edit left the alias *{name} without its anchor")),
+                };
+            };
+            let Some(was) = old.target_at(span.start) else {
+                // It had no anchor in the original either: nothing to keep.
+                return Ok(());
+            };
+            let same = anchors
+                .get(name.as_str())
+                .is_some_and(|now| now.span().is_some() && now.span() == was.span());
+            if !same {
+                out.push((path.clone(), was));
+            }
+        }
+        Kind::Mapping(entries) => {
+            for (i, e) in entries.iter().enumerate() {
+                path.push(Step::Key(i));
+                find_changed(&e.key, old, anchors, path, out, depth + 1)?;
+                path.pop();
+                path.push(Step::Value(i));
+                find_changed(&e.value, old, anchors, path, out, depth + 1)?;
+                path.pop();
+            }
+        }
+        Kind::Sequence(items) => {
+            for (i, it) in items.iter().enumerate() {
+                path.push(Step::Item(i));
+                find_changed(&it.value, old, anchors, path, out, depth + 1)?;
+                path.pop();
+            }
+        }
+        Kind::Scalar(_) => {}
+    }
+    Ok(())
+}
+
+/// The node at `path`, reached for editing (every node on the way is marked touched).
+fn node_at_mut<'a>(root: &'a mut Node, path: &[Step]) -> Option<&'a mut Node> {
+    let mut n = root;
+    for step in path {
+        n = match *step {
+            Step::Key(i) => &mut n.entries_mut()?.get_mut(i)?.key,
+            Step::Value(i) => &mut n.entries_mut()?.get_mut(i)?.value,
+            Step::Item(i) => &mut n.items_mut()?.get_mut(i)?.value,
+        };
+    }
+    Some(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,5 +570,54 @@ mod tests {
         let m = r.get(&t, "m").ok().flatten().unwrap_or(&t);
         assert_eq!(text(&r, m, "b"), None);
         assert_eq!(r.pairs(m).map(|p| p.len()), Ok(1));
+    }
+
+    fn kept(src: &str, edit: impl Fn(&mut Node)) -> (usize, String) {
+        let original = tree(src);
+        let mut edited = original.clone();
+        edit(&mut edited);
+        let n = keep_alias_meanings(&original, &mut edited, 1000).unwrap_or(usize::MAX);
+        (n, crate::yaml::emit::to_string(src, &edited))
+    }
+
+    #[test]
+    fn aliases_keep_their_meaning_across_edits() {
+        // Untouched: nothing written out.
+        let src = "a: &x 1\nb: *x\n";
+        assert_eq!(kept(src, |_| {}), (0, src.to_string()));
+        // The anchored value replaced.
+        let (n, out) = kept(src, |t| {
+            if let Some(a) = t.get_mut("a") {
+                a.assign(Node::plain("2"));
+            }
+        });
+        assert_eq!((n, out.as_str()), (1, "a: &x 2\nb: 1\n"));
+        // The anchor removed; a redefinition before the alias must not capture it.
+        let (n, out) = kept("z: &x 0\na: &x 1\nb: *x\n", |t| {
+            t.remove("a");
+        });
+        assert_eq!((n, out.as_str()), (1, "z: &x 0\nb: 1\n"));
+        // The anchor moved after its alias.
+        let (n, out) = kept("m:\n  a: &x [1]\n  b: *x\n", |t| {
+            if let Some(e) = t.get_mut("m").and_then(Node::entries_mut) {
+                e.swap(0, 1);
+            }
+        });
+        assert_eq!((n, out.as_str()), (1, "m:\n  b: [1]\n  a: &x [1]\n"));
+    }
+
+    #[test]
+    fn writing_out_is_bounded() {
+        let original = tree("a: &a [x, x]\nb: &b [*a, *a]\nc: &c [*b, *b]\nd: &d {k: *c}\ne: *d\n");
+        let mut edited = original.clone();
+        if let Some(d) = edited.get_mut("d") {
+            d.assign(Node::plain("gone"));
+        }
+        assert!(keep_alias_meanings(&original, &mut edited, 5).is_err());
+        let mut edited = original.clone();
+        if let Some(d) = edited.get_mut("d") {
+            d.assign(Node::plain("gone"));
+        }
+        assert_eq!(keep_alias_meanings(&original, &mut edited, 100), Ok(1));
     }
 }
