@@ -22,11 +22,12 @@ const PARTS: &[(&str, &[&str])] = &[
 const YAML_LAYERS: &[(&str, &[&str])] = &[
     ("resolve", &[]),
     ("alias", &["node", "style"]),
+    ("assign", &["node", "resolve", "style"]),
     ("style", &["resolve"]),
     ("node", &["resolve", "style"]),
     ("parse", &["node"]),
     ("emit", &["node", "style", "resolve"]),
-    ("json", &["node", "resolve", "style"]),
+    ("json", &["node", "resolve", "style", "alias"]),
     ("ser", &["node", "style"]),
 ];
 

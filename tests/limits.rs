@@ -479,3 +479,97 @@ fn merged_labels_of_many_mappings_are_read_in_linear_time() {
         ],
     );
 }
+
+// ---------------------------------------------------------------- wide values (issue 13)
+
+#[path = "../benches/support/hostile.rs"]
+mod hostile;
+
+/// The value at `key` of the `data` of the item named `name` in an output, read back.
+fn data_of(stdout: &str, name: &str) -> serde_json::Value {
+    let node = package_variant::yaml::parse(stdout).expect("output parses");
+    let json = package_variant::yaml::to_json(&node).expect("output converts");
+    json["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|i| i["metadata"]["name"] == name))
+        .map(|i| i["data"].clone())
+        .unwrap_or_default()
+}
+
+/// 45,000 keys merged into an in-cluster object's data with `<<` (about as many as the alias
+/// expansion limit of 100,000 values allows), half of them set again explicitly: injected
+/// whole, the explicit keys winning. The merge was quadratic: 20k keys took 4.9 s, 40k 22.7 s.
+#[test]
+fn merge_keys_of_45k_keys_are_read_in_linear_time() {
+    let n = 45_000;
+    let out = run(&hostile::merge_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "endpoints");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(n));
+    assert_eq!(data["k0"], "own");
+    assert_eq!(data["k1"], "v");
+    assert_eq!(data[format!("k{}", n - 1)], "v");
+}
+
+/// A package context of 100,000 keys: 100,000 set, 50,000 changed, 25,000 removed (the old
+/// merge of the whole map was quadratic: over 600 s at 1M keys).
+#[test]
+fn a_context_of_100k_keys_is_edited_in_linear_time() {
+    let n = 100_000;
+    let out = run(&hostile::context(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(1 + n - n / 4 + n));
+    assert_eq!(data["k0"], serde_json::Value::Null);
+    assert_eq!(data["k2"], "changed");
+    assert_eq!(data["k3"], "v");
+    assert_eq!(data["new99999"], "x");
+}
+
+/// 200,000 removeKeys (40,000 took 8.4 s).
+#[test]
+fn removing_200k_keys_is_linear() {
+    let n = 200_000;
+    let out = run(&hostile::remove_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data, serde_json::json!({"name": "pkg"}));
+}
+
+/// 100,000 keys and a list of 100,000 items injected over equal-sized old ones, in reverse
+/// order: kyaml's formatting rules (keys keep their place, equal items keep theirs) in linear
+/// time.
+#[test]
+fn a_wide_injection_of_100k_keys_and_items_is_linear() {
+    let n = 100_000;
+    let out = run(&hostile::inject_wide(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    // Existing keys keep their place (k0 first), with the new values.
+    assert!(
+        items.contains("  data:\n    k0: new\n    k1: new\n"),
+        "{}",
+        &items[..2000.min(items.len())]
+    );
+    // The list takes the new order.
+    assert!(items.contains(&format!("    list:\n    - {{a: {}}}\n", n - 1)));
+}
+
+/// 80,000 aliases to a value the injection replaces are written out as the value they meant;
+/// past the alias expansion limit (100,000) it is an error result and nothing changes.
+#[test]
+fn aliases_written_out_after_an_edit_are_bounded() {
+    let out = run(&hostile::aliases_written_out(80_000));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert!(items.contains("    c0: placeholder\n") && items.contains("    c79999: placeholder\n"));
+    assert!(items.contains("    db: &d db.example.com\n"));
+
+    let input = hostile::aliases_written_out(100_001);
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["YAML aliases expand to more than 100000 values"],
+    );
+}

@@ -12,6 +12,7 @@ use crate::krm::results::ResultItem;
 use crate::package_variant::package::Package;
 use crate::yaml::alias::{self, is_merge_key, Budget, Reader};
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
+use crate::yaml::resolve::Resolved;
 use crate::yaml::{from_json_sorted, Entry, Kind, Node, Trivia};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -33,15 +34,16 @@ pub struct ContextEdit<'e> {
 
 /// What an edit changes in `data`, decided before anything is touched.
 struct Plan {
-    /// Keys whose value changes, with the new value (in the edit's order).
-    set: Vec<(String, String)>,
-    /// Keys present now that go.
-    remove: Vec<String>,
+    /// Keys whose value changes, with the new value (in the edit's order) and where the key
+    /// stands when the mapping sets it itself.
+    set: Vec<(String, String, Option<usize>)>,
+    /// Positions of the keys present now that go (all the mapping's own unless `write_out`).
+    remove: Vec<usize>,
+    /// The keys that go, by name.
+    remove_keys: Vec<String>,
     /// `data` must be rebuilt as a plain mapping first: it is an alias or comes from a merge
     /// key, or a key to remove comes from a merge key.
     write_out: bool,
-    /// Where each key the mapping sets itself stands (alias keys read through).
-    own: HashMap<String, usize>,
 }
 
 /// Applies `edit` to the package context. Nothing to do → nothing read, and a missing context is
@@ -92,9 +94,13 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
     let mut plan = plan;
     let replacement = if plan.write_out {
         let alias = merged || matches!(written.kind(), Kind::Alias(_));
-        let new_data = written_out(&r, data, &plan.remove, alias).map_err(|e| invalid(&e))?;
+        let new_data = written_out(&r, data, &plan.remove_keys, alias).map_err(|e| invalid(&e))?;
+        // Every key is the new mapping's own now, and the ones to remove are already gone.
+        let own = own_keys(&Reader::new(&new_data), &new_data).map_err(|e| invalid(&e))?;
+        for (k, _, at) in &mut plan.set {
+            *at = own.get(k.as_str()).copied();
+        }
         plan.remove.clear();
-        plan.own = own_keys(&Reader::new(&new_data), &new_data).map_err(|e| invalid(&e))?;
         Some(new_data)
     } else {
         None
@@ -123,45 +129,52 @@ fn plan<'n>(
         return Err(format!("the value of {k:?} is not a string"));
     }
     let current: HashMap<&str, &Node> = pairs.iter().copied().collect();
+    let own = own_keys(r, data)?;
     let removed: HashSet<&str> = edit.remove_keys.iter().map(String::as_str).collect();
     let set = edit
         .data
         .iter()
         .filter(|(k, v)| {
             !removed.contains(k.as_str())
-                && !current
-                    .get(k.as_str())
-                    .is_some_and(|n| n.same_value(&Node::string(v.as_str())))
+                && !current.get(k.as_str()).is_some_and(|n| is_string(n, v))
         })
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|(k, v)| (k.clone(), v.clone(), own.get(k.as_str()).copied()))
         .collect();
-    let mut remove: Vec<String> = edit
-        .remove_keys
+    let mut remove_keys: Vec<String> = removed
         .iter()
-        .filter(|k| current.contains_key(k.as_str()))
-        .cloned()
+        .filter(|k| current.contains_key(*k))
+        .map(|k| k.to_string())
         .collect();
-    remove.sort();
-    remove.dedup();
-    let own = own_keys(r, data)?;
+    remove_keys.sort();
     let write_out = merged
         || matches!(written.kind(), Kind::Alias(_))
-        || remove.iter().any(|k| !own.contains_key(k.as_str()));
+        || remove_keys.iter().any(|k| !own.contains_key(k.as_str()));
+    let remove = remove_keys
+        .iter()
+        .filter_map(|k| own.get(k.as_str()).copied())
+        .collect();
     Ok(Plan {
         set,
         remove,
+        remove_keys,
         write_out,
-        own,
     })
 }
 
+/// Whether `n` already reads as the string `v` (what assigning `v` would leave unchanged).
+fn is_string(n: &Node, v: &str) -> bool {
+    n.as_scalar()
+        .is_some_and(|s| s.value == v && s.resolved(n.tag()) == Resolved::Str)
+}
+
 /// The keys a mapping sets itself (not through a merge key), with their positions.
-fn own_keys<'n>(r: &Reader<'n>, data: &'n Node) -> Result<HashMap<String, usize>, String> {
-    let mut keys = HashMap::new();
-    for (i, e) in data.entries().unwrap_or(&[]).iter().enumerate() {
+fn own_keys<'n>(r: &Reader<'n>, data: &'n Node) -> Result<HashMap<&'n str, usize>, String> {
+    let entries = data.entries().unwrap_or(&[]);
+    let mut keys = HashMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
         if !is_merge_key(&e.key) {
             if let Some(s) = r.deref(&e.key)?.as_scalar() {
-                keys.insert(s.value.clone(), i);
+                keys.insert(s.value.as_str(), i);
             }
         }
     }
@@ -194,7 +207,7 @@ fn written_out<'n>(
             Some(e) => e.clone(),
             None => Entry {
                 key: Node::string(k),
-                value: alias::expanded(r, v, &mut budget)?,
+                value: alias::expanded(r, v, &mut budget, true)?,
                 trivia: Trivia::default(),
             },
         });
@@ -206,26 +219,22 @@ fn written_out<'n>(
     Ok(m)
 }
 
-/// Sets and removes keys of `data`, whose keys to remove are all its own.
+/// Sets and removes keys of `data` at the positions the plan found, and appends new keys.
 fn edit_in_place(data: &mut Node, plan: &Plan) {
     let mut new = serde_json::Map::new();
     let Some(es) = data.entries_mut() else {
         return;
     };
-    for (k, v) in &plan.set {
-        match plan.own.get(k) {
-            Some(&p) => es[p].value.assign(Node::string(v.as_str())),
+    for (k, v, at) in &plan.set {
+        match at {
+            Some(p) => es[*p].value.assign(Node::string(v.as_str())),
             None => {
                 new.insert(k.clone(), Value::String(v.clone()));
             }
         }
     }
     if !plan.remove.is_empty() {
-        let gone: HashSet<usize> = plan
-            .remove
-            .iter()
-            .filter_map(|k| plan.own.get(k).copied())
-            .collect();
+        let gone: HashSet<usize> = plan.remove.iter().copied().collect();
         let mut p = 0;
         es.retain(|_| {
             p += 1;
@@ -233,8 +242,9 @@ fn edit_in_place(data: &mut Node, plan: &Plan) {
         });
     }
     // New keys in kyaml's order, after every existing one.
-    if let Kind::Mapping(added) = from_json_sorted(&Value::Object(new)).kind() {
-        es.extend(added.iter().cloned());
+    let mut added = from_json_sorted(&Value::Object(new));
+    if let Some(added) = added.entries_mut() {
+        es.append(added);
     }
 }
 

@@ -191,7 +191,12 @@ pub fn field_json(root: &Node, value: &Node) -> Result<serde_json::Value, String
         return to_json(value);
     }
     let mut budget = Budget::new(MAX_ALIAS_EXPANSION);
-    to_json(&alias::expanded(&Reader::new(root), value, &mut budget)?)
+    to_json(&alias::expanded(
+        &Reader::new(root),
+        value,
+        &mut budget,
+        false,
+    )?)
 }
 
 /// Makes the node at `keys` one the object holds itself, so that an edit there lands where kpt
@@ -215,7 +220,7 @@ pub fn own_path(tree: &mut Node, keys: &[&str]) -> Result<(), String> {
                 },
             };
             let mut budget = Budget::new(MAX_ALIAS_EXPANSION);
-            alias::expanded(&r, value, &mut budget)?
+            alias::expanded(&r, value, &mut budget, true)?
         };
         if let Some(parent) = tree.path_mut(parents) {
             parent.set(key, replacement);

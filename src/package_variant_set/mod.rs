@@ -99,5 +99,5 @@ fn spec_is(tree: &Node, new: &Node) -> bool {
         return spec.same_value(new);
     }
     let mut budget = yaml::alias::Budget::new(yaml::json::MAX_ALIAS_EXPANSION);
-    yaml::alias::expanded(&r, spec, &mut budget).is_ok_and(|s| s.same_value(new))
+    yaml::alias::expanded(&r, spec, &mut budget, false).is_ok_and(|s| s.same_value(new))
 }

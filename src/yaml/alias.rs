@@ -272,21 +272,31 @@ impl Budget {
 }
 
 /// A copy of `n` with every alias replaced by a copy of what it means (read in the tree of
-/// `r`), without anchors and without source text, so it is written from the tree. Each node
-/// copied takes one from `budget`.
-pub fn expanded<'n>(r: &Reader<'n>, n: &'n Node, budget: &mut Budget) -> Result<Node, String> {
-    expand(r, n, budget, 0)
+/// `r`), without anchors and without source text, so it is written from the tree. Every value
+/// copied from behind an alias takes one from `budget` (keys are free, as in
+/// [`crate::yaml::json::to_json`]); `behind_alias`: `n` itself is what an alias means.
+pub fn expanded<'n>(
+    r: &Reader<'n>,
+    n: &'n Node,
+    budget: &mut Budget,
+    behind_alias: bool,
+) -> Result<Node, String> {
+    expand(r, n, budget, behind_alias, 0)
 }
 
 fn expand<'n>(
     r: &Reader<'n>,
     n: &'n Node,
     budget: &mut Budget,
+    behind_alias: bool,
     depth: usize,
 ) -> Result<Node, String> {
-    budget.take()?;
     if depth > MAX_DEPTH {
         return Err("YAML aliases nest too deeply to be written out".to_string());
+    }
+    let behind_alias = behind_alias || matches!(n.kind(), Kind::Alias(_));
+    if behind_alias {
+        budget.take()?;
     }
     let n = r.deref(n)?;
     let kind = match n.kind() {
@@ -297,8 +307,8 @@ fn expand<'n>(
                 .iter()
                 .map(|e| {
                     Ok(Entry {
-                        key: expand(r, &e.key, budget, depth + 1)?,
-                        value: expand(r, &e.value, budget, depth + 1)?,
+                        key: expand(r, &e.key, &mut Budget::new(1), false, depth + 1)?,
+                        value: expand(r, &e.value, budget, behind_alias, depth + 1)?,
                         trivia: Trivia::default(),
                     })
                 })
@@ -309,7 +319,7 @@ fn expand<'n>(
                 .iter()
                 .map(|i| {
                     Ok(Item {
-                        value: expand(r, &i.value, budget, depth + 1)?,
+                        value: expand(r, &i.value, budget, behind_alias, depth + 1)?,
                         trivia: Trivia::default(),
                     })
                 })
@@ -370,7 +380,7 @@ pub fn keep_alias_meanings(
     let r = Reader::new(original);
     let mut budget = Budget::new(budget);
     for (path, target) in &repairs {
-        let value = expanded(&r, target, &mut budget)?;
+        let value = expanded(&r, target, &mut budget, true)?;
         if let Some(slot) = node_at_mut(edited, path) {
             *slot = value;
         }
