@@ -63,6 +63,13 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function]) -> ! {
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
             EXITS_AFTER_RUN.with(|e| e.set(true));
+            if stdout_closed_at_start() {
+                write_and_exit(&Outcome {
+                    stdout: String::new(),
+                    stderr: "package-variant: stdout is closed: the output ResourceList cannot be written".to_string(),
+                    exit_code: 1,
+                })
+            }
             // The output goes to stdout as it is written (see `ResourceList::emit_to`).
             let mut stdout = std::io::stdout().lock();
             let outcome = process_with(&input, functions, false, Some(&mut stdout));
@@ -76,6 +83,26 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function]) -> ! {
         stderr: "package-variant: internal error while processing the input".to_string(),
         exit_code: 1,
     })
+}
+
+/// Whether the process started with stdout closed. The Rust runtime then puts `/dev/null`,
+/// opened read-write, in its place (a shell's `> /dev/null` opens it write-only): writing there
+/// would lose the output and exit 0, as if the run had succeeded.
+#[cfg(target_os = "linux")]
+fn stdout_closed_at_start() -> bool {
+    let null =
+        std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t == std::path::Path::new("/dev/null"));
+    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 == 0o2)
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_closed_at_start() -> bool {
+    false
 }
 
 fn write_and_exit(outcome: &Outcome) -> ! {
