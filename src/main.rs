@@ -1,36 +1,119 @@
 //! The `package-variant` binary: a KRM function. Reads a ResourceList on stdin, writes one on
-//! stdout, exits 1 when any result is an error.
+//! stdout, exits 1 when any result is an error. `--help` is the function's documentation (what
+//! `kpt fn doc` shows); its field reference is rendered from the schemas in fnconfig/schemas/.
+
+mod reference;
 
 use std::io::Read;
 
-const USAGE: &str = "\
-package-variant: a KRM function for Porch PackageVariant mutations and PackageVariantSet expansion
+const ABOUT: &str = "\
+package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and
+expands a PackageVariantSet into PackageVariants, leaving every byte it does not change as it was.
 
-USAGE:
-    package-variant < resource-list.yaml > out.yaml
-    kpt fn eval PKG --exec package-variant --fn-config pv.yaml
-    kpt fn eval PKG --exec package-variant -- key=value ...
+It reads one ResourceList (config.kubernetes.io/v1) on stdin and writes one on stdout. The
+functionConfig selects what it does:
+  PackageVariant     config.porch.kpt.dev/v1alpha1  package context, Kptfile pipeline, config
+                                                    injection with conditions and readiness gates
+  PackageVariantSet  config.porch.kpt.dev/v1alpha2  creates, updates and deletes the set's
+                                                    PackageVariants among the items
+  ConfigMap          v1                             its data becomes package context data
+A run is all or nothing (on an error the items come back unchanged, with the error results) and
+idempotent (running it again changes nothing).
 
-Reads one ResourceList (config.kubernetes.io/v1) on stdin and writes one on stdout.
-The functionConfig selects the function:
-    PackageVariant     (config.porch.kpt.dev/v1alpha1)  package context, pipeline, injection
-    PackageVariantSet  (config.porch.kpt.dev/v1alpha2)  emits the PackageVariants of a set
-    ConfigMap          (v1)                             package context data (key=value)
-Exit code 1 when any result has severity error or the input is not a ResourceList.
+HOW TO RUN
+  1. kpt fn eval with a functionConfig file (the binary on PATH, or the image):
+       kpt fn eval PKG --exec package-variant --fn-config pv.yaml
+       kpt fn eval PKG --image ghcr.io/package-variant/package-variant:v0.1.0 --fn-config pv.yaml
+  2. kpt fn eval with key=value arguments: kpt passes a ConfigMap, whose data is set in the
+     package context (the keys name and package-path are reserved):
+       kpt fn eval PKG --exec package-variant -- region=us-east1 tier=gold
+  3. A Kptfile pipeline (kpt fn render; exec: needs --allow-exec), or a ResourceList on stdin:
+       pipeline:
+         mutators:
+         - image: ghcr.io/package-variant/package-variant:v0.1.0
+           configPath: variant.yaml
+       kpt fn source PKG | kpt fn eval - --exec package-variant --fn-config pv.yaml | kpt fn sink OUT
+       kubectl get repositories,packagerevisions,packagevariants -n NS -o yaml \\
+         | kpt fn eval - --exec package-variant --fn-config pvs.yaml
+       package-variant < resource-list.yaml > out.yaml
 
-OPTIONS:
-    -h, --help       print this help
-    -V, --version    print the version
+  Objects from the cluster are items: config injection reads only items annotated
+  config.porch.kpt.dev/in-cluster: \"true\" in the PackageVariant's namespace; a
+  PackageVariantSet reads the Repositories, the upstream PackageRevision, the existing
+  PackageVariants and the objects an objectSelector names, in the set's namespace.
+
+EXIT CODES
+  0  done; the results may hold warnings and info (an unfilled required injection point is a
+     warning, and its readiness gate stays unmet)
+  1  an error result (the items come back unchanged), or the input is not a ResourceList (one
+     line on stderr, nothing on stdout)
+  2  an unknown command-line argument
+
+OPTIONS
+  -h, --help     print this documentation
+  -V, --version  print the version
+
+EXAMPLES
+  PackageVariant (kpt fn eval PKG --exec package-variant --fn-config pv.yaml):
+    apiVersion: config.porch.kpt.dev/v1alpha1
+    kind: PackageVariant
+    metadata:
+      name: web-us-east1
+    spec:
+      upstream: {repo: blueprints, package: web, revision: 3}
+      downstream: {repo: edge-us-east1, package: web}
+      packageContext:
+        data: {region: us-east1}
+        removeKeys: [legacy-key]
+      pipeline:
+        mutators:
+        - name: namespace
+          image: ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4.1
+          configMap: {namespace: web}
+      injectors:
+      - kind: ConfigMap
+        name: us-east1-endpoints
+
+  PackageVariantSet (kubectl get ... -o yaml | kpt fn eval - --exec package-variant --fn-config pvs.yaml):
+    apiVersion: config.porch.kpt.dev/v1alpha2
+    kind: PackageVariantSet
+    metadata:
+      name: fleet-web
+    spec:
+      upstream: {repo: blueprints, package: web, revision: 2}
+      targets:
+      - repositorySelector:
+          matchLabels: {env: prod}
+        template:
+          packageContext:
+            dataExprs:
+            - key: region
+              valueExpr: repository.labels['region']
+
+  ConfigMap (what kpt builds from kpt fn eval PKG --exec package-variant -- region=us-east1):
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: function-input
+    data:
+      region: us-east1
+
 ";
 
 fn main() {
     let mut args = std::env::args().skip(1);
     if let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => {
-                print!("{USAGE}");
-                return;
-            }
+            "-h" | "--help" => match reference::render() {
+                Ok(reference) => {
+                    print!("{ABOUT}{reference}");
+                    return;
+                }
+                Err(e) => {
+                    eprintln!("package-variant: cannot read the embedded schemas: {e}");
+                    std::process::exit(1);
+                }
+            },
             "-V" | "--version" => {
                 println!("package-variant {}", env!("CARGO_PKG_VERSION"));
                 return;

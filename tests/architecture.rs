@@ -1,6 +1,8 @@
 //! The layout's rules, checked on the source so they cannot erode: which part of `src/` may
 //! use which (README › Design › The map).
 //!
+//! No source file is longer than [`MAX_FILE_LINES`] (tests aside).
+//!
 //! A module's dependencies are the `crate::<part>` paths and `super::<module>` imports in its
 //! non-test code (everything before the first `#[cfg(test)]`, comments aside; files named
 //! `tests.rs` are tests).
@@ -154,4 +156,27 @@ fn yaml_layers_have_no_circle() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Most lines in one source file: a file that grows past it is split by job.
+const MAX_FILE_LINES: usize = 600;
+
+#[test]
+fn files_fit_in_one_read() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.sort();
+    let long: Vec<String> = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+        .filter_map(|f| {
+            let n = fs::read_to_string(f).unwrap().lines().count();
+            (n > MAX_FILE_LINES).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these by job (at most {MAX_FILE_LINES} lines):\n{}",
+        long.join("\n")
+    );
 }

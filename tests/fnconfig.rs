@@ -1,4 +1,4 @@
-//! The `fnconfig/` samples and schemas, and the image recipe.
+//! The `fnconfig/` samples and schemas.
 //!
 //! - `fnconfig/schemas/*.yaml` are structural CRD schemas with Porch's group, versions and names.
 //! - Every `fnconfig/*.yaml` sample is valid against the schema of its kind (see
@@ -7,7 +7,6 @@
 //! - Every sample runs through the binary over one package plus the cluster objects the samples
 //!   name, exits 0 with no error result, and changes something (a sample that does nothing would
 //!   show nothing).
-//! - The Dockerfile's final stage runs `/package-variant` as a non-root numeric user.
 
 mod common;
 mod openapi;
@@ -357,105 +356,6 @@ fn every_sample_runs_through_the_binary() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The instructions of the Dockerfile's last stage, continuation lines joined, comments dropped.
-fn final_stage(dockerfile: &str) -> Vec<String> {
-    let joined = dockerfile.replace("\\\n", " ");
-    let lines: Vec<String> = joined
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect();
-    let last_from = lines
-        .iter()
-        .rposition(|l| l.to_uppercase().starts_with("FROM "))
-        .expect("Dockerfile has no FROM");
-    lines[last_from..].to_vec()
-}
-
-/// What is wrong with a Dockerfile (and its .dockerignore) for the function's image.
-fn dockerfile_problems(dockerfile: &str, dockerignore: &str) -> Vec<String> {
-    let mut problems = Vec::new();
-    let stage = final_stage(dockerfile);
-    let instr = |name: &str| -> Vec<&str> {
-        stage
-            .iter()
-            .filter_map(|l| {
-                l.split_once(char::is_whitespace)
-                    .filter(|(i, _)| i.eq_ignore_ascii_case(name))
-                    .map(|(_, rest)| rest.trim())
-            })
-            .collect()
-    };
-    // The last USER wins; it must be numeric (Kubernetes runAsNonRoot can only check a number)
-    // and not root.
-    match instr("USER").last() {
-        None => problems.push("the final stage sets no USER".to_string()),
-        Some(user) => {
-            let (uid, gid) = user.split_once(':').unwrap_or((user, user));
-            let ok = |s: &str| {
-                s.chars().all(|c| c.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|n| n != 0)
-            };
-            if !(ok(uid) && ok(gid)) {
-                problems.push(format!("USER {user} is not a numeric non-root uid:gid"));
-            }
-        }
-    }
-    if instr("ENTRYPOINT") != [r#"["/package-variant"]"#] {
-        problems.push(format!(
-            "ENTRYPOINT must be [\"/package-variant\"] (exec form), found {:?}",
-            instr("ENTRYPOINT")
-        ));
-    }
-    if !instr("COPY")
-        .iter()
-        .any(|c| c.starts_with("--from=") && c.ends_with(" /package-variant"))
-    {
-        problems.push("the final stage does not copy the built binary to /package-variant".into());
-    }
-    // The build stage links statically, so the binary runs on any base.
-    if !dockerfile.contains("+crt-static") {
-        problems.push("the build does not ask for a static binary (+crt-static)".into());
-    }
-    for entry in ["target", ".git"] {
-        if !dockerignore
-            .lines()
-            .any(|l| l.trim().trim_matches('/') == entry)
-        {
-            problems.push(format!(".dockerignore does not exclude {entry}"));
-        }
-    }
-    problems
-}
-
-#[test]
-fn dockerfile_runs_the_static_binary_as_non_root() {
-    let dockerfile = fs::read_to_string(root().join("Dockerfile")).unwrap();
-    let ignore = fs::read_to_string(root().join(".dockerignore")).unwrap_or_default();
-    assert_eq!(
-        dockerfile_problems(&dockerfile, &ignore),
-        Vec::<String>::new()
-    );
-}
-
-#[test]
-fn dockerfile_check_catches_root_and_a_wrong_entrypoint() {
-    let bad = "FROM rust AS build\nRUN cargo build\nUSER 65534:65534\n\
-               FROM alpine\n# USER 1:1\nCOPY --from=build /src/target/release/package-variant /package-variant\n\
-               USER 65534:65534\nUSER root\nENTRYPOINT /package-variant\n";
-    assert_eq!(
-        dockerfile_problems(bad, "target\n"),
-        [
-            "USER root is not a numeric non-root uid:gid",
-            "ENTRYPOINT must be [\"/package-variant\"] (exec form), found [\"/package-variant\"]",
-            "the build does not ask for a static binary (+crt-static)",
-            ".dockerignore does not exclude .git",
-        ]
-    );
-    let no_user = "FROM alpine\nENTRYPOINT [\"/package-variant\"]\n";
-    assert!(dockerfile_problems(no_user, "").contains(&"the final stage sets no USER".to_string()));
-}
-
 /// The YAML files under `dir`, recursively (dot directories included: `.expected` holds the
 /// examples' functionConfigs).
 fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -498,58 +398,4 @@ fn every_porch_object_in_the_examples_is_valid() {
         "only {checked} Porch objects found under examples/"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn catalog_metadata_is_complete_and_points_at_real_examples() {
-    let meta = yaml_to_json(
-        &fs::read_to_string(root().join("metadata.yaml")).unwrap(),
-        "metadata.yaml",
-    );
-    let keys: Vec<&str> = meta
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "image",
-            "description",
-            "tags",
-            "sourceURL",
-            "examplePackageURLs",
-            "emails",
-            "license"
-        ]
-    );
-    assert_eq!(
-        meta["image"],
-        json!(format!(
-            "ghcr.io/package-variant/package-variant:v{}",
-            env!("CARGO_PKG_VERSION")
-        ))
-    );
-    assert_eq!(meta["license"], env!("CARGO_PKG_LICENSE"));
-    for tag in meta["tags"].as_array().unwrap() {
-        assert!(
-            ["mutator", "validator", "generator"].contains(&tag.as_str().unwrap_or_default()),
-            "tag {tag}"
-        );
-    }
-    assert!(!meta["emails"].as_array().unwrap().is_empty());
-    let prefix = format!("{}/tree/main/", meta["sourceURL"].as_str().unwrap());
-    let urls = meta["examplePackageURLs"].as_array().unwrap();
-    assert!(!urls.is_empty());
-    for url in urls {
-        let url = url.as_str().unwrap();
-        let rel = url
-            .strip_prefix(&prefix)
-            .unwrap_or_else(|| panic!("{url} is not under {prefix}"));
-        assert!(
-            root().join(rel).join(".expected/config.yaml").is_file(),
-            "{url}: no tested example at {rel}"
-        );
-    }
 }

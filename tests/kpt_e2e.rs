@@ -1,57 +1,105 @@
-//! End-to-end tests under real kpt, in the kpt functions catalog's manner.
+//! The examples under real kpt, the way kpt's own test runner runs them.
 //!
-//! Every `examples/<name>/` with an `.expected/config.yaml` is copied to a temporary git
-//! repository, kpt runs the binary on it, and `git diff` must equal `.expected/diff.patch`.
-//! Each example runs twice: the second run must change nothing.
+//! Every directory under `examples/` with an `.expected/` directory is a test case in the
+//! layout of kpt's `pkg/test/runner` (which the kpt functions catalog's e2e uses), and this
+//! test does what that runner does, without a container runtime:
 //!
-//! `.expected/config.yaml` keys:
-//! - `testType`: `eval` (default) or `render` (`kpt fn render --allow-exec`; the Kptfile's
-//!   `exec:` paths are relative to the repository root, which is kpt's working directory here)
-//! - `route`: `in-place` (default) or `stdin` (`kpt fn source | kpt fn eval - | kpt fn sink`)
-//! - `fnConfig`: the functionConfig file, relative to the example
-//! - `args`: a map passed as `-- key=value`
-//! - `inCluster`: (stdin route) a file of objects added to the ResourceList's items, the way
-//!   `kubectl get -o yaml` output would be fed in
-//! - `exitCode`: kpt's expected exit code (default 0)
+//! - `.expected/config.yaml`: `testType` (`eval` or `render`, default `render`), `exitCode`,
+//!   `image` or `execPath`, `fnConfig` and `execPath` (relative to `.expected/`), `args`
+//!   (passed after `--`), `allowExec`, `includeMetaResources`, `stdErr` (a part of kpt's
+//!   stderr), `skip`. Any other key fails the test: kpt's runner would ignore it silently.
+//! - `.expected/exec.sh` replaces the kpt command (the stdin route and other pipelines); it
+//!   runs with bash in the package.
+//! - `.expected/diff.patch`: `git diff` from the package as copied to the package after the
+//!   run; `.expected/results.yaml`: the results file kpt writes with `--results-dir`.
 //!
-//! Set `UPDATE_EXPECTED=1` to rewrite the `diff.patch` files (then review them with git diff).
+//! The case is copied to a temporary git repository and run twice: each run must exit with
+//! `exitCode` and leave exactly `diff.patch`, so the second run must change nothing; results
+//! and stderr are compared on the first run. An error exit stops after the first run.
+//!
+//! The one liberty: an `image:` case runs this crate's binary with `--exec package-variant`
+//! (the binary is put first on `PATH`, as `cargo install` would), and in the results file
+//! `exec: package-variant` stands for `image: <image>`. `exec.sh` scripts and `exec:` pipeline
+//! steps find the binary on `PATH` too.
+//!
+//! `KPT_E2E_UPDATE_EXPECTED=true cargo test --test kpt_e2e` rewrites the expected diffs and
+//! results (as kpt's runner does); review them with `git diff`.
+
+mod shell;
 
 use package_variant::yaml;
+use shell::{bin_dir, path_with, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const KPT_VERSION: &str = "1.0.0-beta.56";
+/// The image name (without tag) of this function: `metadata.yaml`'s `image`.
+const IMAGE: &str = "ghcr.io/package-variant/package-variant";
 
+/// The `.expected/config.yaml` keys kpt's runner reads that the examples use.
 #[derive(Default, Debug)]
 struct Config {
     test_type: String,
-    route: String,
+    exit_code: i32,
+    image: Option<String>,
+    exec_path: Option<String>,
     fn_config: Option<String>,
     args: Vec<(String, String)>,
-    in_cluster: Option<String>,
-    exit_code: i32,
+    allow_exec: bool,
+    include_meta_resources: bool,
+    std_err: String,
+    skip: bool,
 }
 
-fn read_config(path: &Path) -> Config {
-    let text = fs::read_to_string(path).unwrap();
-    let node = yaml::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let s = |k: &str| node.str_at(&[k]).map(str::to_string);
-    Config {
-        test_type: s("testType").unwrap_or_else(|| "eval".into()),
-        route: s("route").unwrap_or_else(|| "in-place".into()),
-        fn_config: s("fnConfig"),
-        args: node
-            .get("args")
-            .map(|m| {
-                m.pairs()
-                    .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        in_cluster: s("inCluster"),
-        exit_code: s("exitCode").and_then(|c| c.parse().ok()).unwrap_or(0),
+fn read_config(path: &Path) -> Result<Config, String> {
+    let mut cfg = Config {
+        test_type: "render".into(),
+        ..Config::default()
+    };
+    let Ok(text) = fs::read_to_string(path) else {
+        return Ok(cfg);
+    };
+    let node = yaml::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let string = |v: &yaml::Node, k: &str| {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{}: {k} must be a string", path.display()))
+    };
+    let boolean = |v: &yaml::Node, k: &str| match v.as_str() {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        _ => Err(format!("{}: {k} must be true or false", path.display())),
+    };
+    for (key, value) in node.pairs() {
+        match key {
+            "testType" => cfg.test_type = string(value, key)?,
+            "exitCode" => {
+                cfg.exit_code = string(value, key)?
+                    .parse()
+                    .map_err(|e| format!("{}: exitCode: {e}", path.display()))?
+            }
+            "image" => cfg.image = Some(string(value, key)?),
+            "execPath" => cfg.exec_path = Some(string(value, key)?),
+            "fnConfig" => cfg.fn_config = Some(string(value, key)?),
+            "args" => {
+                for (k, v) in value.pairs() {
+                    cfg.args.push((k.to_string(), string(v, k)?));
+                }
+            }
+            "allowExec" => cfg.allow_exec = boolean(value, key)?,
+            "includeMetaResources" => cfg.include_meta_resources = boolean(value, key)?,
+            "stdErr" => cfg.std_err = string(value, key)?,
+            "skip" => cfg.skip = boolean(value, key)?,
+            other => {
+                return Err(format!(
+                    "{}: unknown key {other:?} (kpt's test runner does not read it)",
+                    path.display()
+                ))
+            }
+        }
     }
+    Ok(cfg)
 }
 
 fn kpt_available() {
@@ -60,7 +108,10 @@ fn kpt_available() {
         Ok(o) if o.status.success() => {
             let v = String::from_utf8_lossy(&o.stdout);
             if !v.contains(KPT_VERSION) {
-                eprintln!("note: kpt {} found; the examples were recorded with kpt {KPT_VERSION}", v.trim());
+                eprintln!(
+                    "note: kpt {} found; the examples were recorded with kpt {KPT_VERSION}",
+                    v.trim()
+                );
             }
         }
         _ => panic!(
@@ -83,18 +134,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// git with no user or system configuration, as kpt's runner runs it.
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args([
-            "-c",
-            "user.email=e2e@example.com",
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "core.autocrlf=false",
-        ])
+        .args(["-c", "user.name=none", "-c", "user.email=none"])
         .args(args)
         .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_DIFF_OPTS", "")
         .output()
         .expect("git");
     assert!(
@@ -105,307 +153,295 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// `git diff` of everything, new files included, without the `index` lines (they only repeat
-/// blob hashes).
-fn diff(dir: &Path) -> String {
-    git(dir, &["add", "-A"]);
-    git(dir, &["diff", "--cached", "--no-color", "--no-ext-diff"])
-        .lines()
-        .filter(|l| !l.starts_with("index "))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// A scratch directory under the system temp dir, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!(
-            "package-variant-e2e-{}-{}-{}",
-            name,
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs kpt once as the config says; returns kpt's exit code and output.
-fn run_kpt(cfg: &Config, work: &Path, pkg: &Path, bin: &Path) -> (i32, String) {
-    let fn_config = cfg.fn_config.as_ref().map(|f| pkg.join(f));
-    let mut fn_args: Vec<String> = Vec::new();
-    if let Some(f) = &fn_config {
-        fn_args.push("--fn-config".into());
-        fn_args.push(f.display().to_string());
-    }
-    if !cfg.args.is_empty() {
-        fn_args.push("--".into());
-        for (k, v) in &cfg.args {
-            fn_args.push(format!("{k}={v}"));
+/// One run of the case's command; returns (exit code, stderr).
+fn run_once(case: &Path, cfg: &Config, pkg: &Path, scratch: &Path, bin: &Path) -> (i32, String) {
+    let expected = case.join(".expected");
+    let results_dir = scratch.join("results");
+    let mut cmd = if expected.join("exec.sh").is_file() {
+        let mut c = Command::new("bash");
+        c.arg(expected.join("exec.sh")).current_dir(pkg);
+        c
+    } else {
+        let mut c = Command::new("kpt");
+        c.current_dir(scratch);
+        match cfg.test_type.as_str() {
+            "eval" => {
+                c.args(["fn", "eval"]).arg(pkg);
+                if expected.join("results.yaml").is_file() {
+                    c.arg("--results-dir").arg(&results_dir);
+                }
+                match (&cfg.image, &cfg.exec_path) {
+                    (Some(image), _) => {
+                        assert!(
+                            image.starts_with(&format!("{IMAGE}:")),
+                            "{}: image {image} is not {IMAGE}",
+                            case.display()
+                        );
+                        c.args(["--exec", "package-variant"]);
+                    }
+                    (None, Some(exec)) => {
+                        c.arg("--exec").arg(expected.join(exec));
+                    }
+                    (None, None) => {
+                        panic!("{}: an eval case needs image or execPath", case.display())
+                    }
+                }
+                if let Some(f) = &cfg.fn_config {
+                    c.arg("--fn-config").arg(expected.join(f));
+                }
+                if cfg.include_meta_resources {
+                    c.arg("--include-meta-resources");
+                }
+                if !cfg.args.is_empty() {
+                    c.arg("--");
+                    c.args(cfg.args.iter().map(|(k, v)| format!("{k}={v}")));
+                }
+            }
+            "render" => {
+                c.args(["fn", "render"]).arg(pkg);
+                if expected.join("results.yaml").is_file() {
+                    c.arg("--results-dir").arg(&results_dir);
+                }
+                if cfg.allow_exec {
+                    c.arg("--allow-exec");
+                }
+            }
+            other => panic!("{}: unknown testType {other:?}", case.display()),
         }
-    }
-    let output = match (cfg.test_type.as_str(), cfg.route.as_str()) {
-        ("render", _) => Command::new("kpt")
-            .args(["fn", "render", "pkg", "--allow-exec"])
-            .current_dir(work)
-            .output()
-            .unwrap(),
-        ("eval", "in-place") => Command::new("kpt")
-            .args(["fn", "eval", "pkg", "--exec"])
-            .arg(bin)
-            .args(&fn_args)
-            .current_dir(work)
-            .output()
-            .unwrap(),
-        ("eval", "stdin") => return run_stdin_route(cfg, work, pkg, bin, &fn_args),
-        other => panic!("unknown testType/route {other:?}"),
+        c
     };
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.code().unwrap_or(-1), text)
+    let out = cmd.env("PATH", path_with(bin)).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
-/// `kpt fn source pkg | kpt fn eval - --exec BIN | kpt fn sink out`, then the package is
-/// replaced by what sink wrote.
-fn run_stdin_route(
-    cfg: &Config,
-    work: &Path,
-    pkg: &Path,
-    bin: &Path,
-    fn_args: &[String],
-) -> (i32, String) {
-    let source = Command::new("kpt")
-        .args(["fn", "source", "pkg"])
-        .current_dir(work)
-        .output()
-        .unwrap();
-    assert!(
-        source.status.success(),
-        "kpt fn source: {}",
-        String::from_utf8_lossy(&source.stderr)
-    );
-    let mut rl = String::from_utf8(source.stdout).unwrap();
-    if let Some(file) = &cfg.in_cluster {
-        rl = add_items(&rl, &fs::read_to_string(pkg.join(file)).unwrap());
-    }
-    let mut eval = Command::new("kpt")
-        .args(["fn", "eval", "-", "--exec"])
-        .arg(bin)
-        .args(fn_args)
-        .current_dir(work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        eval.stdin.take().unwrap().write_all(rl.as_bytes()).unwrap();
-    }
-    let evaluated = eval.wait_with_output().unwrap();
-    let mut log = String::from_utf8_lossy(&evaluated.stderr).to_string();
-    let code = evaluated.status.code().unwrap_or(-1);
-    if code != 0 {
-        return (code, log);
-    }
-    let out = work.join("out");
-    let _ = fs::remove_dir_all(&out);
-    let mut sink = Command::new("kpt")
-        .args(["fn", "sink", "out"])
-        .current_dir(work)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        sink.stdin
-            .take()
-            .unwrap()
-            .write_all(&evaluated.stdout)
-            .unwrap();
-    }
-    let sunk = sink.wait_with_output().unwrap();
-    log.push_str(&String::from_utf8_lossy(&sunk.stderr));
-    assert!(sunk.status.success(), "kpt fn sink: {log}");
-    // Replace the package's resource files with what sink wrote.
-    remove_resources(pkg);
-    if out.exists() {
-        copy_dir(&out, pkg);
-        fs::remove_dir_all(&out).unwrap();
-    }
-    (code, log)
-}
-
-/// Deletes the files kpt reads as resources (YAML and Kptfiles), keeping `.expected`, `.git`
-/// and everything else.
-fn remove_resources(dir: &Path) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type().unwrap().is_dir() {
-            remove_resources(&path);
-        } else if name == "Kptfile" || name.ends_with(".yaml") || name.ends_with(".yml") {
-            fs::remove_file(path).unwrap();
-        }
-    }
-}
-
-/// Appends the documents of `objects` (multi-document YAML) to the ResourceList's items.
-fn add_items(rl: &str, objects: &str) -> String {
-    let (head, tail) = match rl.find("\nfunctionConfig:") {
-        Some(i) => (&rl[..i + 1], &rl[i + 1..]),
-        None => (rl, ""),
+/// The results file kpt wrote, with `exec: package-variant` standing for the case's image.
+fn actual_results(results_dir: &Path, cfg: &Config) -> String {
+    let Ok(entries) = fs::read_dir(results_dir) else {
+        return String::new();
     };
-    let mut out = head.to_string();
-    for doc in objects.split("\n---\n") {
-        let doc = doc.trim_matches('\n');
-        if doc
-            .lines()
-            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-        {
-            continue;
-        }
-        for (i, line) in doc.lines().enumerate() {
-            out.push_str(if i == 0 {
-                "- "
-            } else if line.is_empty() {
-                ""
-            } else {
-                "  "
-            });
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out.push_str(tail);
-    out
+    let files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    assert!(files.len() <= 1, "more than one results file: {files:?}");
+    let Some(file) = files.first() else {
+        return String::new();
+    };
+    let text = fs::read_to_string(file).unwrap();
+    let text = match &cfg.image {
+        Some(image) => text.replace(
+            "  - exec: package-variant\n",
+            &format!("  - image: {image}\n"),
+        ),
+        None => text,
+    };
+    text.trim().to_string()
 }
 
-fn run_example(dir: &Path, bin: &Path) -> Result<(), String> {
-    let name = dir.file_name().unwrap().to_string_lossy().to_string();
-    let cfg = read_config(&dir.join(".expected/config.yaml"));
-    let scratch = Scratch::new(&name);
-    let work = &scratch.0;
-    let pkg = work.join("pkg");
-    copy_dir(dir, &pkg);
-    // kpt render resolves `exec:` against its working directory: give it the repository's
-    // layout for the binary.
-    let release = work.join("target/release");
-    fs::create_dir_all(&release).unwrap();
-    std::os::unix::fs::symlink(bin, release.join("package-variant")).unwrap();
+fn run_case(case: &Path, bin: &Path) -> Result<(), String> {
+    let name = case
+        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
+        .unwrap()
+        .display()
+        .to_string();
+    let cfg = read_config(&case.join(".expected/config.yaml"))?;
+    if cfg.skip {
+        eprintln!("{name}: skipped (skip: true)");
+        return Ok(());
+    }
+    let scratch = Scratch::new(&name.replace('/', "-"));
+    let pkg = scratch.0.join(case.file_name().unwrap());
+    copy_dir(case, &pkg);
     git(&pkg, &["init", "-q"]);
-    git(&pkg, &["add", "-A"]);
-    git(&pkg, &["commit", "-q", "-m", "before"]);
-
-    let (code, log) = run_kpt(&cfg, work, &pkg, bin);
-    if code != cfg.exit_code {
-        return Err(format!(
-            "{name}: kpt exited {code}, expected {}\n{log}",
-            cfg.exit_code
-        ));
-    }
-    let got = diff(&pkg);
-    let expected_path = dir.join(".expected/diff.patch");
-    if std::env::var_os("UPDATE_EXPECTED").is_some() {
-        fs::write(&expected_path, &got).unwrap();
-    }
-    let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-    if got != expected {
-        return Err(format!(
-            "{name}: git diff differs from .expected/diff.patch\n--- got ---\n{got}\n--- expected ---\n{expected}\n--- kpt ---\n{log}"
-        ));
-    }
-    // Second run on the result: nothing may change.
-    git(&pkg, &["commit", "-q", "--allow-empty", "-m", "first run"]);
-    let (code2, log2) = run_kpt(&cfg, work, &pkg, bin);
-    if code2 != cfg.exit_code {
-        return Err(format!("{name}: second run: kpt exited {code2}\n{log2}"));
-    }
-    let again = diff(&pkg);
-    if !again.is_empty() {
-        return Err(format!(
-            "{name}: the second run changed the package:\n{again}\n{log2}"
-        ));
+    git(&pkg, &["add", "--all"]);
+    git(&pkg, &["commit", "-q", "-m", "first", "--allow-empty"]);
+    let initial = git(&pkg, &["rev-parse", "HEAD"]).trim().to_string();
+    let expected_dir = case.join(".expected");
+    let update = std::env::var("KPT_E2E_UPDATE_EXPECTED").is_ok_and(|v| v == "true");
+    for run in 0..2 {
+        for script in ["setup.sh"] {
+            if expected_dir.join(script).is_file() {
+                return Err(format!("{name}: {script} is not supported here"));
+            }
+        }
+        let (code, log) = run_once(case, &cfg, &pkg, &scratch.0, bin);
+        git(&pkg, &["add", "--all"]);
+        git(&pkg, &["commit", "-q", "-m", "second", "--allow-empty"]);
+        let diff = git(&pkg, &["diff", &initial, "HEAD"]).trim().to_string();
+        let results = actual_results(&scratch.0.join("results"), &cfg);
+        if update && run == 0 {
+            if !diff.is_empty() {
+                fs::write(expected_dir.join("diff.patch"), format!("{diff}\n")).unwrap();
+            }
+            if !results.is_empty() && expected_dir.join("results.yaml").is_file() {
+                fs::write(expected_dir.join("results.yaml"), format!("{results}\n")).unwrap();
+            }
+        }
+        if code != cfg.exit_code {
+            return Err(format!(
+                "{name} (run {}): kpt exited {code}, expected {}\n{log}",
+                run + 1,
+                cfg.exit_code
+            ));
+        }
+        if run == 0 {
+            if !log.contains(&cfg.std_err) {
+                return Err(format!(
+                    "{name}: stderr does not contain {:?}\n{log}",
+                    cfg.std_err
+                ));
+            }
+            let expected =
+                fs::read_to_string(expected_dir.join("results.yaml")).unwrap_or_default();
+            if results != expected.trim() {
+                return Err(format!(
+                    "{name}: results differ from .expected/results.yaml\n--- got ---\n{results}\n--- expected ---\n{expected}\n--- kpt ---\n{log}"
+                ));
+            }
+        }
+        let expected = fs::read_to_string(expected_dir.join("diff.patch")).unwrap_or_default();
+        if diff != expected.trim() {
+            return Err(format!(
+                "{name} (run {}): git diff differs from .expected/diff.patch\n--- got ---\n{diff}\n--- expected ---\n{expected}\n--- kpt ---\n{log}",
+                run + 1
+            ));
+        }
+        if code != 0 {
+            break;
+        }
     }
     Ok(())
+}
+
+/// Every directory with `.expected/` under `dir`, as kpt's runner finds its cases.
+fn cases_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    if dir.join(".expected").is_dir() {
+        out.push(dir.to_path_buf());
+    }
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && path.file_name().is_some_and(|n| n != ".expected") {
+            cases_under(&path, out);
+        }
+    }
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut cases = Vec::new();
+    cases_under(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        &mut cases,
+    );
+    cases.sort();
+    cases
 }
 
 #[test]
 fn examples_under_kpt() {
     kpt_available();
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_package-variant"));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join(".expected/config.yaml").exists())
-        .collect();
-    dirs.sort();
-    assert!(
-        !dirs.is_empty(),
-        "no examples found under {}",
-        root.display()
-    );
-    let failures: Vec<String> = dirs
+    let scratch = Scratch::new("bin");
+    let bin = bin_dir(&scratch.0);
+    let cases = cases();
+    assert!(cases.len() >= 10, "only {} examples found", cases.len());
+    let failures: Vec<String> = cases
         .iter()
-        .filter_map(|d| run_example(d, &bin).err())
+        .filter_map(|c| run_case(c, &bin).err())
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    eprintln!("{} examples passed under kpt", dirs.len());
+    eprintln!("{} examples passed under kpt", cases.len());
 }
 
-/// The ConfigMap shortcut under real kpt refuses the reserved keys: kpt fails the step and the
-/// package is left as it was.
+/// The layout every example shares: a kpt package whose `.expected/` files kpt's runner reads
+/// and whose `.krmignore` keeps them (and the README) out of the package's resources.
 #[test]
-fn reserved_context_keys_are_refused_under_kpt() {
-    kpt_available();
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_package-variant"));
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/context-args");
-    for key in ["name", "package-path"] {
-        let scratch = Scratch::new("reserved");
-        let pkg = scratch.0.join("pkg");
-        copy_dir(&example, &pkg);
-        git(&pkg, &["init", "-q"]);
-        git(&pkg, &["add", "-A"]);
-        git(&pkg, &["commit", "-q", "-m", "before"]);
-        let out = Command::new("kpt")
-            .args(["fn", "eval", "pkg", "--exec"])
-            .arg(&bin)
-            .args(["--", "region=us-east1", &format!("{key}=other")])
-            .current_dir(&scratch.0)
-            .output()
-            .unwrap();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(out.status.code(), Some(1), "{key}: {log}");
-        assert!(
-            log.contains("[error] v1/ConfigMap/function-input data: ")
-                && log.contains(&format!("must not contain the key \"{key}\"")),
-            "{key}: {log}"
-        );
-        assert_eq!(diff(&pkg), "", "{key}: the package changed");
+fn examples_follow_the_runner_layout() {
+    let mut problems = Vec::new();
+    let mut errors = 0;
+    for case in cases() {
+        let name = case.display().to_string();
+        let expected = case.join(".expected");
+        match read_config(&expected.join("config.yaml")) {
+            Err(e) => problems.push(e),
+            Ok(cfg) => {
+                if cfg.exit_code != 0 {
+                    errors += 1;
+                    if !expected.join("results.yaml").is_file() && cfg.std_err.is_empty() {
+                        problems.push(format!(
+                            "{name}: an error case needs results.yaml or stdErr"
+                        ));
+                    }
+                }
+                if cfg.test_type == "eval" && !expected.join("exec.sh").is_file() {
+                    match &cfg.image {
+                        Some(image)
+                            if *image == format!("{IMAGE}:v{}", env!("CARGO_PKG_VERSION")) => {}
+                        other => problems.push(format!(
+                            "{name}: image {other:?} is not {IMAGE}:v{}",
+                            env!("CARGO_PKG_VERSION")
+                        )),
+                    }
+                }
+                if let Some(f) = &cfg.fn_config {
+                    if !expected.join(f).is_file() {
+                        problems.push(format!("{name}: fnConfig {f} is not in .expected/"));
+                    }
+                }
+            }
+        }
+        if !case.join("Kptfile").is_file() {
+            problems.push(format!("{name}: no Kptfile"));
+        }
+        if !case.join("README.md").is_file() {
+            problems.push(format!("{name}: no README.md"));
+        }
+        let ignore = fs::read_to_string(case.join(".krmignore")).unwrap_or_default();
+        for entry in [".expected", "README.md"] {
+            if !ignore.lines().any(|l| l.trim() == entry) {
+                problems.push(format!("{name}: .krmignore does not list {entry}"));
+            }
+        }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(errors >= 2, "only {errors} error-case examples");
+}
+
+/// The ConfigMap shortcut under real kpt refuses the other reserved key too: kpt fails the
+/// step and the package is left as it was.
+#[test]
+fn reserved_package_path_key_is_refused_under_kpt() {
+    kpt_available();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/context-args");
+    let scratch = Scratch::new("reserved");
+    let pkg = scratch.0.join("pkg");
+    copy_dir(&example, &pkg);
+    git(&pkg, &["init", "-q"]);
+    git(&pkg, &["add", "--all"]);
+    git(&pkg, &["commit", "-q", "-m", "before"]);
+    let out = Command::new("kpt")
+        .args(["fn", "eval", "pkg", "--exec"])
+        .arg(env!("CARGO_BIN_EXE_package-variant"))
+        .args(["--", "region=us-east1", "package-path=other"])
+        .current_dir(&scratch.0)
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("[error] v1/ConfigMap/function-input data: ")
+            && log.contains("must not contain the key \"package-path\""),
+        "{log}"
+    );
+    assert_eq!(
+        git(&pkg, &["status", "--porcelain"]),
+        "",
+        "the package changed"
+    );
 }

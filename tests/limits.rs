@@ -11,7 +11,7 @@
 //! | merge keys in metadata | 256 levels (`yaml::node::MAX_DEPTH`) | item identity |
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
-//! | CEL evaluation | 10,000 comprehension steps (`cel_env::MAX_COMPREHENSION_STEPS`) | PVS templates |
+//! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
 
 mod common;
@@ -410,6 +410,130 @@ fn limit_cel_evaluation_cost_over_object_labels() {
         &input,
         &out,
         &["evaluation stopped: more than 10000 comprehension steps"],
+    );
+}
+
+#[test]
+fn limit_cel_regex_program_size() {
+    // A literal pattern whose compiled program is too big: refused at compile time.
+    let input = pvs_with_expr("target.name.matches('((a{1,50}){1,50}){1,50}') ? 'a' : 'b'");
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["regular expression is too large", PACKAGE_EXPR],
+    );
+    // The same pattern from a label: refused when evaluated.
+    let repo = repository("edge1", "{env: prod, p: '((a{1,50}){1,50}){1,50}'}");
+    let targets = "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream:\n        packageExpr: \"target.name.matches(target.labels['p']) || true ? 'a' : 'b'\"\n";
+    let input = resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets));
+    let out = run_bounded(&input);
+    assert_error_result(&input, &out, &["regular expression is too large"]);
+}
+
+#[test]
+fn limit_cel_cost_of_matches_over_a_large_pattern() {
+    // A 4,000-byte pattern matched in a loop: the cost is text size times pattern size.
+    let pattern = (0..800)
+        .map(|i| format!("x{i:03}"))
+        .collect::<Vec<_>>()
+        .join("|");
+    let list = (0..100)
+        .map(|i| format!("'v{i}'"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let expr = format!(
+        "[{list}].exists(x, [{list}].exists(y, (x + y).matches('^({pattern})$'))) ? 'a' : 'b'"
+    );
+    assert!(expr.len() < 10_000, "{}", expr.len());
+    let input = pvs_with_expr(&expr);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "evaluation stopped: the expression costs more than the limit of 1000000",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_cost_of_string_doubling() {
+    // Each level quadruples the string: 4^9 times a 1,000-byte seed (262 GB) without the
+    // cost limit.
+    let seed = "x".repeat(1_000);
+    let vars: Vec<String> = (0..9).map(|i| format!("v{i}")).collect();
+    let mut expr = format!("'{seed}'");
+    for v in &vars {
+        expr = format!("[{expr}].map({v}, {v} + {v} + {v} + {v})[0]");
+    }
+    let expr = format!("string(size({expr}))");
+    let input = pvs_with_expr(&expr);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "evaluation stopped: the expression costs more than the limit of 1000000",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_cost_of_loop_bodies() {
+    // 100 x 100 steps (within the step limit), each scanning a 1,000-element list literal.
+    let hundred = (0..100)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let thousand = (0..1_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let expr = format!(
+        "[{hundred}].all(x, [{hundred}].all(y, x * y in [{thousand}] || true)) ? 'a' : 'b'"
+    );
+    let input = pvs_with_expr(&expr);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "evaluation stopped: the expression costs more than the limit of 1000000",
+            PACKAGE_EXPR,
+        ],
+    );
+}
+
+#[test]
+fn limit_cel_cost_per_run() {
+    // Each evaluation stays under the per-expression limit; 30 targets together do not.
+    let thousand = (0..1_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let many = (0..800)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let expr = format!("[{many}].all(x, x in [{thousand}]) ? target.name : 'b'");
+    let repos: Vec<String> = (0..30)
+        .map(|i| repository(&format!("edge{i}"), "{env: prod}"))
+        .collect();
+    let mut items: Vec<&str> = vec![UPSTREAM_PR];
+    items.extend(repos.iter().map(String::as_str));
+    let targets = format!(
+        "  targets:\n  - repositorySelector: {{matchLabels: {{env: prod}}}}\n    template:\n      downstream:\n        packageExpr: '{}'\n",
+        expr.replace('\'', "''")
+    );
+    let input = resource_list(&items, &pvs_config(&targets));
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["expressions together cost more than the limit of 10000000"],
     );
 }
 

@@ -1638,3 +1638,81 @@ fn fnconfig_samples_run() {
         insta::assert_snapshot!(name, out.stdout);
     }
 }
+
+// ---------------------------------------------------------------- CEL as Porch compiles it
+
+/// Issue 15: what cel-go's checker refuses is a compile error on the field, and nothing is
+/// created, updated or deleted, even when the error is in a branch never taken.
+#[test]
+fn cel_compile_errors_as_porch_reports_them() {
+    for (expr, message) in [
+        (
+            "['a', 1][0]",
+            "ERROR: <input>:1:7: expected type 'string' but found 'int'",
+        ),
+        (
+            "false ? 1 + 'a' : target.name",
+            "ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(int, string)'",
+        ),
+        (
+            "string(size(1))",
+            "ERROR: <input>:1:12: found no matching overload for 'size' applied to '(int)'",
+        ),
+        (
+            "1 < 'a' ? 'x' : 'y'",
+            "ERROR: <input>:1:3: found no matching overload for '_<_' applied to '(int, string)'",
+        ),
+        (
+            "[target.name, 'x'][0]",
+            "ERROR: <input>:1:15: expected type 'dyn' but found 'string'",
+        ),
+    ] {
+        let out = label_expr(expr, 1);
+        let results = results(&out.stdout);
+        assert!(
+            results.contains(&format!("template.labelExprs[0].valueExpr: {message}")),
+            "{expr}\n{results}"
+        );
+        assert!(
+            results.contains("path: spec.targets[0].template.labelExprs[0].valueExpr"),
+            "{results}"
+        );
+    }
+}
+
+/// Every expression is compiled before any is evaluated: a compile error in a later field is
+/// reported even though an earlier one would fail at run time, and all compile errors of the
+/// set are reported together.
+#[test]
+fn cel_every_expression_is_compiled_before_any_is_evaluated() {
+    let out = expr_case(
+        "labelExprs:\n- {key: a, valueExpr: \"target.labels['missing']\"}\n- {key: b, valueExpr: \"'a' + 1\"}\n- {key: c, valueExpr: \"size(1)\"}",
+        1,
+    );
+    let results = results(&out.stdout);
+    assert!(!results.contains("no such key"), "{results}");
+    assert!(
+        results.contains("path: spec.targets[0].template.labelExprs[1].valueExpr")
+            && results.contains("path: spec.targets[0].template.labelExprs[2].valueExpr"),
+        "{results}"
+    );
+}
+
+/// cel-go's time functions, with Porch's UTC default and cel-go's formatting.
+#[test]
+fn cel_time_functions() {
+    let out = expr_case(
+        "labelExprs:\n- {key: year, valueExpr: \"string(timestamp('2009-02-13T23:31:30Z').getFullYear())\"}\n- {key: hours-utc, valueExpr: \"string(timestamp('2024-03-05T10:20:30+05:30').getHours())\"}\n- {key: hours-ny, valueExpr: \"string(timestamp('2024-03-05T10:20:30Z').getHours('America/New_York'))\"}\n- {key: later, valueExpr: \"string(timestamp('2024-03-05T10:20:30Z') + duration('90m'))\"}\n- {key: span, valueExpr: \"string(timestamp('2024-03-05T00:00:00Z') - timestamp('2024-03-04T00:00:00Z'))\"}\n- {key: before, valueExpr: \"string(duration('1h') < duration('61m'))\"}",
+        0,
+    );
+    for line in [
+        "year: \"2009\"",
+        "hours-utc: \"4\"",
+        "hours-ny: \"5\"",
+        "later: \"2024-03-05T11:50:30Z\"",
+        "span: 86400s",
+        "before: \"true\"",
+    ] {
+        assert!(out.stdout.contains(line), "{line} not in\n{}", out.stdout);
+    }
+}

@@ -322,7 +322,7 @@ fn help_and_version() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("USAGE"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\nHOW TO RUN\n"));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_package-variant"))
         .arg("--version")
         .output()

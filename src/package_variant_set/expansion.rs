@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::cel::{self, ProgramCache};
 use super::reconciliation::{self, DesiredVariant};
 use super::targets::{self, effective_namespace};
-use super::templates::{RenderInput, Renderer, RepositoryIndex};
+use super::templates::{self, RenderInput, Renderer, RepositoryIndex};
 use super::validation::validate_package_variant_set;
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
@@ -199,6 +199,29 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
+    // Every expression is compiled and type-checked before any is evaluated.
+    let compile_errors: Vec<ResultItem> = set
+        .spec
+        .targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+        .flat_map(|(i, t)| {
+            templates::compile_all(&mut programs, t)
+                .into_iter()
+                .map(move |e| {
+                    ResultItem::error(e.message)
+                        .field(format!("spec.targets[{i}].{}", e.field))
+                        .on_config()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !compile_errors.is_empty() {
+        let mut expansion = TypedExpansion::failed(compile_errors);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
+    }
     let mut renderer = Renderer::new(
         &mut programs,
         set.spec.upstream.as_ref(),

@@ -1,6 +1,7 @@
 //! CEL environment tests: Porch's TestEvalExpr (E1–E9), result conversions, limits.
 
 use super::*;
+use cel::Value;
 use serde_json::json;
 
 fn r1_input() -> Value {
@@ -163,21 +164,6 @@ fn no_strings_extension_and_no_optional_types() {
 }
 
 #[test]
-fn time_functions_are_refused_at_compile_time() {
-    for expr in [
-        "string(timestamp('2024-01-01T00:00:00Z'))",
-        "string(duration('1h'))",
-        "string(timestamp('2024-01-01T00:00:00Z').getFullYear())",
-    ] {
-        let err = compile(expr).map(|_| ()).unwrap_err();
-        assert!(
-            err.contains("is not supported") && err.contains("timestamps"),
-            "{err}"
-        );
-    }
-}
-
-#[test]
 fn standard_library_works() {
     let t = Some(r1_input());
     assert_eq!(
@@ -297,12 +283,21 @@ fn deep_nesting_is_rejected_not_a_stack_overflow() {
     }
 }
 
-/// Evaluating a tree at the depth limit fits in a test thread's 2 MiB stack (debug build).
+/// Evaluating a tree at the depth limit, metered (which adds a level per metered operand), fits
+/// in a 4 MiB stack in a debug build; expansions run on a far larger one.
 #[test]
 fn evaluation_at_the_depth_limit_fits_the_stack() {
+    std::thread::Builder::new()
+        .stack_size(4 << 20)
+        .spawn(evaluate_at_the_depth_limit)
+        .and_then(|h| h.join().map_err(|_| std::io::Error::other("panicked")))
+        .expect("evaluation fits the stack");
+}
+
+fn evaluate_at_the_depth_limit() {
     let n = MAX_NESTING - 1;
     for expr in [
-        format!("string({}1{})", "[".repeat(n), "]".repeat(n)),
+        format!("string(size({}1{}))", "[".repeat(n - 1), "]".repeat(n - 1)),
         format!("{}'a'{}", "[".repeat(n), "][0]".repeat(n)),
         format!("'a'{}", " + 'a'".repeat(MAX_AST_DEPTH - 2)),
         format!(
@@ -374,4 +369,259 @@ fn runaway_comprehensions_stop() {
 #[test]
 fn step_function_is_not_callable_from_source() {
     assert!(compile("@step()").is_err());
+}
+
+// ---------------------------------------------------------------- the type checker
+
+/// Expressions cel-go's checker (Porch's environment) refuses, with its message and column.
+/// Written from cel-go's `checker/checker_test.go` rules and the cel-spec conformance
+/// sections on type deduction, comparisons and lists, for Porch's declarations.
+const REFUSED: &[(&str, &str)] = &[
+    ("['a', 1][0]", "1:7: expected type 'string' but found 'int'"),
+    (
+        "false ? 1 + 'a' : target.name",
+        "1:11: found no matching overload for '_+_' applied to '(int, string)'",
+    ),
+    ("'a' + 1", "1:5: found no matching overload for '_+_' applied to '(string, int)'"),
+    ("string(size(1))", "1:12: found no matching overload for 'size' applied to '(int)'"),
+    ("1 < 'a' ? 'x' : 'y'", "1:3: found no matching overload for '_<_' applied to '(int, string)'"),
+    ("1 < 1.0 ? 'x' : 'y'", "1:3: found no matching overload for '_<_' applied to '(int, double)'"),
+    ("1 == 1.0 ? 'x' : 'y'", "1:3: found no matching overload for '_==_' applied to '(int, double)'"),
+    ("'a' == null ? 'x' : 'y'", "1:5: found no matching overload for '_==_' applied to '(string, null_type)'"),
+    (
+        "[1, 2].map(x, x + 'a')[0]",
+        "1:17: found no matching overload for '_+_' applied to '(int, string)'",
+    ),
+    ("{'a': 1, 'b': 'c'}['a']", "1:15: expected type 'int' but found 'string'"),
+    ("{'a': 'b', 2: 'c'}['a']", "1:12: expected type 'string' but found 'int'"),
+    ("[target.name, 'x'][0]", "1:15: expected type 'dyn' but found 'string'"),
+    ("1 ? 'a' : 'b'", "1:3: found no matching overload for '_?_:_' applied to '(int, string, string)'"),
+    ("true ? 1 : 'a'", "1:6: found no matching overload for '_?_:_' applied to '(bool, int, string)'"),
+    ("!1 ? 'a' : 'b'", "1:1: found no matching overload for '!_' applied to '(int)'"),
+    ("1 && true ? 'a' : 'b'", "1:1: expected type 'bool' but found 'int'"),
+    ("'a'.startsWith(1) ? 'a' : 'b'", "1:15: found no matching overload for 'startsWith' applied to 'string.(int)'"),
+    ("true.size() > 0 ? 'a' : 'b'", "1:10: found no matching overload for 'size' applied to 'bool.()'"),
+    ("[1].contains(1) ? 'a' : 'b'", "1:13: found no matching overload for 'contains' applied to 'list(int).(int)'"),
+    ("string(1.0 % 2.0)", "1:12: found no matching overload for '_%_' applied to '(double, double)'"),
+    ("-'a'", "1:1: found no matching overload for '-_' applied to '(string)'"),
+    ("1 in ['a'] ? 'a' : 'b'", "1:3: found no matching overload for '@in' applied to '(int, list(string))'"),
+    ("'a'.x", "1:4: type 'string' does not support field selection"),
+    (
+        "(1).all(x, x) ? 'a' : 'b'",
+        "1:2: expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)",
+    ),
+    ("[1].all(x, x) ? 'a' : 'b'", "1:12: expected type 'bool' but found 'int'"),
+    ("string(int('1') + uint(1))", "1:17: found no matching overload for '_+_' applied to '(int, uint)'"),
+    (
+        "string(timestamp('2024-01-01T00:00:00Z') + 1)",
+        "1:42: found no matching overload for '_+_' applied to '(google.protobuf.Timestamp, int)'",
+    ),
+    (
+        "string(duration('1h').getFullYear())",
+        "1:34: found no matching overload for 'getFullYear' applied to 'google.protobuf.Duration.()'",
+    ),
+    ("type(1) == 1 ? 'a' : 'b'", "1:9: found no matching overload for '_==_' applied to '(type(int), int)'"),
+    ("string(size([[1], ['a']]))", "1:19: expected type 'list(int)' but found 'list(string)'"),
+    ("string(size([1, null]))", "1:17: expected type 'int' but found 'null_type'"),
+    ("string(size([1, 2u]))", "1:17: expected type 'int' but found 'uint'"),
+    ("string(size([dyn(1), 2]))", "1:22: expected type 'dyn' but found 'int'"),
+    ("timestamp", "1:1: undeclared reference to 'timestamp' (in container '')"),
+    ("target.name.lowerAscii()", "1:23: undeclared reference to 'lowerAscii' (in container '')"),
+    ("target.name.split('-')[0]", "1:18: undeclared reference to 'split' (in container '')"),
+    ("'%s'.format([1])", "1:12: undeclared reference to 'format' (in container '')"),
+];
+
+#[test]
+fn the_checker_refuses_what_cel_go_refuses() {
+    for (expr, want) in REFUSED {
+        let err = compile(expr).map(|_| ()).unwrap_err();
+        let first = err.lines().next().unwrap_or("");
+        assert_eq!(first, format!("ERROR: <input>:{want}"), "{expr}\n{err}");
+    }
+}
+
+#[test]
+fn every_error_is_reported_in_source_order() {
+    let err = compile("size(2) + ('a' + 1)").map(|_| ()).unwrap_err();
+    let firsts: Vec<&str> = err.lines().filter(|l| l.starts_with("ERROR")).collect();
+    assert_eq!(
+        firsts,
+        [
+            "ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int)'",
+            "ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'",
+        ],
+        "{err}"
+    );
+    assert!(
+        err.contains("\n | size(2) + ('a' + 1)\n | ....^\n"),
+        "{err}"
+    );
+}
+
+/// Expressions cel-go accepts in Porch's environment (the real sets' and more).
+const ACCEPTED: &[&str] = &[
+    "target.labels['a'] + 'x'",
+    "string(size(target.labels)) + 'x'",
+    "target.labels.exists(k, k == 'a') ? 'y' : 'n'",
+    "'x' in target.labels ? 'y' : 'n'",
+    "target.name.matches('^a') ? 'y' : 'n'",
+    "string([1, 2, 3].map(x, x * 2)[0])",
+    "{'a': 'b'}[target.name]",
+    "type(target) == map ? 'm' : 'o'",
+    "string(int('3') + 1)",
+    "[1, 2][0] == 1 ? 'y' : 'n'",
+    "dyn(1) == 1.0 ? 'y' : 'n'",
+    "has(target.labels.a) ? 'y' : 'n'",
+    "repoDefault.startsWith('a') && packageDefault.endsWith('b') ? 'y' : 'n'",
+    "upstream.name + '/' + repository.name",
+    "[target.name].exists(x, x == 'a') ? 'y' : 'n'",
+    "target.labels.filter(k, k.startsWith('a')).size() > 0 ? 'y' : 'n'",
+    "{'a': target.name}['a']",
+    "([] + ['a'])[0]",
+    "size({}) == 0 ? 'y' : 'n'",
+    "null == target.name ? 'y' : 'n'",
+    "string(size([[], [1]]))",
+    "type(1) == int ? 'y' : 'n'",
+    "type(timestamp('2024-01-01T00:00:00Z')) == google.protobuf.Timestamp ? 'y' : 'n'",
+    "string(timestamp('2024-01-01T00:00:00Z').getFullYear())",
+    "packageDefault + '-' + target.labels['env']",
+    "'site-' + target.labels['site']",
+    "upstream.annotations['blueprints.example.com/owner']",
+    "target.repo + '/' + target.package",
+];
+
+#[test]
+fn the_checker_accepts_what_cel_go_accepts() {
+    for expr in ACCEPTED {
+        assert!(compile(expr).is_ok(), "{expr}: {:?}", compile(expr).err());
+    }
+}
+
+#[test]
+fn an_invalid_literal_regex_is_a_compile_error() {
+    let err = compile("target.name.matches('(') ? 'a' : 'b'")
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        err.starts_with("ERROR: <input>:1:21: invalid regular expression"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------- time
+
+/// cel-spec `tests/simple/testdata/timestamps.textproto`, sections timestamp_conversions,
+/// duration_conversions, timestamp_selectors, timestamp_selectors_tz, timestamp_equality,
+/// duration_equality, timestamp_arithmetic, comparisons and duration_converters (the cases
+/// without protobuf bindings), each as `string(expr)` with the expected value written out.
+const TIME_VALUES: &[(&str, &str)] = &[
+    ("int(timestamp('2009-02-13T23:31:30Z'))", "1234567890"),
+    ("timestamp('2009-02-13T23:31:30Z')", "2009-02-13T23:31:30Z"),
+    ("timestamp('9999-12-31T23:59:59.999999999Z')", "9999-12-31T23:59:59.999999999Z"),
+    ("type(timestamp('2009-02-13T23:31:30Z')) == google.protobuf.Timestamp", "true"),
+    ("duration('1000000s')", "1000000s"),
+    ("type(duration('1000000s')) == google.protobuf.Duration", "true"),
+    ("timestamp('2009-02-13T23:31:30Z').getDate()", "13"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfMonth()", "12"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfWeek()", "5"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfYear()", "43"),
+    ("timestamp('2009-02-13T23:31:30Z').getFullYear()", "2009"),
+    ("timestamp('2009-02-13T23:31:30Z').getHours()", "23"),
+    ("timestamp('2009-02-13T23:31:20.123456789Z').getMilliseconds()", "123"),
+    ("timestamp('2009-02-13T23:31:30Z').getMinutes()", "31"),
+    ("timestamp('2009-02-13T23:31:30Z').getMonth()", "1"),
+    ("timestamp('2009-02-13T23:31:30Z').getSeconds()", "30"),
+    ("timestamp('2009-02-13T23:31:30Z').getDate('Australia/Sydney')", "14"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfMonth('US/Central')", "12"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfMonth('+11:00')", "13"),
+    ("timestamp('2009-02-13T02:00:00Z').getDayOfMonth('-02:30')", "11"),
+    ("timestamp('2009-02-13T02:00:00Z').getDayOfMonth('America/St_Johns')", "11"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfWeek('UTC')", "5"),
+    ("timestamp('2009-02-13T23:31:30Z').getDayOfYear('US/Central')", "43"),
+    ("timestamp('2009-02-13T23:31:30Z').getFullYear('-09:30')", "2009"),
+    ("timestamp('2009-02-13T23:31:30Z').getHours('02:00')", "1"),
+    ("timestamp('2009-02-13T23:31:30Z').getMinutes('Asia/Kathmandu')", "16"),
+    ("timestamp('2009-02-13T23:31:30Z').getMonth('UTC')", "1"),
+    ("timestamp('2009-02-13T23:31:30Z').getSeconds('-00:00')", "30"),
+    ("timestamp('2009-02-13T23:31:30Z') == timestamp('2009-02-13T23:31:30Z')", "true"),
+    ("timestamp('2009-02-13T23:31:29Z') == timestamp('2009-02-13T23:31:30Z')", "false"),
+    ("timestamp('1945-05-07T02:41:00Z') != timestamp('1945-05-07T02:41:00Z')", "false"),
+    ("timestamp('2000-01-01T00:00:00Z') != timestamp('2001-01-01T00:00:00Z')", "true"),
+    ("duration('123s') == duration('123s')", "true"),
+    ("duration('60s') == duration('3600s')", "false"),
+    ("duration('604800s') != duration('604800s')", "false"),
+    ("duration('86400s') != duration('86164s')", "true"),
+    ("timestamp('2009-02-13T23:00:00Z') + duration('240s') == timestamp('2009-02-13T23:04:00Z')", "true"),
+    ("duration('120s') + timestamp('2009-02-13T23:01:00Z') == timestamp('2009-02-13T23:03:00Z')", "true"),
+    ("duration('600s') + duration('50s') == duration('650s')", "true"),
+    ("timestamp('0001-01-01T00:00:01.000000001Z') + duration('-999999999ns') == timestamp('0001-01-01T00:00:00.000000002Z')", "true"),
+    ("timestamp('0001-01-01T00:00:01.999999999Z') + duration('999999999ns') == timestamp('0001-01-01T00:00:02.999999998Z')", "true"),
+    ("timestamp('2009-02-13T23:10:00Z') - duration('600s') == timestamp('2009-02-13T23:00:00Z')", "true"),
+    ("timestamp('2009-02-13T23:31:00Z') - timestamp('2009-02-13T23:29:00Z') == duration('120s')", "true"),
+    ("duration('900s') - duration('42s') == duration('858s')", "true"),
+    ("timestamp('2009-02-13T23:00:00Z') <= timestamp('2009-02-13T23:00:00Z')", "true"),
+    ("timestamp('2009-02-13T23:00:00Z') <= timestamp('2009-02-13T22:59:59Z')", "false"),
+    ("duration('200s') <= duration('200s')", "true"),
+    ("duration('300s') <= duration('200s')", "false"),
+    ("timestamp('2009-02-13T23:00:00Z') < timestamp('2009-03-13T23:00:00Z')", "true"),
+    ("duration('200s') < duration('300s')", "true"),
+    ("timestamp('2009-02-13T23:00:00Z') >= timestamp('2009-02-13T23:00:00Z')", "true"),
+    ("timestamp('2009-02-13T22:58:00Z') >= timestamp('2009-02-13T23:00:00Z')", "false"),
+    ("duration('200s') >= duration('200s')", "true"),
+    ("duration('120s') >= duration('200s')", "false"),
+    ("timestamp('2009-02-13T23:59:00Z') > timestamp('2009-02-13T23:00:00Z')", "true"),
+    ("duration('300s') > duration('200s')", "true"),
+    ("duration('10000s').getHours()", "2"),
+    ("duration('3730s').getMinutes()", "62"),
+    ("duration('3730s').getSeconds()", "3730"),
+    // Ours, for Porch's DefaultUTCTimeZone and Go's RFC3339Nano: the getters read UTC, the
+    // string keeps the timestamp's offset.
+    ("timestamp('2024-03-05T10:20:30+05:30').getHours()", "4"),
+    // The same through `dyn`, where only the run time knows it is a timestamp.
+    ("dyn(timestamp('2024-03-05T10:20:30+05:30')).getHours()", "4"),
+    ("dyn(timestamp('2024-03-05T23:20:30-05:00')).getDayOfMonth()", "5"),
+    ("dyn(duration('10000s')).getHours()", "2"),
+    ("timestamp('2024-03-05T10:20:30.120+05:30')", "2024-03-05T10:20:30.12+05:30"),
+    ("timestamp('2024-03-05T10:20:30Z').getHours('America/New_York')", "5"),
+    ("timestamp('2024-03-05T10:20:30Z') + duration('1h30m')", "2024-03-05T11:50:30Z"),
+    ("duration('1h30m')", "5400s"),
+    ("duration('1ms')", "0.001s"),
+    ("timestamp(0)", "1970-01-01T00:00:00Z"),
+];
+
+/// cel-spec timestamp_range and duration_range: errors.
+const TIME_ERRORS: &[&str] = &[
+    "timestamp('0000-01-01T00:00:00Z')",
+    "timestamp('10000-01-01T00:00:00Z')",
+    "timestamp('0001-01-01T00:00:00Z') + duration('-1s')",
+    "timestamp('9999-12-31T23:59:59Z') + duration('1s')",
+    "timestamp('9999-12-31T23:59:59.999999999Z') + duration('1ns')",
+    "timestamp('0001-01-01T00:00:00Z') + duration('-1ns')",
+    "timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')",
+    "timestamp('0001-01-01T00:00:00Z') - timestamp('9999-12-31T23:59:59Z')",
+    "duration('-320000000000s')",
+    "duration('320000000000s')",
+    "duration('-200000000000s') + duration('-200000000000s')",
+    "duration('200000000000s') + duration('200000000000s')",
+    "duration('-200000000000s') - duration('200000000000s')",
+    "duration('200000000000s') - duration('-200000000000s')",
+    "timestamp('2024-03-05T10:20:30Z').getHours('Mars/Base')",
+];
+
+#[test]
+fn time_functions_as_cel_go() {
+    let mut wrong = Vec::new();
+    for (expr, want) in TIME_VALUES {
+        let got = eval(&format!("string({expr})"));
+        if got.as_deref() != Ok(*want) {
+            wrong.push(format!("{expr}: {got:?}, want {want}"));
+        }
+    }
+    for expr in TIME_ERRORS {
+        let got = eval(&format!("string({expr})"));
+        if got.is_ok() {
+            wrong.push(format!("{expr}: {got:?}, want an error"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

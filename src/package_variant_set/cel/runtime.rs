@@ -1,0 +1,416 @@
+//! Evaluation: the variables Porch binds, and the meter that bounds what an expression may
+//! cost, as Kubernetes bounds CEL (a runtime cost limit per expression and a budget per run).
+//!
+//! The `cel` crate has no cost tracking, so [`super::instrument`] inserts calls to three
+//! hidden functions registered here: `@step` (one comprehension iteration, charged the nodes
+//! of its body), `@arg` (an
+//! operand of a size-dependent operation, charged by its size before the operation runs) and
+//! `@matches` (`matches` with a cached, size-limited regex). A limit hit is recorded in the
+//! meter, so an `error || true` fold cannot swallow it.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelString, CelTimestamp};
+use cel::common::value::{CowVal, Val};
+use cel::objects::{Key, Map};
+use cel::{Context, Env, ExecutionError, FunctionContext, Value};
+
+use super::instrument::{
+    ARG_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_STRING_FUNCTION, UTC_FUNCTION,
+};
+use super::Program;
+use super::VARIABLES;
+
+/// Most comprehension iterations one evaluation may run, all comprehensions together.
+pub const MAX_COMPREHENSION_STEPS: u64 = 10_000;
+/// Most cost one evaluation may spend (Kubernetes' per-expression limit, `PerCallLimit`).
+pub const MAX_EXPRESSION_COST: u64 = 1_000_000;
+/// Most cost all evaluations of one run may spend together (Kubernetes' budget for the CEL of
+/// one validation, `RuntimeCELCostBudget`; about a second of evaluation).
+pub const MAX_RUN_COST: u64 = 10_000_000;
+/// Largest compiled program of one regular expression (the `regex` crate's size limit).
+pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
+
+/// A function that takes its arguments as the interpreter holds them (no conversion to
+/// [`Value`], which would copy strings and lists): the `cel` crate's own `Function` type.
+type Function = Box<
+    dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
+        + Send
+        + Sync,
+>;
+
+/// What one run has spent, and the first limit an evaluation hit.
+#[derive(Default)]
+struct Meter {
+    steps: AtomicU64,
+    cost: AtomicU64,
+    run_cost: AtomicU64,
+    stopped: Mutex<Option<String>>,
+    regexes: Mutex<HashMap<String, Result<Arc<regex::Regex>, String>>>,
+}
+
+impl Meter {
+    fn stop(&self, why: String) -> ExecutionError {
+        let mut stopped = self.stopped.lock().unwrap_or_else(|e| e.into_inner());
+        if stopped.is_none() {
+            *stopped = Some(why.clone());
+        }
+        ExecutionError::function_error("evaluation", why)
+    }
+
+    /// Adds `units` of cost; an error past the per-expression limit or the run's budget.
+    fn charge(&self, units: u64) -> Result<(), ExecutionError> {
+        let cost = self.cost.fetch_add(units, Ordering::Relaxed) + units;
+        let run = self.run_cost.fetch_add(units, Ordering::Relaxed) + units;
+        if cost > MAX_EXPRESSION_COST {
+            return Err(self.stop(format!(
+                "evaluation stopped: the expression costs more than the limit of {MAX_EXPRESSION_COST} \
+                 (each operation costs 1 plus a tenth of the size of the strings and lists it reads)"
+            )));
+        }
+        if run > MAX_RUN_COST {
+            return Err(self.stop(format!(
+                "evaluation stopped: the set's expressions together cost more than the limit of \
+                 {MAX_RUN_COST} for one run; simplify the expressions or split the targets over \
+                 several PackageVariantSets"
+            )));
+        }
+        Ok(())
+    }
+
+    fn regex(&self, pattern: &str) -> Result<Arc<regex::Regex>, String> {
+        let mut cache = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = cache.get(pattern) {
+            return found.clone();
+        }
+        let compiled = compile_regex(pattern).map(Arc::new);
+        cache.insert(pattern.to_string(), compiled.clone());
+        compiled
+    }
+}
+
+/// Compiles a pattern with a bound on the program's size (and so on the time it takes).
+pub fn compile_regex(pattern: &str) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(MAX_REGEX_PROGRAM_BYTES)
+        .dfa_size_limit(MAX_REGEX_PROGRAM_BYTES)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => format!(
+                "regular expression is too large: its compiled program exceeds the limit of \
+                 {MAX_REGEX_PROGRAM_BYTES} bytes; use a shorter pattern or fewer repetitions"
+            ),
+            other => format!("invalid regular expression: {other}"),
+        })
+}
+
+/// The size of a value as the meter counts it: bytes of strings, plus one per element.
+fn size_of(v: &dyn Val, budget: u64) -> u64 {
+    if let Some(s) = v.downcast_ref::<CelString>() {
+        return s.inner().len() as u64;
+    }
+    if let Some(b) = v.downcast_ref::<CelBytes>() {
+        return b.inner().len() as u64;
+    }
+    let mut total = 0u64;
+    if let Some(l) = v.downcast_ref::<CelList>() {
+        for item in l.inner() {
+            total += 1 + size_of(item.as_ref(), budget.saturating_sub(total));
+            if total > budget {
+                break;
+            }
+        }
+        return total;
+    }
+    if let Some(m) = v.downcast_ref::<CelMap>() {
+        for item in m.inner().values() {
+            total += 1 + size_of(item.as_ref(), budget.saturating_sub(total));
+            if total > budget {
+                break;
+            }
+        }
+        return total;
+    }
+    if let Some(it) = v.as_iterable() {
+        let mut items = it.iter();
+        while let Some(item) = items.next() {
+            total += 1 + size_of(item, budget.saturating_sub(total));
+            if total > budget {
+                break;
+            }
+        }
+    }
+    total
+}
+
+fn charge_for(meter: &Meter, v: &dyn Val) -> Result<(), ExecutionError> {
+    let budget = MAX_EXPRESSION_COST.saturating_mul(10);
+    meter.charge(1 + size_of(v, budget) / 10)
+}
+
+fn arg_function(meter: Arc<Meter>) -> Function {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let value = ftx
+            .args
+            .pop()
+            .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+        charge_for(&meter, value.as_ref())?;
+        Ok(value)
+    })
+}
+
+fn matches_function(meter: Arc<Meter>) -> Function {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let (Some(text), Some(pattern)) = (ftx.args.first(), ftx.args.get(1)) else {
+            return Err(ExecutionError::invalid_argument_count(2, ftx.args.len()));
+        };
+        let (Some(text), Some(pattern)) = (
+            text.downcast_ref::<CelString>(),
+            pattern.downcast_ref::<CelString>(),
+        ) else {
+            return Err(ExecutionError::function_error(
+                "matches",
+                "no such overload: matches needs two strings",
+            ));
+        };
+        // Kubernetes' cost of `matches`: string traversal times regex size.
+        let text_cost: u64 = 1 + text.inner().len() as u64 / 10;
+        let regex_cost = 1 + pattern.inner().len() as u64 / 4;
+        meter.charge(text_cost.saturating_mul(regex_cost))?;
+        let re = meter
+            .regex(pattern.inner())
+            .map_err(|why| meter.stop(why))?;
+        Ok(CowVal::owned(CelBool::from(re.is_match(text.inner()))))
+    })
+}
+
+/// Go's `time.RFC3339Nano` layout: fraction without trailing zeros, `Z` for UTC.
+fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
+    use chrono::{Datelike, Timelike};
+    let mut out = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    let nanos = t.nanosecond() % 1_000_000_000;
+    if nanos > 0 {
+        let fraction = format!("{nanos:09}");
+        out.push('.');
+        out.push_str(fraction.trim_end_matches('0'));
+    }
+    let offset = t.offset().local_minus_utc();
+    if offset == 0 {
+        out.push('Z');
+    } else {
+        let sign = if offset < 0 { '-' } else { '+' };
+        let abs = offset.unsigned_abs();
+        out.push_str(&format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60));
+    }
+    out
+}
+
+fn timestamp_string_function() -> Function {
+    Box::new(|ftx: &mut FunctionContext<'_, '_>| {
+        let t = ftx
+            .args
+            .first()
+            .and_then(|a| a.downcast_ref::<CelTimestamp>().map(|t| *t.inner()))
+            .ok_or_else(|| ExecutionError::function_error("string", "no such overload"))?;
+        Ok(CowVal::owned(CelString::from(rfc3339_nano(&t))))
+    })
+}
+
+fn utc_function() -> Function {
+    Box::new(|ftx: &mut FunctionContext<'_, '_>| {
+        let value = ftx
+            .args
+            .pop()
+            .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+        match value.downcast_ref::<CelTimestamp>() {
+            Some(t) => {
+                let utc = chrono::FixedOffset::east_opt(0).expect("a zero offset is valid");
+                Ok(CowVal::owned(CelTimestamp::from(
+                    t.inner().with_timezone(&utc),
+                )))
+            }
+            None => Ok(value),
+        }
+    })
+}
+
+/// What CEL sees of an object: only `name`, `namespace`, `labels` and `annotations` (absent
+/// labels/annotations are empty maps; non-string entries are skipped).
+pub fn object_input(object: &serde_json::Value) -> Value {
+    let meta = object.get("metadata");
+    let text = |field: &str| {
+        meta.and_then(|m| m.get(field))
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let string_map = |field: &str| -> Value {
+        let mut out: HashMap<Key, Value> = HashMap::new();
+        if let Some(m) = meta.and_then(|m| m.get(field)).and_then(|v| v.as_object()) {
+            for (k, v) in m {
+                if let Some(s) = v.as_str() {
+                    out.insert(Key::from(k.as_str()), Value::from(s));
+                }
+            }
+        }
+        Value::Map(Map { map: Arc::new(out) })
+    };
+    let mut input: HashMap<Key, Value> = HashMap::new();
+    input.insert(Key::from("name"), Value::from(text("name")));
+    input.insert(Key::from("namespace"), Value::from(text("namespace")));
+    input.insert(Key::from("labels"), string_map("labels"));
+    input.insert(Key::from("annotations"), string_map("annotations"));
+    Value::Map(Map {
+        map: Arc::new(input),
+    })
+}
+
+/// `target` of a `repositories` target: `{repo, package}` and nothing else.
+pub fn repositories_target_input(repo: &str, package: &str) -> Value {
+    let mut input: HashMap<Key, Value> = HashMap::new();
+    input.insert(Key::from("repo"), Value::from(repo));
+    input.insert(Key::from("package"), Value::from(package));
+    Value::Map(Map {
+        map: Arc::new(input),
+    })
+}
+
+/// The variables bound for one target ([`Bindings::activation`]). Build once per target and
+/// evaluate all its expressions.
+pub struct Activation<'p> {
+    ctx: Context<'p, 'static>,
+    meter: Arc<Meter>,
+}
+
+/// What every target of a run shares: the environment, `upstream` (converted for the
+/// interpreter once per run, not once per target) and the meter. Each target's variables go
+/// in a child scope ([`Bindings::activation`]); lookups fall through to these.
+pub struct Bindings {
+    ctx: Context<'static, 'static>,
+    meter: Arc<Meter>,
+}
+
+impl Bindings {
+    pub fn new(env: Arc<Env>, upstream: Option<&Value>) -> Self {
+        let mut ctx = Context::with_env(env);
+        if let Some(up) = upstream {
+            ctx.add_variable_from_value("upstream", up.clone());
+        }
+        let meter = Arc::new(Meter::default());
+        let counter = Arc::clone(&meter);
+        let step = move |weight: i64| -> Result<Value, ExecutionError> {
+            let n = counter.steps.fetch_add(1, Ordering::Relaxed) + 1;
+            if n > MAX_COMPREHENSION_STEPS {
+                return Err(counter.stop(format!(
+                    "evaluation stopped: more than {MAX_COMPREHENSION_STEPS} comprehension steps (all/exists/exists_one/map/filter iterations)"
+                )));
+            }
+            counter.charge(weight.unsigned_abs())?;
+            Ok(Value::Bool(true))
+        };
+        // The names start with `@`, which CEL source cannot spell: no overload can clash.
+        let registered = [
+            ctx.add_function(STEP_FUNCTION, step),
+            ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
+            ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
+            ctx.add_function(TIMESTAMP_STRING_FUNCTION, timestamp_string_function()),
+            ctx.add_function(UTC_FUNCTION, utc_function()),
+        ];
+        debug_assert!(registered.iter().all(Result::is_ok));
+        Bindings { ctx, meter }
+    }
+
+    /// The activation of one target: `repoDefault`, `packageDefault` and `target` over the
+    /// shared bindings. `repository` is bound later.
+    pub fn activation(
+        &self,
+        repo_default: &str,
+        package_default: &str,
+        target: &Value,
+    ) -> Activation<'_> {
+        let mut ctx = self.ctx.new_inner_scope();
+        ctx.add_variable_from_value("repoDefault", repo_default);
+        ctx.add_variable_from_value("packageDefault", package_default);
+        ctx.add_variable_from_value("target", target.clone());
+        Activation {
+            ctx,
+            meter: Arc::clone(&self.meter),
+        }
+    }
+}
+
+impl Activation<'_> {
+    /// Binds `repository` (after `repoExpr` has been evaluated, as Porch does).
+    pub fn bind_repository(&mut self, repository: &Value) {
+        self.ctx
+            .add_variable_from_value("repository", repository.clone());
+    }
+
+    /// Evaluates `program`; the result must be a CEL string. Errors use Porch's wording where
+    /// it is known (`no such key: k`, `no such attribute(s): repository`, conversion errors).
+    pub fn evaluate(&self, program: &Program) -> Result<String, String> {
+        self.meter.steps.store(0, Ordering::Relaxed);
+        self.meter.cost.store(0, Ordering::Relaxed);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            Value::resolve(&program.expr, &self.ctx)
+        }))
+        .unwrap_or_else(|_| {
+            Err(ExecutionError::InternalError(
+                "the CEL interpreter panicked".into(),
+            ))
+        });
+        let stopped = self
+            .meter
+            .stopped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(why) = stopped {
+            return Err(why);
+        }
+        match result {
+            Ok(value) => to_string_result(value),
+            Err(err) => Err(execution_error(err)),
+        }
+    }
+}
+
+fn execution_error(err: ExecutionError) -> String {
+    match err {
+        ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
+        ExecutionError::UndeclaredReference(name) if VARIABLES.contains(&name.as_str()) => {
+            format!("no such attribute(s): {name}")
+        }
+        ExecutionError::UndeclaredReference(name) => format!("undeclared reference to '{name}'"),
+        other => other.to_string(),
+    }
+}
+
+/// cel-go's `ConvertToNative(string)`: only strings convert.
+fn to_string_result(value: Value) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Int(_) => Err("unsupported type conversion from 'int' to string".into()),
+        Value::UInt(_) => Err("unsupported type conversion from 'uint' to string".into()),
+        Value::Float(_) => Err("type conversion error from Double to 'string'".into()),
+        Value::Bool(_) => Err("type conversion error from bool to 'string'".into()),
+        Value::Null => Err("type conversion error from 'null_type' to 'string'".into()),
+        Value::Bytes(_) => Err("type conversion error from Bytes to 'string'".into()),
+        Value::Map(_) => Err("type conversion error from map to 'string'".into()),
+        Value::List(_) => Err("type conversion error from list to 'string'".into()),
+        Value::Timestamp(_) => Err("type conversion error from Timestamp to 'string'".into()),
+        Value::Duration(_) => Err("type conversion error from Duration to 'string'".into()),
+        other => Err(format!("expression returned non-string value: {other:?}")),
+    }
+}

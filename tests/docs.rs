@@ -1,0 +1,339 @@
+//! Documentation that stays true: the commands the READMEs give are run as written, and the
+//! catalog metadata is checked against the examples.
+//!
+//! A README's ```sh blocks run with bash (`set -eo pipefail`) from the repository root, with
+//! this crate's binary first on `PATH` as `package-variant` (what `cargo install` gives). Paths
+//! under `/tmp/` are moved into a scratch directory, so that concurrent test runs do not meet;
+//! nothing else in a command is changed. Each block runs twice (a command must work again on
+//! its own output), and the checkout must be left as it was.
+
+mod shell;
+
+use package_variant::yaml;
+use shell::{bin_dir, checkout_status, root, run_block, sh_blocks, Scratch};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The image name, without a tag, as the catalog's `metadata.yaml` has it.
+const IMAGE: &str = "ghcr.io/package-variant/package-variant";
+
+/// The examples kpt's test runner finds: directories under `examples/` with `.expected/`.
+fn example_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join(".expected").is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The `exitCode` of an example's `.expected/config.yaml` (0 when absent).
+fn expected_exit_code(example: &Path) -> i32 {
+    let text = fs::read_to_string(example.join(".expected/config.yaml")).unwrap_or_default();
+    let node = yaml::parse(&text).unwrap();
+    node.str_at(&["exitCode"])
+        .map_or(0, |c| c.parse().expect("exitCode is a number"))
+}
+
+#[test]
+fn example_readme_commands_work_on_a_copy() {
+    let scratch = Scratch::new("examples");
+    let bin = bin_dir(&scratch.0);
+    let before = checkout_status("examples");
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for example in example_dirs() {
+        let name = example.file_name().unwrap().to_string_lossy().to_string();
+        let readme = fs::read_to_string(example.join("README.md")).unwrap_or_default();
+        let blocks = sh_blocks(&readme);
+        if blocks.is_empty() {
+            failures.push(format!("{name}: README.md shows no ```sh command"));
+        }
+        let expected = expected_exit_code(&example);
+        for block in blocks {
+            for run in 1..=2 {
+                let (code, log) = run_block(&block, &root(), &scratch.0.join("tmp"), &bin);
+                ran += 1;
+                if code != expected {
+                    failures.push(format!(
+                        "{name}: run {run} of\n{block}exited {code}, expected {expected}\n{log}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(ran >= 20, "only {ran} runs");
+    assert_eq!(
+        checkout_status("examples"),
+        before,
+        "the README commands changed the checkout"
+    );
+}
+
+#[test]
+fn sh_blocks_are_found_in_order() {
+    let md = "text\n```sh\na\nb\n```\n```yaml\nx: 1\n```\n```sh\nc\n```\n";
+    assert_eq!(sh_blocks(md), ["a\nb\n", "c\n"]);
+}
+
+#[test]
+fn catalog_metadata_is_in_the_catalogs_form() {
+    let text = fs::read_to_string(root().join("metadata.yaml")).unwrap();
+    assert!(
+        !text.contains("example.com"),
+        "metadata.yaml names an example.com address"
+    );
+    let node = yaml::parse(&text).unwrap();
+    let meta = yaml::to_json(&node).unwrap();
+    let keys: Vec<&str> = meta
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "image",
+            "description",
+            "tags",
+            "sourceURL",
+            "examplePackageURLs",
+            "license"
+        ]
+    );
+    // The catalog names the image without a tag; releases add their own.
+    assert_eq!(meta["image"], IMAGE);
+    assert_eq!(meta["license"], env!("CARGO_PKG_LICENSE"));
+    for tag in meta["tags"].as_array().unwrap() {
+        assert!(
+            ["mutator", "validator", "generator"].contains(&tag.as_str().unwrap_or_default()),
+            "tag {tag}"
+        );
+    }
+    let prefix = format!("{}/tree/main/", meta["sourceURL"].as_str().unwrap());
+    let listed: Vec<String> = meta["examplePackageURLs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let url = u.as_str().unwrap();
+            url.strip_prefix(&prefix)
+                .unwrap_or_else(|| panic!("{url} is not under {prefix}"))
+                .to_string()
+        })
+        .collect();
+    for rel in &listed {
+        assert!(
+            root().join(rel).join(".expected/config.yaml").is_file(),
+            "{rel}: no tested example there"
+        );
+    }
+    for dir in example_dirs() {
+        let rel = format!("examples/{}", dir.file_name().unwrap().to_string_lossy());
+        assert!(listed.contains(&rel), "{rel} is not in metadata.yaml");
+    }
+}
+
+/// The text of a `## ` section of the README (heading line excluded).
+fn readme_section(heading: &str) -> String {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README has no {heading}"))
+        + heading.len()
+        + 2;
+    let end = readme[start..]
+        .find("\n## ")
+        .map_or(readme.len(), |i| start + i + 1);
+    readme[start..end].to_string()
+}
+
+/// The first fenced block of `lang` in `text`.
+fn fenced(text: &str, lang: &str) -> String {
+    let open = format!("```{lang}\n");
+    let start = text.find(&open).expect("a fenced block") + open.len();
+    let end = start + text[start..].find("\n```").unwrap() + 1;
+    text[start..end].to_string()
+}
+
+/// A clean copy of the checkout (git's tracked files as they are in the work tree, with their
+/// mtimes, so that a build there is incremental from one run to the next).
+fn clean_copy(dir: &Path) {
+    let _ = fs::remove_dir_all(dir);
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    for file in String::from_utf8(out.stdout).unwrap().split('\0') {
+        let from = root().join(file);
+        if file.is_empty() || !from.is_file() {
+            continue;
+        }
+        let to = dir.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(&from, &to).unwrap();
+        let modified = fs::metadata(&from).unwrap().modified().unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&to)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    }
+}
+
+/// The quick start, run as written on a clean copy: `cargo install` into a scratch root that
+/// is on `PATH` (as `~/.cargo/bin` is; without LTO, to keep the suite fast), then the example;
+/// it must exit 0 and print the diff the README shows. The test command itself is
+/// `cargo test`, which this is part of.
+#[test]
+fn quick_start_runs_on_a_clean_copy_as_shown() {
+    let section = readme_section("## Quick start");
+    let blocks = sh_blocks(&section);
+    assert_eq!(blocks.len(), 1, "the quick start is one block");
+    let lines: Vec<&str> = blocks[0].lines().collect();
+    let (last, first) = lines.split_last().unwrap();
+    assert_eq!(*last, "cargo test", "the second command runs the tests");
+    let first_command = first.join("\n");
+    assert!(first_command.starts_with("cargo install --locked --path ."));
+
+    let clone = root().join("target/quickstart-clone");
+    clean_copy(&clone);
+    let scratch = Scratch::new("quickstart");
+    let install_root = scratch.0.join("cargo-root");
+    let tmp = scratch.0.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let script = first_command.replace("/tmp/", &format!("{}/", tmp.display()));
+    let out = Command::new("bash")
+        .args(["-e", "-o", "pipefail", "-c", &script])
+        .current_dir(&clone)
+        .env("CARGO_INSTALL_ROOT", &install_root)
+        .env("CARGO_TARGET_DIR", root().join("target/quickstart-build"))
+        // Fat LTO is most of the build's time and changes nothing this test checks.
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("PATH", shell::path_with(&install_root.join("bin")))
+        .output()
+        .unwrap();
+    let stdout =
+        String::from_utf8_lossy(&out.stdout).replace(&format!("{}/", tmp.display()), "/tmp/");
+    assert!(
+        out.status.success(),
+        "the quick start failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout, fenced(&section, "diff"));
+    let _ = fs::remove_dir_all(&clone);
+}
+
+/// Every repository path the README names in backquotes exists.
+#[test]
+fn readme_paths_exist() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let prefixes = [
+        "src/",
+        "tests/",
+        "examples/",
+        "fuzz/",
+        "benches/",
+        "fnconfig/",
+        ".ci/",
+    ];
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (i, span) in readme.split('`').enumerate() {
+        // Odd pieces are inside backquotes; the first word is the path.
+        let Some(word) = span.split_whitespace().next().filter(|_| i % 2 == 1) else {
+            continue;
+        };
+        let word = word.trim_end_matches([',', '.', ':', ')']);
+        if !prefixes.iter().any(|p| word.starts_with(p)) || word.contains(['<', '*', '$']) {
+            continue;
+        }
+        checked += 1;
+        if !root().join(word).exists() {
+            missing.push(word.to_string());
+        }
+    }
+    assert!(checked >= 30, "only {checked} paths found");
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "README names paths that do not exist"
+    );
+}
+
+/// The README's description of CI names every phase `.ci/run` has, and its fuzz corpus sizes
+/// are the corpus's.
+#[test]
+fn readme_ci_phases_and_corpus_sizes_are_true() {
+    let tests = readme_section("## Tests")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let ci = fs::read_to_string(root().join(".ci/run")).unwrap();
+    let phases: Vec<&str> = ci
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("echo \"== "))
+        .map(|rest| rest.split([' ', '"']).next().unwrap())
+        .collect();
+    assert!(phases.len() >= 4, "{phases:?}");
+    let ci_line = tests
+        .split(" - ")
+        .find(|item| item.starts_with("`.ci/run`"))
+        .expect("a bullet on .ci/run");
+    for phase in phases {
+        assert!(
+            ci_line.contains(&format!(" {phase} (")) || ci_line.contains(&format!(" {phase} (`")),
+            "the README's CI bullet does not describe the phase {phase:?}"
+        );
+    }
+    for target in ["resource_list", "package_variant", "package_variant_set"] {
+        let out = Command::new("git")
+            .args(["ls-files", &format!("fuzz/corpus/{target}")])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let count = String::from_utf8(out.stdout).unwrap().lines().count();
+        assert!(
+            tests.contains(&format!("{count} inputs for {target}")),
+            "fuzz/corpus/{target} has {count} inputs; the README says otherwise"
+        );
+    }
+}
+
+/// Every `ghcr.io/package-variant/package-variant:TAG` the docs and examples name is this
+/// version's tag.
+#[test]
+fn image_tags_are_this_version() {
+    let expected = format!("{IMAGE}:v{}", env!("CARGO_PKG_VERSION"));
+    let mut files = vec![root().join("README.md"), root().join("Dockerfile")];
+    let mut stack = vec![root().join("examples"), root().join("fnconfig")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let mut seen = 0;
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap_or_default();
+        for (i, _) in text.match_indices(&format!("{IMAGE}:")) {
+            let tag_end = text[i..]
+                .find(|c: char| c.is_whitespace() || c == '`' || c == '"')
+                .map_or(text.len(), |j| i + j);
+            assert_eq!(&text[i..tag_end], expected, "in {}", file.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "only {seen} image references");
+}
