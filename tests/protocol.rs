@@ -353,7 +353,11 @@ fn output_that_cannot_be_written_exits_1() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start sh");
-        let _ = child.stdin.take().expect("stdin").write_all(input.as_bytes());
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes());
         child.wait_with_output().expect("wait")
     };
     let closed = through_shell(">&-");
@@ -372,7 +376,11 @@ fn output_that_cannot_be_written_exits_1() {
         .spawn()
         .expect("start package-variant");
     drop(child.stdout.take());
-    let _ = child.stdin.take().expect("stdin").write_all(input.as_bytes());
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
     let broken = child.wait_with_output().expect("wait");
     assert_eq!(broken.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&broken.stderr).contains("cannot write stdout"));

@@ -60,51 +60,57 @@ impl ObjectMeta {
     }
 
     fn read<'n>(&mut self, r: &Reader<'n>, root: &'n Node) -> Result<(), MetaProblem> {
-        let fail = |field: &str, message: String| MetaProblem {
-            field: field.to_string(),
-            message,
-        };
-        // The text of a scalar, "" for null; a collection is a problem.
-        let text = |field: &str, v: Option<&'n Node>| -> Result<String, MetaProblem> {
-            match v {
-                None => Ok(String::new()),
-                Some(v) if v.is_null() => Ok(String::new()),
-                Some(v) => match v.as_scalar() {
-                    Some(s) => Ok(s.value.clone()),
-                    None => Err(fail(
-                        field,
-                        format!("{field} must be a string, found a {}", v.kind()),
-                    )),
-                },
+        // Field paths are only spelled out for a problem: this runs for every item.
+        let fail = |field: &dyn Fn() -> String, message: &dyn Fn(&str) -> String| {
+            let field = field();
+            MetaProblem {
+                message: message(&field),
+                field,
             }
         };
-        let get =
-            |map: &'n Node, key: &str, field: &str| r.get(map, key).map_err(|e| fail(field, e));
-        self.api_version = text("apiVersion", get(root, "apiVersion", "apiVersion")?)?;
-        self.kind = text("kind", get(root, "kind", "kind")?)?;
-        let Some(metadata) = get(root, "metadata", "metadata")? else {
+        // The text of a scalar, "" for null; a collection is a problem.
+        let text =
+            |field: &dyn Fn() -> String, v: Option<&'n Node>| -> Result<String, MetaProblem> {
+                match v {
+                    Some(v) if !v.is_null() => match v.as_scalar() {
+                        Some(s) => Ok(s.value.clone()),
+                        None => Err(fail(field, &|f| {
+                            format!("{f} must be a string, found a {}", v.kind())
+                        })),
+                    },
+                    _ => Ok(String::new()),
+                }
+            };
+        let get = |map: &'n Node, key: &str, field: &dyn Fn() -> String| {
+            r.get(map, key).map_err(|e| fail(field, &|_| e.clone()))
+        };
+        let at = |s: &'static str| move || s.to_string();
+        self.api_version = text(
+            &at("apiVersion"),
+            get(root, "apiVersion", &at("apiVersion"))?,
+        )?;
+        self.kind = text(&at("kind"), get(root, "kind", &at("kind"))?)?;
+        let Some(metadata) = get(root, "metadata", &at("metadata"))? else {
             return Ok(());
         };
         if metadata.is_null() {
             return Ok(());
         }
         if !metadata.is_mapping() {
-            return Err(fail(
-                "metadata",
-                format!("metadata must be a mapping, found a {}", metadata.kind()),
-            ));
+            return Err(fail(&at("metadata"), &|f| {
+                format!("{f} must be a mapping, found a {}", metadata.kind())
+            }));
         }
-        self.name = text("metadata.name", get(metadata, "name", "metadata.name")?)?;
-        let ns = text(
-            "metadata.namespace",
-            get(metadata, "namespace", "metadata.namespace")?,
-        )?;
+        let name = at("metadata.name");
+        self.name = text(&name, get(metadata, "name", &name)?)?;
+        let namespace = at("metadata.namespace");
+        let ns = text(&namespace, get(metadata, "namespace", &namespace)?)?;
         self.namespace = Some(ns).filter(|n| !n.is_empty());
         for (key, out) in [
             ("labels", &mut self.labels),
             ("annotations", &mut self.annotations),
         ] {
-            let field = format!("metadata.{key}");
+            let field = move || format!("metadata.{key}");
             let Some(map) = get(metadata, key, &field)? else {
                 continue;
             };
@@ -112,17 +118,17 @@ impl ObjectMeta {
                 continue;
             }
             if !map.is_mapping() {
-                return Err(fail(
-                    &field,
-                    format!(
-                        "{field} must be a mapping of strings, found a {}",
-                        map.kind()
-                    ),
-                ));
+                return Err(fail(&field, &|f| {
+                    format!("{f} must be a mapping of strings, found a {}", map.kind())
+                }));
             }
-            for (k, v) in r.pairs(map).map_err(|e| fail(&field, e))? {
-                let f = format!("{field}[{k}]");
-                out.push((k.to_string(), text(&f, Some(v))?));
+            let pairs = r.pairs(map).map_err(|e| fail(&field, &|_| e.clone()))?;
+            out.reserve(pairs.len());
+            for (k, v) in pairs {
+                out.push((
+                    k.to_string(),
+                    text(&|| format!("metadata.{key}[{k}]"), Some(v))?,
+                ));
             }
         }
         Ok(())

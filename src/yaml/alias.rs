@@ -80,6 +80,7 @@ impl<'n> Bindings<'n> {
 
 /// True for a merge key: a plain `<<` without a tag, or one tagged `!!merge` (as kpt writes
 /// it). A quoted `"<<"` is an ordinary key.
+#[inline]
 pub fn is_merge_key(key: &Node) -> bool {
     let Some(s) = key.as_scalar() else {
         return false;
@@ -109,17 +110,26 @@ impl<'n> Reader<'n> {
     }
 
     /// `n` itself, or for an alias the node its anchor names.
+    #[inline]
     pub fn deref(&self, n: &'n Node) -> Result<&'n Node, String> {
         match n.kind() {
-            Kind::Alias(name) => self
-                .bindings
-                .get_or_init(|| Bindings::of(self.root))
-                .target(n)
-                .ok_or_else(|| {
-                    format!("the alias *{name} has no anchor &{name} before it in this object")
-                }),
+            Kind::Alias(_) => self.follow(n),
             _ => Ok(n),
         }
+    }
+
+    #[cold]
+    fn follow(&self, alias: &'n Node) -> Result<&'n Node, String> {
+        let name = match alias.kind() {
+            Kind::Alias(name) => name.as_str(),
+            _ => "",
+        };
+        self.bindings
+            .get_or_init(|| Bindings::of(self.root))
+            .target(alias)
+            .ok_or_else(|| {
+                format!("the alias *{name} has no anchor &{name} before it in this object")
+            })
     }
 
     /// The text of a scalar key (through an alias); `None` for a collection key.
@@ -151,10 +161,31 @@ impl<'n> Reader<'n> {
     /// The value of `key` in the mapping `map` (itself read through an alias), as go-yaml
     /// decodes the mapping: `None` when absent or when `map` is not a mapping.
     pub fn get(&self, map: &'n Node, key: &str) -> Result<Option<&'n Node>, String> {
+        let map = self.deref(map)?;
+        let Some(entries) = map.entries() else {
+            return Ok(None);
+        };
+        // The common case, no merge key: one scan, nothing allocated.
+        let mut merges = false;
+        for e in entries {
+            let k = match e.key.kind() {
+                Kind::Scalar(k) => k.value.as_str(),
+                _ => self.key_text(&e.key)?.unwrap_or_default(),
+            };
+            if k == key || k == "<<" {
+                if is_merge_key(&e.key) {
+                    merges = true;
+                } else if k == key {
+                    return Ok(Some(self.deref(&e.value)?));
+                }
+            }
+        }
+        if !merges {
+            return Ok(None);
+        }
         let mut visited = HashSet::new();
-        self.get_in(self.deref(map)?, key, &mut visited, 0)
+        self.get_in(map, key, &mut visited, 0)
     }
-
     fn get_in(
         &self,
         map: &'n Node,
@@ -194,10 +225,22 @@ impl<'n> Reader<'n> {
     /// aliases; collection keys are an error. Linear in the nodes visited: a mapping merged
     /// twice is read once.
     pub fn pairs(&self, map: &'n Node) -> Result<Vec<(&'n str, &'n Node)>, String> {
-        let mut out = Vec::new();
+        let map = self.deref(map)?;
+        let entries = map.entries().unwrap_or(&[]);
+        let mut out = Vec::with_capacity(entries.len());
+        if !entries.iter().any(|e| is_merge_key(&e.key)) {
+            // The common case, no merge key: the entries as they are, nothing else allocated.
+            for e in entries {
+                let Some(k) = self.key_text(&e.key)? else {
+                    return Err("a mapping key is itself a mapping or a list".to_string());
+                };
+                out.push((k, self.deref(&e.value)?));
+            }
+            return Ok(out);
+        }
         let mut seen: Option<HashSet<&'n str>> = None;
         let mut visited = HashSet::new();
-        self.pairs_in(self.deref(map)?, &mut out, &mut seen, &mut visited, 0)?;
+        self.pairs_in(map, &mut out, &mut seen, &mut visited, 0)?;
         Ok(out)
     }
 

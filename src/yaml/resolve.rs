@@ -113,7 +113,11 @@ fn classify(v: &str, timestamps: bool) -> (Resolved, Option<Number>) {
             if timestamps && is_timestamp(v) {
                 return (Resolved::Timestamp, None);
             }
-            let plain: String = v.chars().filter(|&c| c != '_').collect();
+            let plain: std::borrow::Cow<str> = if v.contains('_') {
+                v.replace('_', "").into()
+            } else {
+                v.into()
+            };
             if let Some(n) = go_int(&plain) {
                 return (Resolved::Int, Some(n));
             }
