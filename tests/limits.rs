@@ -606,8 +606,8 @@ fn merged_labels_of_many_mappings_are_read_in_linear_time() {
 
 // ---------------------------------------------------------------- wide values (issue 13)
 
-#[path = "../benches/support/hostile.rs"]
-mod hostile;
+#[path = "../benches/support/hostile_values.rs"]
+mod hostile_values;
 
 /// The value at `key` of the `data` of the item named `name` in an output, read back.
 fn data_of(stdout: &str, name: &str) -> serde_json::Value {
@@ -626,7 +626,7 @@ fn data_of(stdout: &str, name: &str) -> serde_json::Value {
 #[test]
 fn merge_keys_of_45k_keys_are_read_in_linear_time() {
     let n = 45_000;
-    let out = run(&hostile::merge_keys(n));
+    let out = run(&hostile_values::merge_keys(n));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let data = data_of(&out.stdout, "endpoints");
     assert_eq!(data.as_object().map(|m| m.len()), Some(n));
@@ -640,7 +640,7 @@ fn merge_keys_of_45k_keys_are_read_in_linear_time() {
 #[test]
 fn a_context_of_100k_keys_is_edited_in_linear_time() {
     let n = 100_000;
-    let out = run(&hostile::context(n));
+    let out = run(&hostile_values::context(n));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let data = data_of(&out.stdout, "kptfile.kpt.dev");
     assert_eq!(data.as_object().map(|m| m.len()), Some(1 + n - n / 4 + n));
@@ -654,7 +654,7 @@ fn a_context_of_100k_keys_is_edited_in_linear_time() {
 #[test]
 fn removing_200k_keys_is_linear() {
     let n = 200_000;
-    let out = run(&hostile::remove_keys(n));
+    let out = run(&hostile_values::remove_keys(n));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let data = data_of(&out.stdout, "kptfile.kpt.dev");
     assert_eq!(data, serde_json::json!({"name": "pkg"}));
@@ -666,7 +666,7 @@ fn removing_200k_keys_is_linear() {
 #[test]
 fn a_wide_injection_of_100k_keys_and_items_is_linear() {
     let n = 100_000;
-    let out = run(&hostile::inject_wide(n));
+    let out = run(&hostile_values::inject_wide(n));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let items = items_section(&out.stdout);
     // Existing keys keep their place (k0 first), with the new values.
@@ -683,13 +683,13 @@ fn a_wide_injection_of_100k_keys_and_items_is_linear() {
 /// past the alias expansion limit (100,000) it is an error result and nothing changes.
 #[test]
 fn aliases_written_out_after_an_edit_are_bounded() {
-    let out = run(&hostile::aliases_written_out(80_000));
+    let out = run(&hostile_values::aliases_written_out(80_000));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let items = items_section(&out.stdout);
     assert!(items.contains("    c0: placeholder\n") && items.contains("    c79999: placeholder\n"));
     assert!(items.contains("    db: &d db.example.com\n"));
 
-    let input = hostile::aliases_written_out(100_001);
+    let input = hostile_values::aliases_written_out(100_001);
     let out = run(&input);
     assert_error_result(
         &input,

@@ -3,12 +3,12 @@
 //! (a quadratic one grows 4x per row). Peak RSS comes from `/usr/bin/time` when present.
 //!
 //! ```text
-//! cargo bench --bench hostile            # every workload, median of 3 runs
-//! cargo bench --bench hostile -- merge   # the workloads whose name contains "merge"
+//! cargo bench --bench hostile_values     # every workload, median of 3 runs
+//! cargo bench --bench hostile_values -- merge  # the workloads whose name contains "merge"
 //! ```
 
-#[path = "support/hostile.rs"]
-mod hostile;
+#[path = "support/hostile_values.rs"]
+mod hostile_values;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -57,7 +57,7 @@ fn main() {
         "| workload | size | input MB | median s | s per MB | peak RSS MB | RSS / input | exit |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for (name, generate, base) in hostile::WORKLOADS {
+    for (name, generate, base) in hostile_values::WORKLOADS {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
