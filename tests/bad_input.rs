@@ -106,6 +106,10 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
         ),
         ("no functionConfig", s(&resource_list(&[KPTFILE], ""))),
         (
+            "kpt's empty ConfigMap (`kpt fn eval PKG --exec package-variant`, no config, no arguments)",
+            s(&resource_list(&[KPTFILE], KPT_EMPTY_CONFIG)),
+        ),
+        (
             "a functionConfig of another kind",
             s(&resource_list(
                 &[KPTFILE],
@@ -121,6 +125,21 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             s(&resource_list(
                 &[KPTFILE],
                 &pv_config("").replace("v1alpha1", "v1alpha2"),
+            )),
+        ),
+        (
+            "a misspelt field (PackageVariant `pipelines:`)",
+            pv_list("  pipelines:\n    mutators: [{image: set-labels}]\n"),
+        ),
+        (
+            "a field in the wrong place (PackageVariantSet `spec.template`)",
+            pvs_list("  template: {}\n  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n"),
+        ),
+        (
+            "a string revision from before Porch 4.1 (`revision: \"v1\"`)",
+            s(&resource_list(
+                &[KPTFILE],
+                &pv_config("").replace("revision: 1", "revision: \"v1\""),
             )),
         ),
         (
@@ -223,6 +242,20 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             ),
         ),
         (
+            "an objectSelector whose kind is not among the items",
+            pvs_list(
+                "  targets:\n  - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster}\n",
+            ),
+        ),
+        (
+            "a package name listed twice",
+            pvs_list("  targets:\n  - repositories: [{name: edge1, packageNames: [web, web]}]\n"),
+        ),
+        (
+            "a generated PackageVariant name Kubernetes would refuse",
+            pvs_list("  targets:\n  - repositories: [{name: edge1, packageNames: [Web]}]\n"),
+        ),
+        (
             "two targets producing the same PackageVariant",
             pvs_list(
                 "  targets:\n  - repositories: [{name: edge1}]\n  - repositorySelector: {matchLabels: {env: prod}}\n",
@@ -242,6 +275,10 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
         ),
     ]
 }
+
+/// What `kpt fn eval PKG --exec BIN` sends without `--fn-config` and without arguments.
+const KPT_EMPTY_CONFIG: &str =
+    "metadata:\n  name: function-input\ndata: {}\nkind: ConfigMap\napiVersion: v1\n";
 
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {l}\n")).collect::<String>()
@@ -491,10 +528,26 @@ fn no_function_config() {
         &[
             "no functionConfig was given",
             "expected kind PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)",
-            "(kpt: --fn-config FILE, or -- key=value)",
+            "pass one with --fn-config FILE, or set package context data with -- key=value",
         ],
         Where {
             field: Some("functionConfig"),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn kpt_empty_config() {
+    error_result(
+        "kpt's empty ConfigMap (`kpt fn eval PKG --exec package-variant`, no config, no arguments)",
+        &[
+            "no functionConfig was given (kpt sends an empty ConfigMap \"function-input\" when neither --fn-config nor -- key=value is given)",
+            "pass one with --fn-config FILE, or set package context data with -- key=value",
+        ],
+        Where {
+            field: Some("data"),
+            resource: Some(("ConfigMap", "function-input")),
             ..Default::default()
         },
     );
@@ -544,10 +597,51 @@ fn package_variant_api_version() {
 // ---------------------------------------------------------------- wrong field types
 
 #[test]
+fn misspelt_field() {
+    error_result(
+        "a misspelt field (PackageVariant `pipelines:`)",
+        &[r#"unknown field "pipelines"; did you mean "pipeline"?"#],
+        Where {
+            field: Some("spec.pipelines"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn field_in_the_wrong_place() {
+    error_result(
+        "a field in the wrong place (PackageVariantSet `spec.template`)",
+        &[r#"unknown field "template"; it belongs at spec.targets[].template"#],
+        Where {
+            field: Some("spec.template"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn string_revision() {
+    error_result(
+        "a string revision from before Porch 4.1 (`revision: \"v1\"`)",
+        &[
+            r#"invalid type: string "v1", expected an integer: Porch's API takes the revision as an integer (Porch 4.1 and later); write revision: 1"#,
+        ],
+        Where {
+            field: Some("spec.upstream.revision"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
 fn string_where_a_map_belongs() {
     error_result(
         "a string where a map belongs (`spec.packageContext.data: \"x\"`)",
-        &["spec.packageContext.data: invalid type: string \"x\", expected a mapping (key: value)"],
+        &["invalid type: string \"x\", expected a mapping (key: value)"],
         Where {
             field: Some("spec.packageContext.data"),
             resource: pv(),
@@ -560,7 +654,7 @@ fn string_where_a_map_belongs() {
 fn integer_revision_given_as_text() {
     error_result(
         "an integer revision given as text (`revision: \"1\"`)",
-        &["spec.upstream.revision: invalid type: string \"1\", expected an integer; write it without quotes"],
+        &["invalid type: string \"1\", expected an integer: Porch's API takes the revision as an integer (Porch 4.1 and later); write revision: 1 without quotes"],
         Where {
             field: Some("spec.upstream.revision"),
             resource: pv(),
@@ -573,7 +667,7 @@ fn integer_revision_given_as_text() {
 fn number_where_a_string_belongs() {
     error_result(
         "a number where a string belongs (`removeKeys: [0123]`)",
-        &["spec.packageContext.removeKeys[0]: invalid type: integer `83`, expected a string; quote it to make it a string"],
+        &["invalid type: integer `83`, expected a string; quote it to make it a string"],
         Where {
             field: Some("spec.packageContext.removeKeys[0]"),
             resource: pv(),
@@ -586,7 +680,7 @@ fn number_where_a_string_belongs() {
 fn map_where_a_list_belongs() {
     error_result(
         "a map where a list belongs (PackageVariantSet `spec.targets: {}`)",
-        &["spec.targets: invalid type: map, expected a list"],
+        &["invalid type: a mapping, expected a list"],
         Where {
             field: Some("spec.targets"),
             resource: pvs(),
@@ -639,7 +733,7 @@ fn dot_in_package_variant_name() {
 fn injector_without_a_name() {
     error_result(
         "an injector without a name",
-        &["spec.injectors[0].name must not be empty"],
+        &["must not be empty: name the in-cluster object to inject"],
         Where {
             field: Some("spec.injectors[0].name"),
             resource: pv(),
@@ -703,7 +797,7 @@ const PACKAGE_EXPR: &str = "spec.targets[0].template.downstream.packageExpr";
 fn cel_syntax_error() {
     error_result(
         "a CEL syntax error",
-        &["template.downstream.packageExpr: ERROR: <input>:1:4: Syntax error"],
+        &["ERROR: <input>:1:4: Syntax error"],
         Where {
             field: Some(PACKAGE_EXPR),
             resource: pvs(),
@@ -729,7 +823,7 @@ fn cel_function_porch_does_not_have() {
 fn cel_result_not_a_string() {
     error_result(
         "a CEL expression that is not a string",
-        &["template.downstream.packageExpr", "string"],
+        &["unsupported type conversion from 'int' to string"],
         Where {
             field: Some(PACKAGE_EXPR),
             resource: pvs(),
@@ -742,7 +836,7 @@ fn cel_result_not_a_string() {
 fn cel_repository_in_repo_expr() {
     error_result(
         "CEL `repository` in `repoExpr`",
-        &["template.downstream.repoExpr: no such attribute(s): repository"],
+        &["no such attribute(s): repository"],
         Where {
             field: Some("spec.targets[0].template.downstream.repoExpr"),
             resource: pvs(),
@@ -755,7 +849,7 @@ fn cel_repository_in_repo_expr() {
 fn cel_beyond_metadata() {
     error_result(
         "CEL reaching beyond metadata (`target.spec`)",
-        &["template.downstream.packageExpr: no such key: spec"],
+        &["no such key: spec"],
         Where {
             field: Some(PACKAGE_EXPR),
             resource: pvs(),
@@ -799,11 +893,55 @@ fn duplicate_identifiers() {
     error_result(
         "two targets producing the same PackageVariant",
         &[
-            "spec.targets[0] (downstream \"edge1\"/\"base\") and spec.targets[1] (downstream \"edge1\"/\"base\") both produce the PackageVariant identifier \"my-set-edge1-base\"",
+            "spec.targets[0].repositories[0] (downstream \"edge1\"/\"base\") and spec.targets[1].repositorySelector (Repository \"edge1\", downstream \"edge1\"/\"base\") both produce the PackageVariant identifier \"my-set-edge1-base\"",
             "give them different downstream repo or package names",
         ],
         Where {
-            field: Some("spec.targets[1]"),
+            field: Some("spec.targets[1].repositorySelector"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn object_selector_kind_not_among_the_items() {
+    error_result(
+        "an objectSelector whose kind is not among the items",
+        &[
+            r#"no matches for kind "WorkloadCluster" in version "infra.nephio.org/v1alpha1" among the input items in namespace "default" (Porch: NoMatchingTargets)"#,
+            "kubectl get workloadclusters.infra.nephio.org -n default -o yaml",
+        ],
+        Where {
+            field: Some("spec.targets[0].objectSelector"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn package_name_listed_twice() {
+    error_result(
+        "a package name listed twice",
+        &["is listed twice, at spec.targets[0].repositories[0].packageNames[0] and at spec.targets[0].repositories[0].packageNames[1]"],
+        Where {
+            field: Some("spec.targets[0].repositories[0].packageNames[1]"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn generated_name_kubernetes_would_refuse() {
+    error_result(
+        "a generated PackageVariant name Kubernetes would refuse",
+        &[
+            r#"gives the downstream package "Web", which makes the PackageVariant name "my-set-edge1-Web" invalid: it contains the upper-case letter 'W' (write "web")"#,
+        ],
+        Where {
+            field: Some("spec.targets[0].repositories[0].packageNames[0]"),
             resource: pvs(),
             ..Default::default()
         },

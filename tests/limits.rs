@@ -354,7 +354,7 @@ fn limit_cel_expression_length() {
         &input,
         &out,
         &[
-            "template.downstream.packageExpr: expression is 10003 bytes long, more than the limit of 10000 bytes",
+            "message: expression is 10003 bytes long, more than the limit of 10000 bytes\n",
             PACKAGE_EXPR,
         ],
     );

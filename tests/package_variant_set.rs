@@ -178,6 +178,23 @@ fn v5_invalid_targets() {
     );
 }
 
+/// V5 without the unknown field `foo` (which strict decoding refuses first, above): Porch's
+/// validation messages, each on its field.
+#[test]
+fn v5_invalid_targets_known_fields() {
+    insta::assert_snapshot!(
+        validation_case(
+            r#"targets:
+- repositories: [{name: ""}]
+- repositories: [{name: bar}]
+  repositorySelector: {}
+- repositories: [{name: bar, packageNames: ["", foo]}]
+"#
+        )
+        .stdout
+    );
+}
+
 #[test]
 fn v6_invalid_adoption_and_deletion_policies() {
     insta::assert_snapshot!(
@@ -959,7 +976,7 @@ fn d18_empty_key_expr_is_a_syntax_error() {
         1,
     );
     assert!(
-        results(&out.stdout).contains("template.labelExprs[0].keyExpr: "),
+        results(&out.stdout).contains("path: spec.targets[0].template.labelExprs[0].keyExpr\n"),
         "{}",
         out.stdout
     );
@@ -1124,17 +1141,18 @@ targets:
 
 #[test]
 fn d23_duplicate_downstreams() {
-    // The same downstream twice in one target: one PackageVariant.
+    // The same downstream twice in one target: Porch makes one PackageVariant and drops the
+    // other silently; the issue makes it an error naming both entries, and nothing changes.
     let twice = run_case(
         &FIXTURES,
         &pvs(
             "name: my-pvs\nnamespace: default",
             "upstream: {repo: up-repo, package: up-pkg, revision: 2}\ntargets: [{repositories: [{name: r1, packageNames: [p, p]}]}]",
         ),
-        0,
+        1,
     );
-    assert_eq!(created(&twice.stdout), ["my-pvs-r1-p"]);
-    insta::assert_snapshot!("d23_same_downstream_twice", twice.stdout);
+    assert!(created(&twice.stdout).is_empty());
+    insta::assert_snapshot!("d23_same_downstream_twice", results(&twice.stdout));
     // Two different downstreams with one identifier: Porch silently keeps the later one; the
     // issue makes it an error naming both.
     let clash = run_case(
@@ -1295,9 +1313,9 @@ targets:
         let out = run_case(items, &set, 1);
         let r = results(&out.stdout);
         assert!(
-            r.contains(r#"spec.targets[0] (downstream "r1"/"new") would create PackageVariant "my-pvs-r1-new""#)
+            r.contains(r#"would create PackageVariant "my-pvs-r1-new" (downstream "r1"/"new")"#)
                 && r.contains("already exists")
-                && r.contains("path: spec.targets[0]"),
+                && r.contains("path: spec.targets[0].repositories[0].packageNames[0]"),
             "{r}"
         );
         assert_eq!(r.matches("severity: error").count(), 1, "{r}");
@@ -1669,10 +1687,9 @@ fn cel_compile_errors_as_porch_reports_them() {
     ] {
         let out = label_expr(expr, 1);
         let results = results(&out.stdout);
-        assert!(
-            results.contains(&format!("template.labelExprs[0].valueExpr: {message}")),
-            "{expr}\n{results}"
-        );
+        // The message is Porch's after its field prefix, which is the field path here.
+        assert!(results.contains(message), "{expr}\n{results}");
+        assert!(!results.contains("valueExpr: ERROR"), "{expr}\n{results}");
         assert!(
             results.contains("path: spec.targets[0].template.labelExprs[0].valueExpr"),
             "{results}"

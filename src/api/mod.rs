@@ -1,14 +1,18 @@
 //! Typed Porch API objects: the PackageVariant spec (also the kptfile Function/Selector types it
-//! embeds) and the PackageVariantSet.
+//! embeds) and the PackageVariantSet, their schemas, and strict decoding.
 //!
 //! Why typed structs: Porch decodes these objects with `sigs.k8s.io/yaml` into Go structs, and
 //! both the validation rules and the output shape (field order, `omitempty`) follow from those
-//! structs. Decoding is lenient like Go's (unknown fields are ignored, `null` is the zero value)
-//! but type errors are reported with the field path (`spec.upstream.revision: invalid type ...`).
+//! structs. Why a schema on top: Go's decoding drops unknown fields, so a functionConfig is first
+//! checked against its CRD schema ([`schema`], [`strict`]), which refuses every unknown field and
+//! wrong type with its path; only then is it decoded (`null` stays the zero value, as in Go).
 
 pub mod label_selector;
+pub mod names;
 pub mod package_variant;
 pub mod package_variant_set;
+pub mod schema;
+pub mod strict;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
@@ -19,8 +23,23 @@ use serde::{Deserialize, Deserializer};
 pub struct DecodeError {
     /// `spec.upstream.revision`, or empty when the root itself had the wrong type.
     pub path: String,
-    /// `<path>: <serde message>` (just the serde message when the path is empty).
+    /// What is wrong and what to write instead, without the path (kpt prints `field.path`
+    /// beside it): `invalid type: string "x", expected an integer`.
     pub message: String,
+}
+
+/// Every unknown field and wrong type of `object` against the schema of its kind
+/// ([`strict::check`]), in document order; empty when the object may be decoded.
+pub fn check_strict(object: &serde_json::Value, api_version: &str, kind: &str) -> Vec<DecodeError> {
+    match schema::for_kind(api_version, kind) {
+        Some(k) => strict::check(object, k),
+        None => vec![DecodeError {
+            path: String::new(),
+            message: format!(
+                "internal error: no schema for {kind} {api_version}; the embedded schemas cannot be read"
+            ),
+        }],
+    }
 }
 
 /// Decodes `value` into `T`, keeping the field path of the first error.
@@ -40,12 +59,10 @@ pub fn decode<T: DeserializeOwned>(
             (false, false) if rel.starts_with('[') => format!("{prefix}{rel}"),
             (false, false) => format!("{prefix}.{rel}"),
         };
-        let message = if path.is_empty() {
-            inner
-        } else {
-            format!("{path}: {inner}")
-        };
-        DecodeError { path, message }
+        DecodeError {
+            path,
+            message: inner,
+        }
     })
 }
 

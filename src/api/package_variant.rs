@@ -3,7 +3,8 @@
 //!
 //! Serialisation follows Go's `encoding/json` on those structs: fields in struct order, `omitempty`
 //! fields left out when empty, map keys sorted (Go sorts map keys; `BTreeMap` does the same).
-//! Deserialisation is lenient like Go's: unknown fields are ignored and `null` means "zero value".
+//! Deserialisation is Go's (`null` means "zero value"); unknown fields are refused before it, by
+//! strict decoding against the schema (`super::strict`), not by these types.
 //! Both the PackageVariant function and the PackageVariantSet expander use these types.
 
 use std::collections::BTreeMap;
@@ -322,7 +323,7 @@ mod tests {
         assert_eq!(err.path, "spec.upstream.revision");
         assert_eq!(
             err.message,
-            r#"spec.upstream.revision: invalid type: string "1", expected an integer; write it without quotes"#
+            r#"invalid type: string "1", expected an integer; write it without quotes"#
         );
         let err = decode::<PackageVariantSpec>(
             &json!({"injectors": [{"name": "a"}, {"name": 3}]}),

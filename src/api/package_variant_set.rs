@@ -293,7 +293,7 @@ mod tests {
                 .unwrap_err();
         assert_eq!(
             err.message,
-            r#"spec.upstream.revision: invalid type: string "1", expected an integer; write it without quotes"#
+            r#"invalid type: string "1", expected an integer; write it without quotes"#
         );
     }
 }

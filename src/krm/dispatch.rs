@@ -28,12 +28,23 @@ pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultIte
     let Some(config) = &rl.function_config else {
         return fail(
             ResultItem::error(format!(
-                "no functionConfig was given; {accepted} (kpt: --fn-config FILE, or -- key=value)"
+                "no functionConfig was given; {accepted}{HOW_TO_GIVE}"
             ))
             .field("functionConfig"),
         );
     };
     let meta = ObjectMeta::from_node(config);
+    if meta.is("v1", "ConfigMap") && is_empty_data(config) {
+        return fail(
+            ResultItem::error(format!(
+                "no functionConfig was given (kpt sends an empty ConfigMap {:?} when neither \
+                 --fn-config nor -- key=value is given); {accepted}{HOW_TO_GIVE}",
+                meta.name
+            ))
+            .field("data")
+            .on_config(),
+        );
+    }
     if !meta.is_object {
         return fail(
             ResultItem::error(format!("functionConfig is not an object; {accepted}"))
@@ -71,6 +82,18 @@ pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultIte
         .field("kind")
         .on_config(),
     )
+}
+
+/// The two ways to give a functionConfig with kpt.
+const HOW_TO_GIVE: &str =
+    ": pass one with --fn-config FILE, or set package context data with -- key=value";
+
+/// kpt's stand-in for "no functionConfig": a ConfigMap whose `data` is absent, null or empty.
+/// There is nothing to do with it, so it is refused like no functionConfig at all.
+fn is_empty_data(config: &Node) -> bool {
+    config
+        .get("data")
+        .is_none_or(|d| d.is_null() || d.entries().is_some_and(|e| e.is_empty()))
 }
 
 /// `expected kind A, B, or C`.

@@ -57,7 +57,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
     let invalid = |why: &str| {
         Box::new(
             ResultItem::error(format!(
-                "package context ConfigMap {CONTEXT_NAME:?} ({CONTEXT_PATH}) has an invalid data field: {why}"
+                "PackageContext invalid data field: {why} (package context ConfigMap {CONTEXT_NAME:?}, {CONTEXT_PATH})"
             ))
             .field("data")
             .on_item(i),
@@ -72,7 +72,8 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
             None => {
                 return Err(Box::new(
                     ResultItem::error(format!(
-                    "package context ConfigMap {CONTEXT_NAME:?} ({CONTEXT_PATH}) has no data field"
+                        "PackageContext no data field found: the package context ConfigMap \
+                         {CONTEXT_NAME:?} ({CONTEXT_PATH}) needs a data field; add data: {{}} to it"
                 ))
                     .field("data")
                     .on_item(i),
@@ -361,7 +362,7 @@ mod tests {
         );
         assert_eq!(
             run("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n", &[], &["a"]),
-            Err("package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) has no data field".into())
+            Err("PackageContext no data field found: the package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) needs a data field; add data: {} to it".into())
         );
         assert!(run(
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n",

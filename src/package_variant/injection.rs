@@ -9,8 +9,11 @@
 use crate::api::package_variant::InjectionSelector;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
-use crate::package_variant::package::{assign_at, field_json, own_path, Package};
+use crate::package_variant::package::{
+    assign_at, field_json, own_path, Package, IN_CLUSTER_ANNOTATION,
+};
 use crate::yaml::{from_json_sorted, Node};
+use std::collections::HashMap;
 
 /// Annotation that makes a resource an injection point: `required` or `optional`.
 pub const CONFIG_INJECTION_ANNOTATION: &str = "kpt.dev/config-injection";
@@ -43,6 +46,9 @@ pub struct InjectionPoint {
     pub field: Option<&'static str>,
     /// The annotation value when it is neither `required` nor `optional` (a hard error).
     pub invalid_value: Option<String>,
+    /// Why items that look meant for this point are not candidates (not marked in-cluster, at
+    /// another apiVersion): for the result only, not for Porch's condition message.
+    pub hints: Vec<String>,
 }
 
 impl InjectionPoint {
@@ -100,6 +106,7 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
                 errors: Vec::new(),
                 field: None,
                 invalid_value,
+                hints: Vec::new(),
             }
         })
         .collect()
@@ -174,6 +181,7 @@ pub fn inject(
 ) -> Result<(), Box<ResultItem>> {
     // Metadata borrowed from the ResourceList itself, not from `pkg`, which is edited below.
     let rl = pkg.rl;
+    let mut lookalikes = None;
     for p in points.iter_mut() {
         if injectors.is_empty() {
             p.errors.push("no injectors defined".into());
@@ -190,6 +198,7 @@ pub fn inject(
                 "no in-cluster resources of type {}.{}",
                 target.api_version, target.kind
             ));
+            p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
             continue;
         }
         let chosen = injectors
@@ -202,6 +211,7 @@ pub fn inject(
                     .find(|&u| rl.meta(u).name == sel.name)
             });
         let Some(u) = chosen else {
+            p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
             continue;
         };
         let um = rl.meta(u);
@@ -233,6 +243,58 @@ pub fn inject(
         p.injected = Some(um.name.clone());
     }
     Ok(())
+}
+
+/// Items by (kind, name), built once when a point is left unfilled.
+type Lookalikes = Option<HashMap<(String, String), Vec<usize>>>;
+
+/// Why the items an applicable injector names, of the point's kind, are not candidates: not
+/// marked in-cluster, or at another apiVersion. The input contract is ours (Porch reads the
+/// cluster), so the result says what to change.
+fn near_misses(
+    pkg: &Package,
+    injectors: &[InjectionSelector],
+    point: usize,
+    lookalikes: &mut Lookalikes,
+) -> Vec<String> {
+    let rl = pkg.rl;
+    let index = lookalikes.get_or_insert_with(|| {
+        let mut index: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for i in (0..pkg.len()).filter(|&i| rl.meta(i).is_object) {
+            let m = rl.meta(i);
+            index
+                .entry((m.kind.clone(), m.name.clone()))
+                .or_default()
+                .push(i);
+        }
+        index
+    });
+    let target = rl.meta(point);
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for sel in injectors.iter().filter(|sel| selector_applies(sel, target)) {
+        let key = (target.kind.clone(), sel.name.clone());
+        for &u in index.get(&key).into_iter().flatten() {
+            if u == point || !seen.insert(u) {
+                continue;
+            }
+            let m = rl.meta(u);
+            let marked = m.annotation(IN_CLUSTER_ANNOTATION);
+            let what = format!("{} ({})", m.describe(), pkg.location(u));
+            if marked != Some("true") {
+                let now = marked.map_or(String::new(), |v| format!(" (it is {v:?})"));
+                out.push(format!(
+                    "{what} is named by an injector but is not an in-cluster object: mark it with the annotation {IN_CLUSTER_ANNOTATION}: \"true\"{now}"
+                ));
+            } else if m.api_version != target.api_version {
+                out.push(format!(
+                    "in-cluster {what} is at apiVersion {}, the injection point at {}: only objects of the point's apiVersion are injected",
+                    m.api_version, target.api_version
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
@@ -294,6 +356,7 @@ mod tests {
             errors: vec![],
             field: None,
             invalid_value: None,
+            hints: vec![],
         }
     }
 

@@ -55,11 +55,7 @@ fn list_at<'n>(kptfile: &'n Node, keys: [&str; 2]) -> Result<&'n [Item], Kptfile
     {
         return Err(KptfileError {
             field: keys[0].to_string(),
-            message: format!(
-                "Kptfile {} must be a mapping, found a {}",
-                keys[0],
-                p.kind()
-            ),
+            message: format!("must be a mapping, found a {}", p.kind()),
         });
     }
     match kptfile.path(&keys) {
@@ -67,11 +63,7 @@ fn list_at<'n>(kptfile: &'n Node, keys: [&str; 2]) -> Result<&'n [Item], Kptfile
         Some(n) if n.is_null() => Ok(&[]),
         Some(n) => n.items().ok_or_else(|| KptfileError {
             field: keys.join("."),
-            message: format!(
-                "Kptfile {} must be a list, found a {}",
-                keys.join("."),
-                n.kind()
-            ),
+            message: format!("must be a list, found a {}", n.kind()),
         }),
     }
 }
@@ -259,6 +251,7 @@ mod tests {
             errors: vec![],
             field: None,
             invalid_value: None,
+            hints: vec![],
         }
     }
 

@@ -17,8 +17,10 @@ pub mod package;
 pub mod pipeline;
 pub mod validation;
 
-use crate::api::decode;
-use crate::api::package_variant::PackageVariantSpec;
+use crate::api::package_variant::{
+    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
+use crate::api::{check_strict, decode, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
@@ -43,18 +45,22 @@ pub struct PackageVariant {
 }
 
 impl PackageVariant {
-    /// Decodes the functionConfig; a type error is one error result with its field path.
-    pub fn decode(config: &Node) -> Result<PackageVariant, Box<ResultItem>> {
+    /// Decodes the functionConfig strictly: every unknown field and wrong type is an error
+    /// result with its field path, in document order, and nothing is decoded then.
+    pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
         let meta = ObjectMeta::from_node(config);
         let json = to_json(config).map_err(|e| {
-            Box::new(ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config())
+            vec![ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config()]
         })?;
+        let problems = check_strict(&json, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
+        if !problems.is_empty() {
+            return Err(problems.into_iter().map(config_error).collect());
+        }
         let spec_json = json.get("spec").cloned().unwrap_or(Value::Null);
         let spec = if spec_json.is_null() {
             PackageVariantSpec::default()
         } else {
-            decode::<PackageVariantSpec>(&spec_json, "spec")
-                .map_err(|e| Box::new(ResultItem::error(e.message).field(e.path).on_config()))?
+            decode::<PackageVariantSpec>(&spec_json, "spec").map_err(|e| vec![config_error(e)])?
         };
         Ok(PackageVariant {
             name: meta.name,
@@ -63,6 +69,16 @@ impl PackageVariant {
                 .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
             spec,
         })
+    }
+}
+
+/// A decode problem of the functionConfig as an error result on its field.
+fn config_error(e: DecodeError) -> ResultItem {
+    let r = ResultItem::error(e.message).on_config();
+    if e.path.is_empty() {
+        r
+    } else {
+        r.field(e.path)
     }
 }
 
@@ -79,7 +95,7 @@ fn one(e: Box<ResultItem>) -> Vec<ResultItem> {
 }
 
 fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
-    let pv = PackageVariant::decode(config).map_err(one)?;
+    let pv = PackageVariant::decode(config)?;
     let problems = validate(&pv.name, &pv.spec);
     if !problems.is_empty() {
         return Err(problems);
@@ -159,7 +175,11 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
         ))
         .field(p.field.unwrap_or("spec")),
         None => {
-            let r = format!("{what} not filled: {}", p.not_injected_message());
+            let mut r = format!("{what} not filled: {}", p.not_injected_message());
+            for hint in &p.hints {
+                r.push_str("; ");
+                r.push_str(hint);
+            }
             if p.required {
                 ResultItem::warning(r)
             } else {
@@ -175,6 +195,19 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
 /// region=us`): its `data` is set in the package context, as a PackageVariant's
 /// `spec.packageContext.data` would be. The reserved keys `name` and `package-path` are refused.
 pub fn run_config_map(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+    let problems = match to_json(config) {
+        Ok(json) => check_strict(&json, "v1", "ConfigMap"),
+        Err(e) => vec![DecodeError {
+            path: String::new(),
+            message: format!("cannot read the ConfigMap: {e}"),
+        }],
+    };
+    if !problems.is_empty() {
+        return (
+            Changes::default(),
+            problems.into_iter().map(config_error).collect(),
+        );
+    }
     let data = match config_map_data(config) {
         Ok(d) => d,
         Err(e) => return (Changes::default(), vec![*e]),

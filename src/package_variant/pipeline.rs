@@ -94,7 +94,7 @@ pub fn apply(
                         let ours = is_package_variant_func(&it.value, pv_name).map_err(|m| {
                             PipelineError {
                                 field: format!("pipeline.{field}[{j}].name"),
-                                message: format!("Kptfile pipeline.{field}[{j}]: {m}"),
+                                message: m,
                             }
                         })?;
                         if !ours {
@@ -106,9 +106,7 @@ pub fn apply(
                 other => {
                     return Err(PipelineError {
                         field: format!("pipeline.{field}"),
-                        message: format!(
-                            "Kptfile pipeline.{field} must be a list, found a {other}"
-                        ),
+                        message: format!("must be a list, found a {other}"),
                     })
                 }
             }

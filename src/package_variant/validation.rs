@@ -15,53 +15,33 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
     out.push(ResultItem::error(message).field(field).on_config());
 }
 
-/// All problems of a PackageVariant named `name` with `spec`, in Porch's order.
+/// All problems of a PackageVariant named `name` with `spec`, in Porch's order. Each message is
+/// Porch's without the field path, which is the result's `field.path` (kpt prints it beside the
+/// message): Porch's `spec.injectors[1].name must not be empty` is `must not be empty` on
+/// `spec.injectors[1].name`.
 pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
     let mut out = Vec::new();
     validate_name(&mut out, name);
+    const MISSING: &str = "missing required field";
     match &spec.upstream {
-        None => err(
-            &mut out,
-            "spec.upstream",
-            "missing required field spec.upstream",
-        ),
+        None => err(&mut out, "spec.upstream", MISSING),
         Some(up) => {
             if up.repo.is_empty() {
-                err(
-                    &mut out,
-                    "spec.upstream.repo",
-                    "missing required field spec.upstream.repo",
-                );
+                err(&mut out, "spec.upstream.repo", MISSING);
             }
             if up.package.is_empty() {
-                err(
-                    &mut out,
-                    "spec.upstream.package",
-                    "missing required field spec.upstream.package",
-                );
+                err(&mut out, "spec.upstream.package", MISSING);
             }
         }
     }
     match &spec.downstream {
-        None => err(
-            &mut out,
-            "spec.downstream",
-            "missing required field spec.downstream",
-        ),
+        None => err(&mut out, "spec.downstream", MISSING),
         Some(down) => {
             if down.repo.is_empty() {
-                err(
-                    &mut out,
-                    "spec.downstream.repo",
-                    "missing required field spec.downstream.repo",
-                );
+                err(&mut out, "spec.downstream.repo", MISSING);
             }
             if down.package.is_empty() {
-                err(
-                    &mut out,
-                    "spec.downstream.package",
-                    "missing required field spec.downstream.package",
-                );
+                err(&mut out, "spec.downstream.package", MISSING);
             }
         }
     }
@@ -72,14 +52,20 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
         err(
             &mut out,
             "spec.adoptionPolicy",
-            r#"spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting""#,
+            format!(
+                r#"field can only be "adoptNone" or "adoptExisting", not {:?}"#,
+                spec.adoption_policy
+            ),
         );
     }
     if !matches!(spec.deletion_policy.as_str(), "" | "orphan" | "delete") {
         err(
             &mut out,
             "spec.deletionPolicy",
-            r#"spec.deletionPolicy can only be "orphan" or "delete""#,
+            format!(
+                r#"can only be "orphan" or "delete", not {:?}"#,
+                spec.deletion_policy
+            ),
         );
     }
     if let Some(pc) = &spec.package_context {
@@ -95,7 +81,7 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
             err(
                 &mut out,
                 format!("spec.injectors[{i}].name"),
-                format!("spec.injectors[{i}].name must not be empty"),
+                "must not be empty: name the in-cluster object to inject",
             );
         }
     }
@@ -107,7 +93,8 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
 }
 
 /// Porch's reserved-key check over context `data` and `removeKeys`, with the field paths to
-/// report. Order: per reserved key, data first, then each occurrence in removeKeys.
+/// report. Order: per reserved key, data first, then each occurrence in removeKeys. The message
+/// is Porch's after its `<field>: ` prefix.
 pub fn reserved_keys(
     data: &BTreeMap<String, String>,
     remove_keys: &[String],
@@ -121,7 +108,7 @@ pub fn reserved_keys(
                 &mut out,
                 data_field,
                 format!(
-                    "{data_field}: Invalid value: {}: must not contain the key {key:?}",
+                    "Invalid value: {}: must not contain the key {key:?} (Porch sets it)",
                     go_json(data)
                 ),
             );
@@ -131,7 +118,7 @@ pub fn reserved_keys(
                 &mut out,
                 remove_field,
                 format!(
-                    "{remove_field}: Invalid value: {}: must not contain the key {key:?}",
+                    "Invalid value: {}: must not contain the key {key:?} (Porch sets it)",
                     go_json(&remove_keys)
                 ),
             );
@@ -140,12 +127,12 @@ pub fn reserved_keys(
     out
 }
 
-/// Rejects a missing name, and a `.` in it: the generated function names
-/// `PackageVariant.<pv>.<fn>.<i>` must split into exactly four parts to be recognised (and
-/// replaced) on the next run; Porch piles up a copy per run instead.
+/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it: the generated
+/// function names `PackageVariant.<pv>.<fn>.<i>` must split into exactly four parts to be
+/// recognised (and replaced) on the next run; Porch piles up a copy per run instead.
 fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
     if name.is_empty() {
-        err(out, "metadata.name", "missing required field metadata.name");
+        err(out, "metadata.name", "missing required field");
     } else if name.contains('.') {
         err(
             out,
@@ -155,6 +142,12 @@ fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
                  (PackageVariant.{name}.<function>.<index>) would not be recognised on the next \
                  run and would pile up"
             ),
+        );
+    } else if let Some(why) = crate::api::names::dns1123_subdomain(name) {
+        err(
+            out,
+            "metadata.name",
+            format!("PackageVariant name {name:?} is not a valid Kubernetes name: {why}"),
         );
     }
 }
@@ -166,7 +159,7 @@ fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) 
                 out,
                 format!("{field}[{i}].name"),
                 format!(
-                    "{field}[{i}].name {:?} must not contain \".\": the generated name \
+                    "function name {:?} must not contain \".\": the generated name \
                      PackageVariant.<pv>.{}.{i} would not be recognised on the next run and \
                      would pile up",
                     f.name, f.name
@@ -193,12 +186,32 @@ mod tests {
     use crate::api::decode;
     use serde_json::json;
 
+    /// Each problem in Porch's words: our message with its field path put back where Porch
+    /// writes it.
     fn msgs(spec: serde_json::Value) -> Vec<String> {
         let spec: PackageVariantSpec = decode(&spec, "spec").unwrap_or_default();
         validate("my-pv", &spec)
             .into_iter()
-            .map(|r| r.message)
+            .map(|r| {
+                let field = r.field_path.unwrap_or_default();
+                let m = r.message;
+                if m.starts_with("missing required field") {
+                    format!("{m} {field}")
+                } else if m.starts_with("Invalid value") {
+                    format!("{field}: {m}")
+                } else {
+                    format!("{field} {m}")
+                }
+            })
             .collect()
+    }
+
+    /// Porch's messages, each the start of ours (we add what to write instead).
+    fn assert_porch<const N: usize>(got: Vec<String>, porch: [&str; N]) {
+        assert_eq!(got.len(), N, "{got:?}");
+        for (g, p) in got.iter().zip(porch) {
+            assert!(g.starts_with(p), "{g:?} does not start with Porch's {p:?}");
+        }
     }
 
     fn base() -> serde_json::Value {
@@ -218,32 +231,32 @@ mod tests {
 
     #[test]
     fn empty_spec() {
-        assert_eq!(
+        assert_porch(
             msgs(json!({})),
             [
                 "missing required field spec.upstream",
-                "missing required field spec.downstream"
-            ]
+                "missing required field spec.downstream",
+            ],
         );
     }
 
     #[test]
     fn missing_package_names() {
-        assert_eq!(
+        assert_porch(
             msgs(
-                json!({"upstream": {"revision": 1, "repo": "blueprints"}, "downstream": {"repo": "deployments"}})
+                json!({"upstream": {"revision": 1, "repo": "blueprints"}, "downstream": {"repo": "deployments"}}),
             ),
             [
                 "missing required field spec.upstream.package",
-                "missing required field spec.downstream.package"
-            ]
+                "missing required field spec.downstream.package",
+            ],
         );
-        assert_eq!(
+        assert_porch(
             msgs(json!({"upstream": {}, "downstream": {"repo": "d", "package": "p"}})),
             [
                 "missing required field spec.upstream.repo",
-                "missing required field spec.upstream.package"
-            ]
+                "missing required field spec.upstream.package",
+            ],
         );
     }
 
@@ -254,52 +267,52 @@ mod tests {
             json!({"adoptionPolicy": "adoptExisting", "deletionPolicy": "orphan"})
         ))
         .is_empty());
-        assert_eq!(
+        assert_porch(
             msgs(with(
-                json!({"adoptionPolicy": "invalid", "deletionPolicy": "invalid"})
+                json!({"adoptionPolicy": "invalid", "deletionPolicy": "invalid"}),
             )),
             [
                 r#"spec.adoptionPolicy field can only be "adoptNone" or "adoptExisting""#,
-                r#"spec.deletionPolicy can only be "orphan" or "delete""#
-            ]
+                r#"spec.deletionPolicy can only be "orphan" or "delete""#,
+            ],
         );
     }
 
     #[test]
     fn reserved_context_keys() {
         assert!(msgs(with(json!({"packageContext": {"data": {"foo": "bar", "hello": "there"}, "removeKeys": ["bar", "foobar"]}}))).is_empty());
-        assert_eq!(
+        assert_porch(
             msgs(with(json!({"packageContext": {"data": {"name": "test"}}}))),
             [
-                r#"spec.packageContext.data: Invalid value: {"name":"test"}: must not contain the key "name""#
-            ]
+                r#"spec.packageContext.data: Invalid value: {"name":"test"}: must not contain the key "name""#,
+            ],
         );
-        assert_eq!(
+        assert_porch(
             msgs(with(
-                json!({"packageContext": {"removeKeys": ["package-path"]}})
+                json!({"packageContext": {"removeKeys": ["package-path"]}}),
             )),
             [
-                r#"spec.packageContext.removeKeys: Invalid value: ["package-path"]: must not contain the key "package-path""#
-            ]
+                r#"spec.packageContext.removeKeys: Invalid value: ["package-path"]: must not contain the key "package-path""#,
+            ],
         );
-        assert_eq!(
+        assert_porch(
             msgs(with(
-                json!({"packageContext": {"data": {"name": "a", "package-path": "<b>"}, "removeKeys": ["name"]}})
+                json!({"packageContext": {"data": {"name": "a", "package-path": "<b>"}, "removeKeys": ["name"]}}),
             )),
             [
                 r#"spec.packageContext.data: Invalid value: {"name":"a","package-path":"\u003cb\u003e"}: must not contain the key "name""#,
                 r#"spec.packageContext.removeKeys: Invalid value: ["name"]: must not contain the key "name""#,
                 r#"spec.packageContext.data: Invalid value: {"name":"a","package-path":"\u003cb\u003e"}: must not contain the key "package-path""#,
-            ]
+            ],
         );
     }
 
     #[test]
     fn injectors() {
         assert!(msgs(with(json!({"injectors": [{"group": "porch.kpt.dev", "version": "v1alpha1", "kind": "Repository", "name": "foo"}, {"name": "bar"}]}))).is_empty());
-        assert_eq!(
+        assert_porch(
             msgs(with(json!({"injectors": [{"name": "foo"}, {"name": ""}]}))),
-            ["spec.injectors[1].name must not be empty"]
+            ["spec.injectors[1].name must not be empty"],
         );
     }
 

@@ -9,15 +9,16 @@
 use serde_json::Value;
 
 use super::cel::{self, ProgramCache};
+use super::provenance::{self, Origin, Side};
 use super::reconciliation::{self, DesiredVariant};
 use super::targets::{self, effective_namespace};
-use super::templates::{self, RenderInput, Renderer, RepositoryIndex};
+use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::validate_package_variant_set;
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
     PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
-use crate::api::{decode, package_variant::Upstream};
+use crate::api::{check_strict, decode, package_variant::Upstream, DecodeError};
 use crate::krm::results::{has_errors, ResultItem};
 
 /// What the expansion does to the ResourceList.
@@ -143,20 +144,31 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         ))
         .on_config()]);
     }
+    let problems = check_strict(config, api_version, kind);
+    if !problems.is_empty() {
+        return TypedExpansion::failed(problems.into_iter().map(config_error).collect());
+    }
     let set: PackageVariantSet = match decode(config, "") {
         Ok(set) => set,
-        Err(e) => {
-            return TypedExpansion::failed(vec![ResultItem::error(e.message)
-                .field(e.path)
-                .on_config()])
-        }
+        Err(e) => return TypedExpansion::failed(vec![config_error(e)]),
     };
     let mut results = Vec::new();
     if set.metadata.name.is_empty() {
         results.push(
-            ResultItem::error("metadata.name is required: it prefixes the name of every PackageVariant of the set")
-                .field("metadata.name")
-                .on_config(),
+            ResultItem::error(
+                "is required: it prefixes the name of every PackageVariant of the set",
+            )
+            .field("metadata.name")
+            .on_config(),
+        );
+    } else if let Some(why) = crate::api::names::dns1123_subdomain(&set.metadata.name) {
+        results.push(
+            ResultItem::error(format!(
+                "PackageVariantSet name {:?} is not a valid Kubernetes name, and it prefixes the name of every PackageVariant of the set: {why}",
+                set.metadata.name
+            ))
+            .field("metadata.name")
+            .on_config(),
         );
     }
     results.extend(validate_package_variant_set(&set));
@@ -209,11 +221,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         .flat_map(|(i, t)| {
             templates::compile_all(&mut programs, t)
                 .into_iter()
-                .map(move |e| {
-                    ResultItem::error(e.message)
-                        .field(format!("spec.targets[{i}].{}", e.field))
-                        .on_config()
-                })
+                .map(move |e| template_error(i, e))
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -229,7 +237,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         &repositories,
     );
     let mut rendered = Vec::with_capacity(contexts.len());
-    for ctx in &contexts {
+    for (c, ctx) in contexts.iter().enumerate() {
         let input = RenderInput {
             template: set
                 .spec
@@ -241,28 +249,37 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
             object: ctx.object.and_then(|i| items.get(i)),
         };
         match renderer.render(&input) {
-            Ok(spec) => rendered.push((ctx.target, spec)),
+            Ok(spec) => rendered.push((ctx.target, c, spec)),
             Err(e) => {
-                let field = format!("spec.targets[{}].{}", ctx.target, e.field);
-                let mut expansion = TypedExpansion::failed(vec![ResultItem::error(e.message)
-                    .field(field)
-                    .on_config()]);
+                let mut expansion = TypedExpansion::failed(vec![template_error(ctx.target, e)]);
                 expansion.cel_compilations = programs.compilations();
                 return expansion;
             }
         }
     }
     let cel_compilations = renderer.programs.compilations();
+    let failed = |results| TypedExpansion {
+        results,
+        cel_compilations,
+        ..Default::default()
+    };
 
-    let desired = match reconciliation::collect_desired(&set.metadata.name, rendered) {
-        Ok(d) => d,
-        Err(errors) => {
-            return TypedExpansion {
-                results: errors,
-                cel_compilations,
-                ..Default::default()
-            }
+    let problems = provenance::check_downstreams(&set, &contexts, &rendered, items);
+    if !problems.is_empty() {
+        return failed(problems);
+    }
+    let describe = |c: usize| match contexts.get(c) {
+        Some(ctx) => Origin {
+            set: &set,
+            ctx,
+            items,
         }
+        .describe(),
+        None => Side::at("spec.targets"),
+    };
+    let desired = match reconciliation::collect_desired(&set.metadata.name, rendered, &describe) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
     };
     let owner = if set.metadata.uid.is_empty() {
         set.metadata.name.clone()
@@ -271,13 +288,9 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
     };
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
-    let clashes = reconciliation::name_clashes(items, &namespace, &plan);
+    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe);
     if !clashes.is_empty() {
-        return TypedExpansion {
-            results: clashes,
-            cel_compilations,
-            ..Default::default()
-        };
+        return failed(clashes);
     }
 
     if crate::krm::run::exits_after_run() {
@@ -309,6 +322,29 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
             set_name: set.metadata.name,
             set_uid: set.metadata.uid,
         },
+    }
+}
+
+/// A compile or render error of target `t`'s template as an error result on its field. Porch's
+/// message starts with the template field; here that is the field path, said once.
+fn template_error(t: usize, e: RenderError) -> ResultItem {
+    let message = e
+        .message
+        .strip_prefix(&format!("{}: ", e.field))
+        .unwrap_or(&e.message)
+        .to_string();
+    ResultItem::error(message)
+        .field(format!("spec.targets[{t}].{}", e.field))
+        .on_config()
+}
+
+/// A decode problem of the set as an error result on its field.
+fn config_error(e: DecodeError) -> ResultItem {
+    let r = ResultItem::error(e.message).on_config();
+    if e.path.is_empty() {
+        r
+    } else {
+        r.field(e.path)
     }
 }
 

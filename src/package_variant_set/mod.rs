@@ -5,6 +5,7 @@
 //! - [`expansion`]: the decision (validate, upstream, targets, templates, reconciliation);
 //! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
 //!   [`validation`]: its steps, named as Porch's controller names them;
+//! - [`provenance`]: which field made each downstream, to report a problem there;
 //! - [`new_variant`]: the PackageVariant objects it writes.
 //!
 //! [`run`] turns the expansion into changes to the ResourceList. Only the items the expander
@@ -17,6 +18,7 @@ pub mod expansion;
 pub mod inputs;
 pub mod naming;
 pub mod new_variant;
+pub mod provenance;
 pub mod reconciliation;
 pub mod selector;
 pub mod targets;

@@ -3,8 +3,8 @@
 //!
 //! A function cannot call the API server, so "delete" means "leave out of the output", "update"
 //! means "keep the item's metadata, replace its spec", and "create" means "append a new item".
-//! Two places where Porch silently loses data are errors or warnings here instead: two
-//! downstreams with one identifier, and existing variants that share an identifier or have no
+//! Where Porch silently loses data there are errors or warnings here instead: two downstreams
+//! with one identifier or one name, and existing variants that share an identifier or have no
 //! downstream (Porch would panic on the latter).
 
 use std::collections::{HashMap, HashSet};
@@ -14,6 +14,7 @@ use crate::api::package_variant::{
 };
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::naming;
+use crate::package_variant_set::provenance::Side;
 use crate::package_variant_set::targets::{items_of_kind, str_at};
 
 /// The label that marks a PackageVariant as owned by a set (value: the set's uid, or its name
@@ -27,6 +28,8 @@ pub struct DesiredVariant {
     pub name: String,
     /// Index of the target in `spec.targets` that produced it.
     pub target: usize,
+    /// Index of the downstream context (unrolled target entry) that produced it.
+    pub context: usize,
     pub spec: PackageVariantSpec,
 }
 
@@ -61,50 +64,68 @@ pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str)
     owned
 }
 
+/// One rendered downstream: (target index, context index, spec).
+pub type Rendered = (usize, usize, PackageVariantSpec);
+
 /// Keys rendered specs by identifier, in target order.
 ///
-/// The same downstream produced twice by one target (e.g. `packageNames: [p, p]`) is one
-/// variant, the later spec winning as in Porch. Any other identifier clash (two targets, or two
-/// different downstreams like `a-b`/`c` and `a`/`b-c`) is an error naming both: Porch would keep
-/// one and silently drop the other.
+/// Two downstreams with one identifier are an error naming both by the fields that made them
+/// (`describe` of their context): the same package name listed twice, two targets reaching
+/// one repository, a template mapping two objects to one downstream, or `a-b`/`c` and
+/// `a`/`b-c`. Porch would keep one and silently drop the other. So is a cut name (past 63
+/// bytes) shared by two identifiers, which Porch would also merge.
 pub fn collect_desired(
     set_name: &str,
-    rendered: Vec<(usize, PackageVariantSpec)>,
+    rendered: Vec<Rendered>,
+    describe: &dyn Fn(usize) -> Side,
 ) -> Result<Vec<DesiredVariant>, Vec<ResultItem>> {
     let mut out: Vec<DesiredVariant> = Vec::with_capacity(rendered.len());
     let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rendered.len());
+    // Names cut to 63 bytes with a hash: the only names that can differ from their identifier.
+    let mut cut_names: HashMap<String, usize> = HashMap::new();
     let mut errors = Vec::new();
-    for (target, spec) in rendered {
+    for (target, context, spec) in rendered {
         let (repo, package) = downstream_of(&spec);
         let identifier = naming::identifier(set_name, &repo, &package);
-        match by_id.get(&identifier).and_then(|&at| out.get_mut(at)) {
-            Some(previous) => {
-                let (prev_repo, prev_package) = downstream_of(&previous.spec);
-                if previous.target == target && prev_repo == repo && prev_package == package {
-                    previous.spec = spec;
-                } else {
-                    let message = format!(
-                        "spec.targets[{}] (downstream {prev_repo:?}/{prev_package:?}) and spec.targets[{target}] (downstream {repo:?}/{package:?}) both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one",
-                        previous.target
-                    );
-                    errors.push(
-                        ResultItem::error(message)
-                            .field(format!("spec.targets[{target}]"))
-                            .on_config(),
-                    );
-                }
-            }
-            None => {
-                by_id.insert(identifier.clone(), out.len());
-                let name = naming::package_variant_name(&identifier);
-                out.push(DesiredVariant {
-                    identifier,
-                    name,
-                    target,
-                    spec,
-                });
-            }
+        if let Some(previous) = by_id.get(&identifier).and_then(|&at| out.get(at)) {
+            let (prev_repo, prev_package) = downstream_of(&previous.spec);
+            let (earlier, later) = (describe(previous.context), describe(context));
+            let message = format!(
+                "{} and {} both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one",
+                earlier.text_with(&format!("downstream {prev_repo:?}/{prev_package:?}")),
+                later.text_with(&format!("downstream {repo:?}/{package:?}")),
+            );
+            errors.push(ResultItem::error(message).field(later.field).on_config());
+            continue;
         }
+        let name = naming::package_variant_name(&identifier);
+        let cut = name != identifier;
+        let taken = if cut {
+            by_id.get(&name).or_else(|| cut_names.get(&name))
+        } else {
+            cut_names.get(&name)
+        };
+        if let Some(previous) = taken.and_then(|&at| out.get(at)) {
+            let (earlier, later) = (describe(previous.context), describe(context));
+            let message = format!(
+                "{} and {} both get the PackageVariant name {name:?} (Porch cuts a name past 63 bytes to 54 and a hash); give one of them a shorter downstream repo or package name",
+                earlier.text_with(&format!("identifier {:?}", previous.identifier)),
+                later.text_with(&format!("identifier {identifier:?}")),
+            );
+            errors.push(ResultItem::error(message).field(later.field).on_config());
+            continue;
+        }
+        if cut {
+            cut_names.insert(name.clone(), out.len());
+        }
+        by_id.insert(identifier.clone(), out.len());
+        out.push(DesiredVariant {
+            identifier,
+            name,
+            target,
+            context,
+            spec,
+        });
     }
     if errors.is_empty() {
         Ok(out)
@@ -183,8 +204,14 @@ pub fn plan(
 /// The creates whose name is already taken by a PackageVariant of the namespace that stays
 /// (one the set does not own, or an owned one kept under another identifier). Porch's create
 /// fails there with `already exists`; emitting a second object of that name would instead
-/// replace the other one when the output is applied. One error per clash.
-pub fn name_clashes(items: &[serde_json::Value], namespace: &str, plan: &Plan) -> Vec<ResultItem> {
+/// replace the other one when the output is applied. One error per clash, on the field that
+/// made the new variant (`describe` of its context).
+pub fn name_clashes(
+    items: &[serde_json::Value],
+    namespace: &str,
+    plan: &Plan,
+    describe: &dyn Fn(usize) -> Side,
+) -> Vec<ResultItem> {
     if plan.creates.is_empty() {
         return Vec::new();
     }
@@ -204,16 +231,17 @@ pub fn name_clashes(items: &[serde_json::Value], namespace: &str, plan: &Plan) -
         .iter()
         .filter(|d| taken.contains(d.name.as_str()))
         .map(|d| {
-                ResultItem::error(format!(
-                    "spec.targets[{}] (downstream {:?}/{:?}) would create PackageVariant {:?}, but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
-                    d.target,
-                    d.spec.downstream.as_ref().map_or("", |ds| ds.repo.as_str()),
-                    d.spec.downstream.as_ref().map_or("", |ds| ds.package.as_str()),
-                    d.name,
-                    d.name,
-                ))
-                .field(format!("spec.targets[{}]", d.target))
-                .on_config()
+            let side = describe(d.context);
+            let object = side.object.as_ref().map_or(String::new(), |o| format!(" for {o}"));
+            ResultItem::error(format!(
+                "would create PackageVariant {:?}{object} (downstream {:?}/{:?}), but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
+                d.name,
+                d.spec.downstream.as_ref().map_or("", |ds| ds.repo.as_str()),
+                d.spec.downstream.as_ref().map_or("", |ds| ds.package.as_str()),
+                d.name,
+            ))
+            .field(side.field)
+            .on_config()
         })
         .collect()
 }
@@ -223,6 +251,19 @@ mod tests {
     use super::*;
     use crate::api::package_variant::Downstream;
     use serde_json::{json, Value};
+
+    /// [`collect_desired`] with one context per spec, described as `ctx<i>`.
+    fn collect(
+        set_name: &str,
+        specs: Vec<(usize, PackageVariantSpec)>,
+    ) -> Result<Vec<DesiredVariant>, Vec<ResultItem>> {
+        let rendered = specs
+            .into_iter()
+            .enumerate()
+            .map(|(c, (t, spec))| (t, c, spec))
+            .collect();
+        collect_desired(set_name, rendered, &|c| Side::at(format!("ctx{c}")))
+    }
 
     fn spec(repo: &str, package: &str) -> PackageVariantSpec {
         PackageVariantSpec {
@@ -270,7 +311,7 @@ mod tests {
                 ),
             ),
         ];
-        let desired = collect_desired("my-pvs", rendered).unwrap_or_default();
+        let desired = collect("my-pvs", rendered).unwrap_or_default();
         let plan = plan("my-pvs", desired, &items, &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(
@@ -296,8 +337,8 @@ mod tests {
             pv("custom-name", "uid-1", Some(("r1", "keep"))),
         ];
         let owned = owned_variants(&items, "default", "uid-1");
-        let desired = collect_desired("s", vec![(0, spec("r1", "new")), (0, spec("r1", "keep"))])
-            .unwrap_or_default();
+        let desired =
+            collect("s", vec![(0, spec("r1", "new")), (0, spec("r1", "keep"))]).unwrap_or_default();
         let plan = plan("s", desired, &items, &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(plan.updates.len(), 1);
@@ -311,17 +352,18 @@ mod tests {
         );
     }
 
-    /// D23: the same downstream twice from one target is one PV; a clash of different
-    /// downstreams is an error naming both (Porch would silently keep one).
+    /// D23: two downstreams with one identifier are an error naming both by their fields,
+    /// even from one target (Porch would silently keep one).
     #[test]
     fn d23_duplicate_identifiers() {
-        let one = collect_desired("s", vec![(0, spec("r1", "p")), (0, spec("r1", "p"))])
-            .unwrap_or_default();
-        assert_eq!(one.len(), 1);
-        assert_eq!(one[0].identifier, "s-r1-p");
-        let errs =
-            collect_desired("s", vec![(0, spec("a-b", "c")), (0, spec("a", "b-c"))]).unwrap_err();
+        let errs = collect("s", vec![(0, spec("r1", "p")), (0, spec("r1", "p"))]).unwrap_err();
         assert_eq!(errs.len(), 1);
+        assert_eq!(
+            errs[0].message,
+            r#"ctx0 (downstream "r1"/"p") and ctx1 (downstream "r1"/"p") both produce the PackageVariant identifier "s-r1-p"; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one"#
+        );
+        assert_eq!(errs[0].field_path.as_deref(), Some("ctx1"));
+        let errs = collect("s", vec![(0, spec("a-b", "c")), (0, spec("a", "b-c"))]).unwrap_err();
         assert!(
             errs[0]
                 .message
@@ -329,16 +371,42 @@ mod tests {
             "{}",
             errs[0].message
         );
-        let errs =
-            collect_desired("s", vec![(0, spec("r", "p")), (1, spec("r", "p"))]).unwrap_err();
+        // Three of a kind: each later one is reported against the first.
+        let three = vec![
+            (0, spec("r", "p")),
+            (1, spec("r", "p")),
+            (2, spec("r", "p")),
+        ];
+        let errs = collect("s", three).unwrap_err();
+        let fields: Vec<_> = errs.iter().filter_map(|e| e.field_path.clone()).collect();
+        assert_eq!(fields, ["ctx1", "ctx2"]);
+    }
+
+    /// Two identifiers past 63 bytes that Porch cuts to one name: an error naming both.
+    #[test]
+    fn cut_names_that_collide_are_refused() {
+        let long = "p".repeat(60);
+        let ok = collect(
+            "s",
+            vec![(0, spec("r", &long)), (0, spec("r", &format!("{long}x")))],
+        );
+        assert_eq!(ok.map(|d| d.len()), Ok(2));
+        // A cut name equal to another variant's identifier.
+        let first = collect("s", vec![(0, spec("r", &long))]).unwrap_or_default();
+        let cut = first[0].name.clone();
+        assert_ne!(cut, first[0].identifier);
+        let (repo, package) = cut
+            .split_once('-')
+            .map(|(_, rest)| rest.split_once('-').unwrap_or_default())
+            .unwrap_or_default();
+        let errs = collect("s", vec![(0, spec("r", &long)), (1, spec(repo, package))]).unwrap_err();
+        assert_eq!(errs.len(), 1);
         assert!(
-            errs[0]
-                .message
-                .starts_with("spec.targets[0] (downstream \"r\"/\"p\") and spec.targets[1]"),
+            errs[0].message.contains("both get the PackageVariant name"),
             "{}",
             errs[0].message
         );
-        assert_eq!(errs[0].field_path.as_deref(), Some("spec.targets[1]"));
+        assert_eq!(errs[0].field_path.as_deref(), Some("ctx1"));
     }
 
     #[test]
@@ -372,7 +440,7 @@ mod tests {
             pv("b", "o", Some(("r", "p"))),
         ];
         let owned = owned_variants(&items, "default", "o");
-        let desired = collect_desired("s", vec![(0, spec("r", "p"))]).unwrap_or_default();
+        let desired = collect("s", vec![(0, spec("r", "p"))]).unwrap_or_default();
         let plan = plan("s", desired, &items, &owned);
         assert!(plan.deletes.is_empty());
         assert_eq!(

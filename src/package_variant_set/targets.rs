@@ -92,8 +92,9 @@ pub fn find_upstream(
     });
     found.ok_or_else(|| {
         format!(
-            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from `kubectl get packagerevisions -o yaml`)",
-            upstream.package, upstream.revision, upstream.repo
+            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from kubectl get {} -n {namespace} -o yaml)",
+            upstream.package, upstream.revision, upstream.repo,
+            resource_name(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND)
         )
     })
 }
@@ -107,6 +108,16 @@ pub struct DownstreamContext {
     pub package_default: String,
     /// Item index of the selected object (selector targets only).
     pub object: Option<usize>,
+    /// Which entry of a `repositories` target it comes from (`None` for a selector target).
+    pub entry: Option<RepositoryEntry>,
+}
+
+/// The entry of a `repositories` target a downstream comes from: `repositories[index]`, and
+/// `packageNames[package_name]` unless it takes the upstream package name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepositoryEntry {
+    pub index: usize,
+    pub package_name: Option<usize>,
 }
 
 /// A selector error of one target: `field` is `spec.targets[i].repositorySelector` or
@@ -124,12 +135,52 @@ fn too_many(t: usize) -> TargetError {
         target: t,
         field: format!("spec.targets[{t}]"),
         message: format!(
-            "the targets produce more than {MAX_PACKAGE_VARIANTS} PackageVariants (the limit for one PackageVariantSet; reached at spec.targets[{t}]); split the targets over several PackageVariantSets or narrow the selectors"
+            "the targets produce more than {MAX_PACKAGE_VARIANTS} PackageVariants (the limit for one PackageVariantSet, reached at this target); split the targets over several PackageVariantSets or narrow the selectors"
         ),
     }
 }
 
-/// Porch's `unrollDownstreamTargets`. Every target with a bad selector is reported.
+/// The error when a selector target has nothing of its kind to select from: Porch lists the
+/// objects itself and stops with NoMatchingTargets when it cannot; here the input is
+/// incomplete, and going on would delete every PackageVariant the target made.
+fn no_objects_of_kind(
+    t: usize,
+    field: &str,
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+) -> TargetError {
+    TargetError {
+        target: t,
+        field: format!("spec.targets[{t}].{field}"),
+        message: format!(
+            "no matches for kind {kind:?} in version {api_version:?} among the input items in namespace {namespace:?} (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: kubectl get {} -n {namespace} -o yaml",
+            resource_name(api_version, kind)
+        ),
+    }
+}
+
+/// kubectl's name for a kind's objects: `workloadclusters.infra.nephio.org`, `configmaps`
+/// (apimachinery's guess of the plural: `-s`, `-es` after `s`, `-ies` for a final `y`).
+pub fn resource_name(api_version: &str, kind: &str) -> String {
+    let singular = kind.to_lowercase();
+    let plural = if singular.ends_with("endpoints") {
+        singular
+    } else if singular.ends_with('s') {
+        format!("{singular}es")
+    } else if let Some(stem) = singular.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{singular}s")
+    };
+    match api_version.rsplit_once('/') {
+        Some((group, _)) if !group.is_empty() => format!("{plural}.{group}"),
+        _ => plural,
+    }
+}
+
+/// Porch's `unrollDownstreamTargets`. Every target with a bad selector, or with no object of
+/// its kind among the items, is reported.
 pub fn unroll_targets(
     spec: &PackageVariantSetSpec,
     upstream_package: &str,
@@ -140,14 +191,14 @@ pub fn unroll_targets(
     let mut errors = Vec::new();
     for (t, target) in spec.targets.iter().enumerate() {
         if let Some(repos) = target.repositories.as_ref().filter(|r| !r.is_empty()) {
-            for rt in repos {
+            for (j, rt) in repos.iter().enumerate() {
                 let defaulted = [upstream_package.to_string()];
                 let names: &[String] = if rt.package_names.is_empty() {
                     &defaulted
                 } else {
                     &rt.package_names
                 };
-                for pn in names {
+                for (k, pn) in names.iter().enumerate() {
                     if out.len() >= MAX_PACKAGE_VARIANTS {
                         errors.push(too_many(t));
                         return Err(errors);
@@ -157,6 +208,10 @@ pub fn unroll_targets(
                         repo_default: rt.name.clone(),
                         package_default: pn.clone(),
                         object: None,
+                        entry: Some(RepositoryEntry {
+                            index: j,
+                            package_name: (!rt.package_names.is_empty()).then_some(k),
+                        }),
                     });
                 }
             }
@@ -192,10 +247,13 @@ pub fn unroll_targets(
                 continue;
             }
         };
+        let mut of_kind = false;
         for (i, item) in items.iter().enumerate() {
-            if is_kind_in_namespace(item, api_version, kind, namespace)
-                && compiled.matches_object(item)
-            {
+            if !is_kind_in_namespace(item, api_version, kind, namespace) {
+                continue;
+            }
+            of_kind = true;
+            if compiled.matches_object(item) {
                 if out.len() >= MAX_PACKAGE_VARIANTS {
                     errors.push(too_many(t));
                     return Err(errors);
@@ -206,8 +264,12 @@ pub fn unroll_targets(
                     repo_default: name,
                     package_default: upstream_package.to_string(),
                     object: Some(i),
+                    entry: None,
                 });
             }
+        }
+        if !of_kind {
+            errors.push(no_objects_of_kind(t, field, api_version, kind, namespace));
         }
     }
     if errors.is_empty() {
@@ -218,273 +280,4 @@ pub fn unroll_targets(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::decode;
-    use serde_json::{json, Value};
-
-    fn pr(repo: &str, pkg: &str, ws: &str, rev: i64) -> Value {
-        json!({"apiVersion": PACKAGE_REVISION_API_VERSION, "kind": PACKAGE_REVISION_KIND, "metadata": {"name": "pr", "namespace": "default"},
-            "spec": {"repository": repo, "packageName": pkg, "workspaceName": ws, "revision": rev}})
-    }
-
-    fn up(repo: &str, package: &str, ws: &str, revision: i64) -> Upstream {
-        Upstream {
-            repo: repo.into(),
-            package: package.into(),
-            revision,
-            workspace_name: ws.into(),
-        }
-    }
-
-    /// U1–U9: one PR {my-repo, my-package, my-workspace, -1}, upstream mutated step by step.
-    #[test]
-    fn u1_to_u9_get_upstream_pr() {
-        let items = [pr("my-repo", "my-package", "my-workspace", -1)];
-        let cases = [
-            ("u1", up("", "", "", 0), false),
-            ("u2", up("any-repo", "", "", 0), false),
-            ("u3", up("my-repo", "", "", 0), false),
-            ("u4", up("my-repo", "any-package", "", 0), false),
-            ("u5", up("my-repo", "my-package", "", 0), false),
-            ("u6", up("my-repo", "my-package", "any-workspace", 0), false),
-            ("u7", up("my-repo", "my-package", "my-workspace", 0), true),
-            ("u8", up("my-repo", "my-package", "any-workspace", 0), false),
-            ("u9", up("my-repo", "my-package", "any-workspace", -1), true),
-        ];
-        for (id, u, found) in cases {
-            assert_eq!(find_upstream(&u, &items, "default").is_ok(), found, "{id}");
-        }
-        let err = find_upstream(
-            &up("my-repo", "my-package", "any-workspace", 0),
-            &items,
-            "default",
-        )
-        .unwrap_err();
-        assert!(
-            err.starts_with(
-                "could not find upstream package revision 'my-package/0' in repo 'my-repo'"
-            ),
-            "{err}"
-        );
-        assert!(err.contains("must be among the input items"), "{err}");
-    }
-
-    /// D28: revision 1, no match.
-    #[test]
-    fn d28_upstream_not_found_message() {
-        let err = find_upstream(&up("up-repo", "up-pkg", "", 1), &[], "default").unwrap_err();
-        assert!(
-            err.starts_with(
-                "could not find upstream package revision 'up-pkg/1' in repo 'up-repo'"
-            ),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn upstream_first_match_in_item_order_and_namespace_only() {
-        let mut other_ns = pr("r", "p", "", 1);
-        other_ns["metadata"]["namespace"] = json!("other");
-        let mut no_ns = pr("r", "p", "", 1);
-        no_ns["metadata"]
-            .as_object_mut()
-            .map(|m| m.remove("namespace"));
-        let items = [
-            other_ns,
-            pr("r", "x", "", 1),
-            no_ns.clone(),
-            pr("r", "p", "", 1),
-        ];
-        assert_eq!(
-            find_upstream(&up("r", "p", "", 1), &items, "default"),
-            Ok(2)
-        );
-        assert_eq!(find_upstream(&up("r", "p", "", 1), &items, "other"), Ok(0));
-    }
-
-    fn obj(api_version: &str, kind: &str, name: &str, ns: Option<&str>, labels: Value) -> Value {
-        let mut o = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "labels": labels}});
-        if let Some(ns) = ns {
-            o["metadata"]["namespace"] = json!(ns);
-        }
-        o
-    }
-
-    type Unrolled = Vec<(String, String, Option<usize>)>;
-
-    fn unroll(spec: Value, items: &[Value]) -> Result<Unrolled, Vec<TargetError>> {
-        let spec: PackageVariantSetSpec = decode(&spec, "spec").map_err(|e| {
-            vec![TargetError {
-                target: 0,
-                field: e.path,
-                message: e.message,
-            }]
-        })?;
-        unroll_targets(&spec, "up", items, "default").map(|v| {
-            v.into_iter()
-                .map(|c| (c.repo_default, c.package_default, c.object))
-                .collect()
-        })
-    }
-
-    /// Porch's TestUnrollDownstreamTargets.
-    #[test]
-    fn unroll_downstream_targets() {
-        let items = [
-            obj(
-                REPOSITORY_API_VERSION,
-                REPOSITORY_KIND,
-                "my-pod-1",
-                None,
-                json!({"foo": "bar", "abc": "def"}),
-            ),
-            obj(
-                REPOSITORY_API_VERSION,
-                REPOSITORY_KIND,
-                "my-pod-2",
-                None,
-                json!({"abc": "def", "efg": "hij"}),
-            ),
-        ];
-        let got = unroll(
-            json!({"targets": [
-                {"repositories": [{"name": "r1", "packageNames": ["p1", "p2", "p3"]}, {"name": "r2"}]},
-                {"repositorySelector": {}}]}),
-            &items,
-        );
-        let s = |a: &str, b: &str, o: Option<usize>| (a.to_string(), b.to_string(), o);
-        assert_eq!(
-            got.unwrap_or_default(),
-            vec![
-                s("r1", "p1", None),
-                s("r1", "p2", None),
-                s("r1", "p3", None),
-                s("r2", "up", None),
-                s("my-pod-1", "up", Some(0)),
-                s("my-pod-2", "up", Some(1))
-            ]
-        );
-    }
-
-    /// D21: objectSelector over ConfigMaps; only the set's namespace counts; names not checked.
-    #[test]
-    fn d21_object_selector() {
-        let items = [
-            obj(
-                "v1",
-                "ConfigMap",
-                "cm-x",
-                Some("default"),
-                json!({"site": "a"}),
-            ),
-            obj(
-                "v1",
-                "ConfigMap",
-                "cm-other-ns",
-                Some("other"),
-                json!({"site": "a"}),
-            ),
-            obj("v1", "Secret", "s", None, json!({"site": "a"})),
-            obj("v1", "ConfigMap", "cm-b", None, json!({"site": "b"})),
-            obj("v1", "ConfigMap", "cm-y", None, json!({"site": "a"})),
-        ];
-        let got = unroll(
-            json!({"targets": [{"objectSelector": {"apiVersion": "v1", "kind": "ConfigMap", "name": "ignored", "matchLabels": {"site": "a"}}}]}),
-            &items,
-        );
-        let names: Vec<String> = got
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| format!("{}/{}", c.0, c.1))
-            .collect();
-        assert_eq!(names, ["cm-x/up", "cm-y/up"]);
-    }
-
-    #[test]
-    fn bad_selectors_are_target_errors() {
-        let got = unroll(
-            json!({"targets": [
-                {"objectSelector": {"apiVersion": "v1", "kind": "X", "matchExpressions": [{"key": "a", "operator": "Foo"}]}},
-                {"repositories": [{"name": "r"}]},
-                {"repositorySelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}),
-            &[],
-        );
-        let errs = got.unwrap_err();
-        assert_eq!(errs.len(), 2);
-        assert_eq!(errs[0].field, "spec.targets[0].objectSelector");
-        assert_eq!(
-            errs[0].message,
-            r#""Foo" is not a valid label selector operator"#
-        );
-        assert_eq!(errs[1].field, "spec.targets[2].repositorySelector");
-    }
-
-    #[test]
-    fn empty_selection_is_not_an_error() {
-        assert_eq!(
-            unroll(
-                json!({"targets": [{"repositorySelector": {"matchLabels": {"x": "y"}}}]}),
-                &[]
-            ),
-            Ok(vec![])
-        );
-    }
-
-    #[test]
-    fn namespace_rules() {
-        assert_eq!(effective_namespace(""), "default");
-        assert_eq!(effective_namespace("ns"), "ns");
-        let item = obj("v1", "ConfigMap", "a", None, json!({}));
-        assert!(is_kind_in_namespace(&item, "v1", "ConfigMap", "anything"));
-        assert!(!is_kind_in_namespace(
-            &json!("scalar"),
-            "v1",
-            "ConfigMap",
-            "default"
-        ));
-    }
-
-    #[test]
-    fn at_most_max_package_variants_per_set() {
-        // Exactly the limit is fine; one more (from a selector over many items) is refused.
-        let names: Vec<String> = (0..MAX_PACKAGE_VARIANTS - 1)
-            .map(|i| format!("p{i}"))
-            .collect();
-        let items = [
-            obj(
-                "config.porch.kpt.dev/v1alpha1",
-                "Repository",
-                "a",
-                None,
-                json!({"x": "y"}),
-            ),
-            obj(
-                "config.porch.kpt.dev/v1alpha1",
-                "Repository",
-                "b",
-                None,
-                json!({"x": "y"}),
-            ),
-        ];
-        let ok = unroll(
-            json!({"targets": [{"repositories": [{"name": "r", "packageNames": names}]},
-                {"repositorySelector": {"matchLabels": {"x": "y"}}, "template": {}}]}),
-            &items[..1],
-        );
-        assert_eq!(ok.map(|v| v.len()), Ok(MAX_PACKAGE_VARIANTS));
-        let errs = unroll(
-            json!({"targets": [{"repositories": [{"name": "r", "packageNames": names}]},
-                {"repositorySelector": {"matchLabels": {"x": "y"}}}]}),
-            &items,
-        )
-        .unwrap_err();
-        assert_eq!(errs.len(), 1);
-        assert_eq!(errs[0].field, "spec.targets[1]");
-        assert!(
-            errs[0].message.contains("more than 100000 PackageVariants"),
-            "{}",
-            errs[0].message
-        );
-    }
-}
+mod tests;

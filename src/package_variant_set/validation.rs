@@ -1,11 +1,20 @@
-//! PackageVariantSet validation (Porch's `validatePackageVariantSet`): every message verbatim, in
-//! Porch's emission order, each problem its own error result with its field path.
+//! PackageVariantSet validation (Porch's `validatePackageVariantSet`): Porch's messages in
+//! Porch's emission order, each problem its own error result with its field path, plus the
+//! duplicate package names Porch swallows.
+//!
+//! A message is Porch's without the field path it starts with, which is the result's
+//! `field.path` (kpt prints it beside the message): Porch's `spec.targets[0].repositories[0].name
+//! cannot be empty` is `cannot be empty` on `spec.targets[0].repositories[0].name`.
 //!
 //! Validation collects all problems rather than stopping at the first, as Porch does; Porch then
 //! joins them with "; " into one condition message, we keep them apart so kpt shows each with
 //! its field.
 
-use crate::api::package_variant_set::{MapExpr, PackageVariantSet, PackageVariantTemplate};
+use std::collections::HashMap;
+
+use crate::api::package_variant_set::{
+    MapExpr, PackageVariantSet, PackageVariantTemplate, RepositoryTarget,
+};
 use crate::krm::results::ResultItem;
 
 fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
@@ -16,25 +25,13 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
 pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> {
     let mut out = Vec::new();
     match &set.spec.upstream {
-        None => err(
-            &mut out,
-            "spec.upstream",
-            "spec.upstream is a required field",
-        ),
+        None => err(&mut out, "spec.upstream", "is a required field"),
         Some(up) => {
             if up.package.is_empty() {
-                err(
-                    &mut out,
-                    "spec.upstream.package",
-                    "spec.upstream.package is a required field",
-                );
+                err(&mut out, "spec.upstream.package", "is a required field");
             }
             if up.repo.is_empty() {
-                err(
-                    &mut out,
-                    "spec.upstream.repo",
-                    "spec.upstream.repo is a required field",
-                );
+                err(&mut out, "spec.upstream.repo", "is a required field");
             }
             if up.revision == 0 && up.workspace_name.is_empty() {
                 err(&mut out, "spec.upstream", "either spec.upstream.revision or spec.upstream.workspaceName must be specified");
@@ -42,12 +39,13 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
         }
     }
     if set.spec.targets.is_empty() {
-        err(
-            &mut out,
-            "spec.targets",
-            "must specify at least one item in spec.targets",
-        );
+        err(&mut out, "spec.targets", "must specify at least one item");
     }
+    let upstream_package = set
+        .spec
+        .upstream
+        .as_ref()
+        .map_or(String::new(), |u| u.package.clone());
     for (i, target) in set.spec.targets.iter().enumerate() {
         let mut count = 0;
         if let Some(repos) = &target.repositories {
@@ -56,25 +54,25 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
                 err(
                     &mut out,
                     format!("spec.targets[{i}].repositories"),
-                    format!(
-                        "spec.targets[{i}].repositories must not be an empty list if specified"
-                    ),
+                    "must not be an empty list if specified",
                 );
             }
+            let mut seen = HashMap::new();
             for (j, rt) in repos.iter().enumerate() {
                 if rt.name.is_empty() {
                     err(
                         &mut out,
                         format!("spec.targets[{i}].repositories[{j}].name"),
-                        format!("spec.targets[{i}].repositories[{j}].name cannot be empty"),
+                        "cannot be empty",
                     );
                 }
                 for (k, pn) in rt.package_names.iter().enumerate() {
                     if pn.is_empty() {
                         let f = format!("spec.targets[{i}].repositories[{j}].packageNames[{k}]");
-                        err(&mut out, f.clone(), format!("{f} cannot be empty"));
+                        err(&mut out, f, "cannot be empty");
                     }
                 }
+                duplicate_entry(&mut out, &mut seen, (i, j), rt, &upstream_package);
             }
         }
         if target.repository_selector.is_some() {
@@ -82,19 +80,18 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
         }
         if let Some(os) = &target.object_selector {
             count += 1;
-            // Porch spells it `objectselector` in these two messages.
             if os.api_version.is_empty() {
                 err(
                     &mut out,
                     format!("spec.targets[{i}].objectSelector.apiVersion"),
-                    format!("spec.targets[{i}].objectselector.apiVersion cannot be empty"),
+                    "cannot be empty",
                 );
             }
             if os.kind.is_empty() {
                 err(
                     &mut out,
                     format!("spec.targets[{i}].objectSelector.kind"),
-                    format!("spec.targets[{i}].objectselector.kind cannot be empty"),
+                    "cannot be empty",
                 );
             }
         }
@@ -102,7 +99,7 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
             err(
                 &mut out,
                 format!("spec.targets[{i}]"),
-                format!("spec.targets[{i}] must specify one of `repositories`, `repositorySelector`, or `objectSelector`"),
+                "must specify one of `repositories`, `repositorySelector`, or `objectSelector`",
             );
         }
         if let Some(t) = &target.template {
@@ -112,13 +109,63 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
     out
 }
 
+/// Where each (repository, package) of one `repositories` target was first listed: the entry
+/// index and the `packageNames` index (`None`: the upstream package).
+type Seen<'s> = HashMap<(&'s str, &'s str), (usize, Option<usize>)>;
+
+/// The repository and package names entry `j` of target `i` lists again (Porch makes one
+/// PackageVariant of them and drops the other silently): an error on the later entry naming
+/// both. An entry without `packageNames` stands for the upstream package.
+fn duplicate_entry<'s>(
+    out: &mut Vec<ResultItem>,
+    seen: &mut Seen<'s>,
+    (i, j): (usize, usize),
+    rt: &'s RepositoryTarget,
+    upstream_package: &'s str,
+) {
+    let path = |(j, k): (usize, Option<usize>)| match k {
+        Some(k) => format!("spec.targets[{i}].repositories[{j}].packageNames[{k}]"),
+        None => format!("spec.targets[{i}].repositories[{j}]"),
+    };
+    let defaulted = [(None, upstream_package)];
+    let names = rt
+        .package_names
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (Some(k), p.as_str()));
+    let names: Box<dyn Iterator<Item = (Option<usize>, &str)>> = if rt.package_names.is_empty() {
+        Box::new(defaulted.into_iter())
+    } else {
+        Box::new(names)
+    };
+    for (k, package) in names {
+        if rt.name.is_empty() || package.is_empty() {
+            continue; // reported as empty
+        }
+        match seen.get(&(rt.name.as_str(), package)) {
+            Some(&first) => {
+                let here = path((j, k));
+                let message = format!(
+                    "repository {:?} with package {package:?} is listed twice, at {} and at {here}: Porch would make one PackageVariant of them and drop the other silently; remove one",
+                    rt.name,
+                    path(first)
+                );
+                err(out, here, message);
+            }
+            None => {
+                seen.insert((rt.name.as_str(), package), (j, k));
+            }
+        }
+    }
+}
+
 fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultItem>) {
     if let Some(p) = &t.adoption_policy {
         if p != "adoptNone" && p != "adoptExisting" {
             err(
                 out,
                 format!("{f}.adoptionPolicy"),
-                format!(r#"{f}.adoptionPolicy can only be "adoptNone" or "adoptExisting""#),
+                format!(r#"can only be "adoptNone" or "adoptExisting", not {p:?}"#),
             );
         }
     }
@@ -127,7 +174,7 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             err(
                 out,
                 format!("{f}.deletionPolicy"),
-                format!(r#"{f}.deletionPolicy can only be "orphan" or "delete""#),
+                format!(r#"can only be "orphan" or "delete", not {p:?}"#),
             );
         }
     }
@@ -137,16 +184,14 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             err(
                 out,
                 format!("{f}.downstream"),
-                format!("{f} may specify only one of `downstream.repo` and `downstream.repoExpr`"),
+                "may specify only one of `downstream.repo` and `downstream.repoExpr`",
             );
         }
         if d.package.is_some() && d.package_expr.is_some() {
             err(
                 out,
                 format!("{f}.downstream"),
-                format!(
-                    "{f} may specify only one of `downstream.package` and `downstream.packageExpr`"
-                ),
+                "may specify only one of `downstream.package` and `downstream.packageExpr`",
             );
         }
     }
@@ -165,15 +210,11 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             err(
                 out,
                 p.clone(),
-                format!("{p} may specify only one of `name` and `nameExpr`"),
+                "may specify only one of `name` and `nameExpr`",
             );
         }
         if inj.name.is_none() && inj.name_expr.is_none() {
-            err(
-                out,
-                p.clone(),
-                format!("{p} must specify either `name` or `nameExpr`"),
-            );
+            err(out, p.clone(), "must specify either `name` or `nameExpr`");
         }
     }
     if let Some(pipeline) = &t.pipeline {
@@ -184,18 +225,10 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             for (j, func) in fns.iter().enumerate() {
                 let p = format!("{f}.pipeline.{kind}[{j}]");
                 if func.image.is_empty() {
-                    err(
-                        out,
-                        format!("{p}.image"),
-                        format!("{p}.image must not be empty"),
-                    );
+                    err(out, format!("{p}.image"), "must not be empty");
                 }
                 if func.name.contains('.') {
-                    err(
-                        out,
-                        format!("{p}.name"),
-                        format!("{p}.name must not contain '.'"),
-                    );
+                    err(out, format!("{p}.name"), "must not contain '.'");
                 }
             }
         }
@@ -211,14 +244,14 @@ fn map_exprs(exprs: &[MapExpr], f: &str, out: &mut Vec<ResultItem>) {
             err(
                 out,
                 p.clone(),
-                format!("{p} may specify only one of `key` and `keyExpr`"),
+                "may specify only one of `key` and `keyExpr`",
             );
         }
         if me.value.is_some() && me.value_expr.is_some() {
             err(
                 out,
                 p.clone(),
-                format!("{p} may specify only one of `value` and `valueExpr`"),
+                "may specify only one of `value` and `valueExpr`",
             );
         }
     }
@@ -242,8 +275,26 @@ mod tests {
         };
         validate_package_variant_set(&set)
             .into_iter()
-            .map(|r| r.message)
+            .map(porch_words)
             .collect()
+    }
+
+    /// A problem in Porch's words: our message with its field path put back where Porch writes
+    /// it (Porch spells `objectselector` in lower case in two messages).
+    fn porch_words(r: ResultItem) -> String {
+        let field = r.field_path.unwrap_or_default();
+        let m = r.message;
+        if m.starts_with("must specify at least one item") {
+            format!("{m} in {field}")
+        } else if m.starts_with("either ") {
+            m
+        } else if m.contains("`downstream.") {
+            format!("{} {m}", field.trim_end_matches(".downstream"))
+        } else {
+            let field = field.replace("objectSelector", "objectselector");
+            let m = m.split(", not \"").next().unwrap_or_default();
+            format!("{field} {m}")
+        }
     }
 
     const UP: &str = "spec.upstream is a required field";

@@ -10,9 +10,8 @@
 //!
 //! Decisions, stricter than the API server in two places, on purpose:
 //! - **Unknown fields are errors.** The API server prunes a field its structural schema does not
-//!   list (or rejects it under `kubectl --validate=strict`), and this function decodes leniently
-//!   like Porch's Go structs and ignores it. Either way a misspelt field in a sample would be lost
-//!   without a word, so the test refuses it.
+//!   list (or rejects it under `kubectl --validate=strict`); the function refuses it (strict
+//!   decoding, `src/api/strict.rs`), and so does this test.
 //! - **`null` is an error unless the schema says `nullable: true`.** The API server drops such
 //!   nulls before validation; a sample that writes `null` means nothing and is refused too.
 //!
@@ -43,29 +42,10 @@ const KNOWN: &[&str] = &[
     "x-kubernetes-list-map-keys",
 ];
 
-/// The fields of Kubernetes ObjectMeta a client may write.
+/// The fields of Kubernetes ObjectMeta a client may write: the function's own ObjectMeta
+/// schema, which its strict decoding checks `metadata` against.
 pub fn object_meta_schema() -> Value {
-    let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
-    let loose_list = json!({"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
-    json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "generateName": {"type": "string"},
-            "namespace": {"type": "string"},
-            "uid": {"type": "string"},
-            "resourceVersion": {"type": "string"},
-            "generation": {"type": "integer"},
-            "creationTimestamp": {"type": "string"},
-            "deletionTimestamp": {"type": "string"},
-            "deletionGracePeriodSeconds": {"type": "integer"},
-            "labels": string_map.clone(),
-            "annotations": string_map,
-            "finalizers": {"type": "array", "items": {"type": "string"}},
-            "ownerReferences": loose_list.clone(),
-            "managedFields": loose_list,
-        }
-    })
+    package_variant::api::schema::OBJECT_META.to_json()
 }
 
 /// The `openAPIV3Schema` of `crd` for `apiVersion`/`kind`, with the root `metadata` replaced by

@@ -169,8 +169,16 @@ fn validation_errors_change_nothing() {
     assert_eq!(
         errors(&e),
         [
-            "spec.upstream is a required field",
-            "spec.targets[0].repositories must not be an empty list if specified"
+            "is a required field",
+            "must not be an empty list if specified"
+        ]
+    );
+    let fields: Vec<_> = e.results.iter().map(|r| r.field_path.clone()).collect();
+    assert_eq!(
+        fields,
+        [
+            Some("spec.upstream".to_string()),
+            Some("spec.targets[0].repositories".to_string())
         ]
     );
     assert!(e.results.iter().all(|r| r.subject == Subject::Config));
@@ -187,7 +195,7 @@ fn decode_errors_carry_the_field_path() {
     assert_eq!(
         errors(&e),
         [
-            r#"spec.upstream.revision: invalid type: string "1", expected an integer; write it without quotes"#
+            r#"invalid type: string "1", expected an integer: Porch's API takes the revision as an integer (Porch 4.1 and later); write revision: 1 without quotes"#
         ]
     );
     assert_eq!(
@@ -264,7 +272,7 @@ fn d22_empty_selection_deletes_owned() {
 }
 
 #[test]
-fn render_errors_have_porch_prefix_and_target_field() {
+fn render_errors_have_porch_words_and_the_field_path() {
     let config = pvs(
         json!({"name": "s"}),
         json!({"upstream": {"repo": "up", "package": "p", "revision": 1}, "targets": [
@@ -277,7 +285,7 @@ fn render_errors_have_porch_prefix_and_target_field() {
     );
     assert_eq!(
         errors(&e),
-        ["template.labelExprs[0].valueExpr: unsupported type conversion from 'int' to string"]
+        ["unsupported type conversion from 'int' to string"]
     );
     assert_eq!(
         e.results[0].field_path.as_deref(),
@@ -286,32 +294,40 @@ fn render_errors_have_porch_prefix_and_target_field() {
     assert_no_changes(&e);
 }
 
-/// D23 through the pipeline: a clash between different downstreams is an error.
+/// D23 through the pipeline: two downstreams with one identifier are an error naming both
+/// entries; a package name listed twice is refused before that, naming both entries.
 #[test]
 fn d23_identifier_collision_is_an_error() {
     let config = pvs(
         json!({"name": "s"}),
         json!({"upstream": {"repo": "up", "package": "p", "revision": 1}, "targets": [
-            {"repositories": [{"name": "r1", "packageNames": ["p", "p"]}]},
+            {"repositories": [{"name": "r1", "packageNames": ["p"]}]},
             {"repositories": [{"name": "a-b", "packageNames": ["c"]}, {"name": "a", "packageNames": ["b-c"]}]}]}),
     );
     let e = expand(&config, &[pr("up", "p", 1, None)]);
-    let errs = errors(&e);
-    assert_eq!(errs.len(), 1, "{errs:?}");
-    assert!(
-        errs[0].contains(r#"both produce the PackageVariant identifier "s-a-b-c""#),
-        "{errs:?}"
+    assert_eq!(
+        errors(&e),
+        [
+            r#"spec.targets[1].repositories[0].packageNames[0] (downstream "a-b"/"c") and spec.targets[1].repositories[1].packageNames[0] (downstream "a"/"b-c") both produce the PackageVariant identifier "s-a-b-c"; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one"#
+        ]
+    );
+    assert_eq!(
+        e.results[0].field_path.as_deref(),
+        Some("spec.targets[1].repositories[1].packageNames[0]")
     );
     assert_no_changes(&e);
-    // Without the clash, the duplicate package name gives one PV.
     let config = pvs(
         json!({"name": "s"}),
         json!({"upstream": {"repo": "up", "package": "p", "revision": 1}, "targets": [{"repositories": [{"name": "r1", "packageNames": ["p", "p"]}]}]}),
     );
+    let e = expand(&config, &[pr("up", "p", 1, None)]);
     assert_eq!(
-        created_names(&expand(&config, &[pr("up", "p", 1, None)])),
-        ["s-r1-p"]
+        errors(&e),
+        [
+            r#"repository "r1" with package "p" is listed twice, at spec.targets[0].repositories[0].packageNames[0] and at spec.targets[0].repositories[0].packageNames[1]: Porch would make one PackageVariant of them and drop the other silently; remove one"#
+        ]
     );
+    assert_no_changes(&e);
 }
 
 /// D30 through the pipeline: matched by downstream; the custom name and metadata are kept.

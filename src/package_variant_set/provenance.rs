@@ -1,0 +1,247 @@
+//! Which field of the set produced each downstream repo and package, and the checks on the
+//! PackageVariants they make.
+//!
+//! Why: a generated PackageVariant is named `<set>-<repo>-<package>`; when that name cannot
+//! exist (upper case, `/`, `..`), or the downstream is empty, or two downstreams make one
+//! variant, the problem is reported on the field that made it (a `packageNames` entry, a
+//! selector and the object it chose, a template expression), before anything is written.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::naming;
+use super::reconciliation::Rendered;
+use super::targets::{str_at, DownstreamContext};
+use crate::api::names;
+use crate::api::package_variant_set::{PackageVariantSet, Target};
+use crate::krm::results::ResultItem;
+
+/// Where one downstream comes from: the set, its context and the items.
+pub struct Origin<'a> {
+    pub set: &'a PackageVariantSet,
+    pub ctx: &'a DownstreamContext,
+    pub items: &'a [Value],
+}
+
+/// One side of a problem: the field that produced it, and the object a selector chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Side {
+    /// `spec.targets[1].repositorySelector`.
+    pub field: String,
+    /// `Repository "edge1"`, for a selector target.
+    pub object: Option<String>,
+    /// ` through spec.targets[1].template.downstream.repoExpr`, when a template changed it.
+    pub via: String,
+}
+
+impl Side {
+    /// A side named by its field alone.
+    pub fn at(field: impl Into<String>) -> Side {
+        Side {
+            field: field.into(),
+            object: None,
+            via: String::new(),
+        }
+    }
+
+    /// `spec.targets[1].repositorySelector (Repository "edge1")`.
+    pub fn text(&self) -> String {
+        self.text_with("")
+    }
+
+    /// [`Side::text`] with more said in its parentheses:
+    /// `spec.targets[1].repositorySelector (Repository "edge1", downstream "edge1"/"base")`.
+    pub fn text_with(&self, more: &str) -> String {
+        let inside: Vec<&str> = [self.object.as_deref().unwrap_or(""), more]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect();
+        if inside.is_empty() {
+            format!("{}{}", self.field, self.via)
+        } else {
+            format!("{} ({}){}", self.field, inside.join(", "), self.via)
+        }
+    }
+}
+
+impl Origin<'_> {
+    fn target(&self) -> Option<&Target> {
+        self.set.spec.targets.get(self.ctx.target)
+    }
+
+    fn prefix(&self) -> String {
+        format!("spec.targets[{}]", self.ctx.target)
+    }
+
+    /// The template field that set the downstream `repo` or `package`, if one did (an
+    /// expression wins over a value; empty counts as unset, as in rendering).
+    fn template_field(&self, value: &str) -> Option<String> {
+        let d = self.target()?.template.as_ref()?.downstream.as_ref()?;
+        let (plain, expr) = if value == "repo" {
+            (&d.repo, &d.repo_expr)
+        } else {
+            (&d.package, &d.package_expr)
+        };
+        let set = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.is_empty());
+        let name = if set(expr) {
+            format!("{value}Expr")
+        } else if set(plain) {
+            value.to_string()
+        } else {
+            return None;
+        };
+        Some(format!("{}.template.downstream.{name}", self.prefix()))
+    }
+
+    /// The selector field of a selector target and the object it chose.
+    fn selected(&self) -> Option<Side> {
+        let target = self.target()?;
+        let field = if target.repository_selector.is_some() {
+            "repositorySelector"
+        } else {
+            "objectSelector"
+        };
+        let field = format!("{}.{field}", self.prefix());
+        let object = self.ctx.object.and_then(|i| self.items.get(i));
+        let kind = object.map_or("", |o| str_at(o, "/kind"));
+        let name = object.map_or("", |o| str_at(o, "/metadata/name"));
+        Some(Side {
+            field,
+            object: Some(format!("{kind} {name:?}")),
+            via: String::new(),
+        })
+    }
+
+    /// The entry of the target that made this downstream, before any template.
+    pub fn entry(&self) -> Side {
+        match self.ctx.entry {
+            Some(e) => {
+                let mut field = format!("{}.repositories[{}]", self.prefix(), e.index);
+                if let Some(k) = e.package_name {
+                    field.push_str(&format!(".packageNames[{k}]"));
+                }
+                Side::at(field)
+            }
+            None => self.selected().unwrap_or_else(|| Side::at(self.prefix())),
+        }
+    }
+
+    /// The field that gave the downstream repo.
+    pub fn repo(&self) -> Side {
+        if let Some(field) = self.template_field("repo") {
+            return Side::at(field);
+        }
+        match self.ctx.entry {
+            Some(e) => Side::at(format!("{}.repositories[{}].name", self.prefix(), e.index)),
+            None => self.entry(),
+        }
+    }
+
+    /// The field that gave the downstream package.
+    pub fn package(&self) -> Side {
+        if let Some(field) = self.template_field("package") {
+            return Side::at(field);
+        }
+        match self.ctx.entry {
+            Some(e) if e.package_name.is_some() => self.entry(),
+            _ => Side::at("spec.upstream.package"),
+        }
+    }
+
+    /// How a clash message names this downstream: its entry, and the template fields that
+    /// changed it.
+    pub fn describe(&self) -> Side {
+        let mut side = self.entry();
+        let via: Vec<String> = ["repo", "package"]
+            .iter()
+            .filter_map(|v| self.template_field(v))
+            .collect();
+        if !via.is_empty() {
+            side.via = format!(" through {}", via.join(" and "));
+        }
+        side
+    }
+}
+
+/// Every rendered downstream whose PackageVariant could not exist: an empty repo or package
+/// (Porch's PackageVariant validation would refuse it), or a name that is not a DNS-1123
+/// subdomain. One error per downstream, on the field that produced the problem, and one per
+/// field and value (a constant template value or the upstream package is reported once).
+pub fn check_downstreams(
+    set: &PackageVariantSet,
+    contexts: &[DownstreamContext],
+    rendered: &[Rendered],
+    items: &[Value],
+) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    let mut reported: HashSet<(String, String)> = HashSet::new();
+    for (_, c, spec) in rendered {
+        let Some(ctx) = contexts.get(*c) else {
+            continue;
+        };
+        let (repo, package) = spec
+            .downstream
+            .as_ref()
+            .map_or(("", ""), |d| (d.repo.as_str(), d.package.as_str()));
+        let origin = Origin { set, ctx, items };
+        if let Some((side, value, message)) =
+            downstream_problem(&set.metadata.name, repo, package, &origin)
+        {
+            if reported.insert((side.field.clone(), value.to_string())) {
+                out.push(ResultItem::error(message).field(side.field).on_config());
+            }
+        }
+    }
+    out
+}
+
+/// The first problem of one downstream: the side that made it, the offending value, and the
+/// message. Nothing is built for a downstream without a problem.
+fn downstream_problem<'v>(
+    set_name: &str,
+    repo: &'v str,
+    package: &'v str,
+    origin: &Origin,
+) -> Option<(Side, &'v str, String)> {
+    for (value, what) in [(repo, "repo"), (package, "package")] {
+        let why = if value.is_empty() {
+            None
+        } else {
+            match names::name_part_problem(value, what == "package") {
+                Some(why) => Some(why),
+                None => continue,
+            }
+        };
+        let side = if what == "repo" {
+            origin.repo()
+        } else {
+            origin.package()
+        };
+        let from = match &side.object {
+            Some(o) => format!("the selected {o} "),
+            None => String::new(),
+        };
+        let message = match why {
+            None => format!(
+                "{from}gives an empty downstream {what}: Porch would refuse the PackageVariant (missing required field spec.downstream.{what})"
+            ),
+            Some(why) => format!(
+                "{from}gives the downstream {what} {value:?}, which makes the PackageVariant name {:?} invalid: {why}; Kubernetes would refuse it",
+                naming::package_variant_name(&naming::identifier(set_name, repo, package))
+            ),
+        };
+        return Some((side, value, message));
+    }
+    // Parts that are fine alone can still make a bad name where Porch cuts a long one.
+    if set_name.len() + repo.len() + package.len() + 2 <= naming::MAX_NAME_LEN {
+        return None;
+    }
+    let identifier = naming::identifier(set_name, repo, package);
+    let name = naming::package_variant_name(&identifier);
+    let why = names::dns1123_subdomain(&name)?;
+    let message = format!(
+        "makes the PackageVariant name {name:?} (cut from {identifier:?}), which is not a valid Kubernetes name: {why}"
+    );
+    Some((origin.package(), package, message))
+}

@@ -1,0 +1,638 @@
+//! Nothing silently wrong (issue 12), through the binary: every unknown field at every depth
+//! of both kinds, wrong types, kpt's empty config, incomplete inputs of a set, duplicate
+//! package names, names Kubernetes would refuse, and the injection hints. Every refusal exits
+//! 1 with every item exactly as it was sent.
+
+mod common;
+
+use common::{
+    items_section, pv_config, pvs_config, repository, resource_list, run, Run, KPTFILE,
+    PACKAGE_CONTEXT, UPSTREAM_PR,
+};
+use serde_json::Value;
+
+/// The results of an output ResourceList, as JSON.
+fn results(stdout: &str) -> Vec<Value> {
+    let node = package_variant::yaml::parse(stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}"));
+    node.get("results")
+        .map(|r| package_variant::yaml::to_json(r).expect("JSON"))
+        .and_then(|r| r.as_array().cloned())
+        .unwrap_or_default()
+}
+
+/// (field path, message) of every error result.
+fn errors(out: &Run) -> Vec<(String, String)> {
+    results(&out.stdout)
+        .iter()
+        .filter(|r| r["severity"] == "error")
+        .map(|r| {
+            (
+                r["field"]["path"].as_str().unwrap_or("").to_string(),
+                r["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `input`, expects exit 1 with every item byte-identical, and returns the errors.
+fn refused(input: &str) -> Vec<(String, String)> {
+    let out = run(input);
+    assert_eq!(out.code, 1, "{}\n{}", out.stderr, out.stdout);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    assert_eq!(
+        items_section(&out.stdout),
+        items_section(input),
+        "a refused run changes no item"
+    );
+    errors(&out)
+}
+
+fn pv_input(config: &str) -> String {
+    resource_list(&[KPTFILE, PACKAGE_CONTEXT], config)
+}
+
+/// A set over two Repositories and the upstream, with an owned PackageVariant that a wrong run
+/// would delete.
+fn pvs_input(config: &str) -> String {
+    resource_list(
+        &[
+            UPSTREAM_PR,
+            &repository("edge1", "{env: prod}"),
+            &repository("edge2", "{env: dev}"),
+            OWNED,
+        ],
+        config,
+    )
+}
+
+/// A PackageVariant the set `my-set` owns.
+const OWNED: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: my-set-edge1-base
+  labels:
+    config.porch.kpt.dev/packagevariantset: my-set
+spec:
+  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: edge1, package: base}
+";
+
+fn one(path: &str, message: &str) -> Vec<(String, String)> {
+    vec![(path.to_string(), message.to_string())]
+}
+
+// ------------------------------------------------------------------ the newcomer's mistakes
+
+#[test]
+fn newcomer_mistakes_in_a_package_variant() {
+    let cases = [
+        (
+            "  pipelines:\n    mutators: [{image: set-labels}]\n",
+            "spec.pipelines",
+            r#"unknown field "pipelines"; did you mean "pipeline"?"#,
+        ),
+        (
+            "  injector:\n  - name: endpoints\n",
+            "spec.injector",
+            r#"unknown field "injector"; did you mean "injectors"?"#,
+        ),
+        (
+            "  packageContex:\n    data: {region: us}\n",
+            "spec.packageContex",
+            r#"unknown field "packageContex"; did you mean "packageContext"?"#,
+        ),
+        (
+            "  packageContext:\n    removeKey: [region]\n",
+            "spec.packageContext.removeKey",
+            r#"unknown field "removeKey"; did you mean "removeKeys"?"#,
+        ),
+    ];
+    for (spec, path, message) in cases {
+        assert_eq!(
+            refused(&pv_input(&pv_config(spec))),
+            one(path, message),
+            "{spec}"
+        );
+    }
+}
+
+#[test]
+fn newcomer_mistakes_in_a_package_variant_set() {
+    let cases = [
+        (
+            "  targets:\n  - repositorySelector:\n      matchLabel: {env: prod}\n",
+            "spec.targets[0].repositorySelector.matchLabel",
+            r#"unknown field "matchLabel"; did you mean "matchLabels"?"#,
+        ),
+        (
+            "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      labelExprs:\n      - key: region\n        valueExp: repository.name\n",
+            "spec.targets[0].template.labelExprs[0].valueExp",
+            r#"unknown field "valueExp"; did you mean "valueExpr"?"#,
+        ),
+        (
+            "  template:\n    labels: {tier: edge}\n  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n",
+            "spec.template",
+            r#"unknown field "template"; it belongs at spec.targets[].template"#,
+        ),
+    ];
+    for (targets, path, message) in cases {
+        assert_eq!(
+            refused(&pvs_input(&pvs_config(targets))),
+            one(path, message),
+            "{targets}"
+        );
+    }
+}
+
+// ------------------------------------------------------------------ a typo at every level
+
+/// A typo in each object of a PackageVariant: (YAML appended to a valid spec, or a whole
+/// config, the path, the name it should have been).
+#[test]
+fn a_typo_at_every_level_of_a_package_variant() {
+    let spec_cases = [
+        ("  upstrem: {repo: r}\n", "spec.upstrem", "upstream"),
+        ("  downstraem: {}\n", "spec.downstraem", "downstream"),
+        ("  adoptionpolicy: adoptNone\n", "spec.adoptionpolicy", "adoptionPolicy"),
+        ("  label: {a: b}\n", "spec.label", "labels"),
+        ("  packageContext: {dat: {a: b}}\n", "spec.packageContext.dat", "data"),
+        ("  pipeline: {mutator: []}\n", "spec.pipeline.mutator", "mutators"),
+        (
+            "  pipeline:\n    mutators:\n    - image: set-labels\n      configmap: {a: b}\n",
+            "spec.pipeline.mutators[0].configmap",
+            "configMap",
+        ),
+        (
+            "  pipeline:\n    validators:\n    - image: kubeval\n      selectors:\n      - kind: Deployment\n        lables: {a: b}\n",
+            "spec.pipeline.validators[0].selectors[0].lables",
+            "labels",
+        ),
+        (
+            "  pipeline:\n    mutators:\n    - image: set-labels\n      exclude:\n      - nmae: x\n",
+            "spec.pipeline.mutators[0].exclude[0].nmae",
+            "name",
+        ),
+        ("  injectors:\n  - nmae: x\n", "spec.injectors[0].nmae", "name"),
+    ];
+    for (spec, path, close) in spec_cases {
+        let message = format!("unknown field {:?}; did you mean {close:?}?", last(path));
+        assert_eq!(
+            refused(&pv_input(&pv_config(spec))),
+            one(path, &message),
+            "{spec}"
+        );
+    }
+    // Upstream and downstream fields, the root, and metadata (ObjectMeta).
+    let whole = [
+        (
+            pv_config("").replace("revision: 1}", "revison: 1}"),
+            "spec.upstream.revison",
+            "revision",
+        ),
+        (
+            pv_config("").replace("package: base}\n", "pakage: base}\n"),
+            "spec.downstream.pakage",
+            "package",
+        ),
+        (pv_config("").replace("spec:", "spce:"), "spce", "spec"),
+        (
+            pv_config("").replace("  name: my-pv\n", "  name: my-pv\n  namspace: ns\n"),
+            "metadata.namspace",
+            "namespace",
+        ),
+    ];
+    for (config, path, close) in whole {
+        let message = format!("unknown field {:?}; did you mean {close:?}?", last(path));
+        assert_eq!(refused(&pv_input(&config)), one(path, &message), "{config}");
+    }
+}
+
+/// A typo in each object of a PackageVariantSet.
+#[test]
+fn a_typo_at_every_level_of_a_package_variant_set() {
+    let sel = "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n";
+    let tpl = |t: &str| format!("{sel}    template:\n{t}");
+    let cases = [
+        ("  target: []\n".to_string(), "spec.target", "targets"),
+        (
+            "  targets:\n  - repositorys: [{name: edge1}]\n".to_string(),
+            "spec.targets[0].repositorys",
+            "repositories",
+        ),
+        (
+            "  targets:\n  - repositories: [{name: edge1, packageName: [a]}]\n".to_string(),
+            "spec.targets[0].repositories[0].packageName",
+            "packageNames",
+        ),
+        (
+            "  targets:\n  - repositorySelector:\n      matchExpressions: [{key: env, operater: In, values: [prod]}]\n".to_string(),
+            "spec.targets[0].repositorySelector.matchExpressions[0].operater",
+            "operator",
+        ),
+        (
+            "  targets:\n  - objectSelector: {apiversion: v1, kind: ConfigMap}\n".to_string(),
+            "spec.targets[0].objectSelector.apiversion",
+            "apiVersion",
+        ),
+        (
+            "  targets:\n  - objectSelector:\n      apiVersion: v1\n      kind: ConfigMap\n      matchExpressions: [{key: a, operator: Exists, value: [x]}]\n".to_string(),
+            "spec.targets[0].objectSelector.matchExpressions[0].value",
+            "values",
+        ),
+        (tpl("      downstram: {repo: x}\n"), "spec.targets[0].template.downstram", "downstream"),
+        (
+            tpl("      downstream: {repoExp: repository.name}\n"),
+            "spec.targets[0].template.downstream.repoExp",
+            "repoExpr",
+        ),
+        (
+            tpl("      annotationExprs: [{key: a, vlaue: b}]\n"),
+            "spec.targets[0].template.annotationExprs[0].vlaue",
+            "value",
+        ),
+        (
+            tpl("      packageContext: {removeKeyExpr: [x]}\n"),
+            "spec.targets[0].template.packageContext.removeKeyExpr",
+            "removeKeyExprs",
+        ),
+        (
+            tpl("      packageContext: {dataExprs: [{keyExp: x, value: y}]}\n"),
+            "spec.targets[0].template.packageContext.dataExprs[0].keyExp",
+            "keyExpr",
+        ),
+        (tpl("      pipeline: {validator: []}\n"), "spec.targets[0].template.pipeline.validator", "validators"),
+        (
+            tpl("      pipeline:\n        mutators:\n        - image: x\n          configMapExpr: []\n"),
+            "spec.targets[0].template.pipeline.mutators[0].configMapExpr",
+            "configMapExprs",
+        ),
+        (
+            tpl("      pipeline:\n        mutators:\n        - image: x\n          configMapExprs: [{key: a, valuExpr: b}]\n"),
+            "spec.targets[0].template.pipeline.mutators[0].configMapExprs[0].valuExpr",
+            "valueExpr",
+        ),
+        (
+            tpl("      pipeline:\n        validators:\n        - image: x\n          selectors: [{knd: Deployment}]\n"),
+            "spec.targets[0].template.pipeline.validators[0].selectors[0].knd",
+            "kind",
+        ),
+        (
+            tpl("      injectors: [{nameExp: x}]\n"),
+            "spec.targets[0].template.injectors[0].nameExp",
+            "nameExpr",
+        ),
+    ];
+    for (targets, path, close) in cases {
+        let message = format!("unknown field {:?}; did you mean {close:?}?", last(path));
+        assert_eq!(
+            refused(&pvs_input(&pvs_config(&targets))),
+            one(path, &message),
+            "{targets}"
+        );
+    }
+    let whole = [
+        (
+            pvs_config(sel).replace("revision: 1}", "workspace: ws}"),
+            "spec.upstream.workspace",
+            r#"unknown field "workspace"; did you mean "workspaceName"?"#,
+        ),
+        (
+            pvs_config(sel).replace("  name: my-set\n", "  name: my-set\n  Labels: {a: b}\n"),
+            "metadata.Labels",
+            r#"unknown field "Labels"; did you mean "labels"?"#,
+        ),
+        (
+            pvs_config(sel).replace(
+                "kind: PackageVariantSet\n",
+                "kind: PackageVariantSet\nstatuss: {}\n",
+            ),
+            "statuss",
+            r#"unknown field "statuss"; did you mean "status"?"#,
+        ),
+    ];
+    for (config, path, message) in whole {
+        assert_eq!(refused(&pvs_input(&config)), one(path, message), "{config}");
+    }
+}
+
+fn last(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+// ------------------------------------------------------------------ every problem, in order
+
+#[test]
+fn every_problem_is_reported_in_document_order() {
+    let spec = "  packageContext:\n    data: {region: 1}\n    remove: [x]\n  injectors:\n  - name: a\n    knd: ConfigMap\n  extra: true\n";
+    let got = refused(&pv_input(&pv_config(spec)));
+    let paths: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.packageContext.data.region",
+            "spec.packageContext.remove",
+            "spec.injectors[0].knd",
+            "spec.extra",
+        ]
+    );
+    assert_eq!(
+        got[0].1,
+        "invalid type: integer `1`, expected a string; quote it to make it a string"
+    );
+    assert_eq!(
+        got[3].1,
+        "unknown field \"extra\"; the fields here are upstream, downstream, adoptionPolicy, deletionPolicy, labels, annotations, packageContext, pipeline, injectors"
+    );
+}
+
+/// `status` is Porch's: a PackageVariant copied from the cluster, status and all, is accepted.
+#[test]
+fn status_from_the_cluster_is_accepted() {
+    let config = format!(
+        "{}status:\n  conditions: []\n  somethingNewer: {{x: 1}}\n",
+        pv_config("")
+    );
+    let out = run(&pv_input(&config));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+// ------------------------------------------------------------------ kpt's empty config
+
+#[test]
+fn kpt_empty_config_and_config_map_fields() {
+    for data in ["data: {}\n", "", "data:\n"] {
+        let config =
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n{data}");
+        let got = refused(&pv_input(&config));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, "data");
+        assert!(
+            got[0].1.starts_with("no functionConfig was given"),
+            "{}",
+            got[0].1
+        );
+    }
+    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {a: b}\nbinaryData: {c: ZA==}\n";
+    assert_eq!(
+        refused(&pv_input(config)),
+        one(
+            "binaryData",
+            "unknown field \"binaryData\"; the fields here are apiVersion, kind, metadata, data"
+        )
+    );
+}
+
+// ------------------------------------------------------------------ complete inputs
+
+#[test]
+fn a_selector_with_nothing_of_its_kind_changes_nothing() {
+    // No WorkloadCluster at all: Porch's NoMatchingTargets; the owned variant stays.
+    let targets = "  targets:\n  - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster}\n";
+    let got = refused(&pvs_input(&pvs_config(targets)));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "spec.targets[0].objectSelector");
+    assert!(
+        got[0]
+            .1
+            .ends_with("kubectl get workloadclusters.infra.nephio.org -n default -o yaml"),
+        "{}",
+        got[0].1
+    );
+    // No Repository at all.
+    let input = resource_list(
+        &[UPSTREAM_PR],
+        &pvs_config("  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n"),
+    );
+    let got = refused(&input);
+    assert!(got[0].1.contains(
+        r#"no matches for kind "Repository" in version "config.porch.kpt.dev/v1alpha1""#
+    ));
+    assert!(got[0]
+        .1
+        .ends_with("kubectl get repositories.config.porch.kpt.dev -n default -o yaml"));
+}
+
+/// Objects of the kind are there but none matches: as in Porch, the set wants no variant and
+/// its owned ones go.
+#[test]
+fn objects_of_the_kind_that_match_nothing_delete_as_porch_does() {
+    let cluster = "apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: c1\n  labels: {env: dev}\n";
+    let input = resource_list(
+        &[UPSTREAM_PR, cluster, OWNED],
+        &pvs_config("  targets:\n  - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {env: prod}}\n"),
+    );
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        !items_section(&out.stdout).contains("my-set-edge1-base"),
+        "{}",
+        out.stdout
+    );
+}
+
+// ------------------------------------------------------------------ duplicates
+
+#[test]
+fn a_repository_listed_twice_names_both_entries() {
+    let targets = "  targets:\n  - repositories: [{name: edge1}, {name: edge2}, {name: edge1}]\n";
+    assert_eq!(
+        refused(&pvs_input(&pvs_config(targets))),
+        one(
+            "spec.targets[0].repositories[2]",
+            r#"repository "edge1" with package "base" is listed twice, at spec.targets[0].repositories[0] and at spec.targets[0].repositories[2]: Porch would make one PackageVariant of them and drop the other silently; remove one"#
+        )
+    );
+}
+
+#[test]
+fn a_template_that_maps_two_objects_to_one_downstream_names_both() {
+    let targets = "  targets:\n  - repositorySelector: {}\n    template:\n      downstream: {repoExpr: \"'edge1'\"}\n";
+    let got = refused(&pvs_input(&pvs_config(targets)));
+    assert_eq!(
+        got,
+        one(
+            "spec.targets[0].repositorySelector",
+            r#"spec.targets[0].repositorySelector (Repository "edge1", downstream "edge1"/"base") through spec.targets[0].template.downstream.repoExpr and spec.targets[0].repositorySelector (Repository "edge2", downstream "edge1"/"base") through spec.targets[0].template.downstream.repoExpr both produce the PackageVariant identifier "my-set-edge1-base"; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one"#
+        )
+    );
+}
+
+// ------------------------------------------------------------------ names that cannot exist
+
+#[test]
+fn names_kubernetes_would_refuse_are_refused_on_their_field() {
+    let cases = [
+        (
+            "  targets:\n  - repositories: [{name: edge1, packageNames: [a/b]}]\n",
+            "spec.targets[0].repositories[0].packageNames[0]",
+            "it contains '/'",
+        ),
+        (
+            "  targets:\n  - repositories: [{name: edge1, packageNames: [\"..\"]}]\n",
+            "spec.targets[0].repositories[0].packageNames[0]",
+            "two in a row",
+        ),
+        (
+            "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream: {packageExpr: \"'../../etc'\"}\n",
+            "spec.targets[0].template.downstream.packageExpr",
+            "it contains '/'",
+        ),
+        (
+            "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream: {packageExpr: \"''\"}\n",
+            "spec.targets[0].template.downstream.packageExpr",
+            "gives an empty downstream package: Porch would refuse the PackageVariant (missing required field spec.downstream.package)",
+        ),
+    ];
+    for (targets, path, needle) in cases {
+        let got = refused(&pvs_input(&pvs_config(targets)));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, path, "{targets}");
+        assert!(got[0].1.contains(needle), "{targets}: {}", got[0].1);
+    }
+    // Parts that are fine alone, but Porch's cut at 54 bytes ends the name's prefix with '.'.
+    let package = format!("{}.{}", "a".repeat(40), "b".repeat(20));
+    let targets =
+        format!("  targets:\n  - repositories: [{{name: edge1, packageNames: [{package}]}}]\n");
+    let got = refused(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "spec.targets[0].repositories[0].packageNames[0]");
+    assert!(
+        got[0]
+            .1
+            .contains(&format!("(cut from \"my-set-edge1-{package}\")")),
+        "{}",
+        got[0].1
+    );
+    // One constant template value that makes every name invalid is reported once.
+    let targets = "  targets:\n  - repositorySelector: {}\n    template:\n      downstream: {packageExpr: \"'Web'\"}\n";
+    let got = refused(&pvs_input(&pvs_config(targets)));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "spec.targets[0].template.downstream.packageExpr");
+    // A selected Repository whose name is not a Kubernetes name.
+    let input = resource_list(
+        &[UPSTREAM_PR, &repository("Edge1", "{env: prod}")],
+        &pvs_config("  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n"),
+    );
+    let got = refused(&input);
+    assert_eq!(got[0].0, "spec.targets[0].repositorySelector");
+    assert!(
+        got[0].1.starts_with(r#"the selected Repository "Edge1" gives the downstream repo "Edge1", which makes the PackageVariant name "my-set-Edge1-base" invalid: it contains the upper-case letter 'E' (write "edge1")"#),
+        "{}",
+        got[0].1
+    );
+    // The set's own name.
+    let config = pvs_config("  targets:\n  - repositories: [{name: edge1}]\n")
+        .replace("name: my-set", "name: My_Set");
+    let got = refused(&pvs_input(&config));
+    assert_eq!(got[0].0, "metadata.name");
+    assert!(
+        got[0].1.contains("is not a valid Kubernetes name"),
+        "{}",
+        got[0].1
+    );
+    // A PackageVariant's own name.
+    let got = refused(&pv_input(
+        &pv_config("").replace("name: my-pv", "name: My-PV"),
+    ));
+    assert_eq!(got[0].0, "metadata.name");
+    assert!(got[0].1.contains("upper-case letter 'M'"), "{}", got[0].1);
+}
+
+// ------------------------------------------------------------------ hints
+
+#[test]
+fn an_object_not_marked_in_cluster_is_named_with_the_annotation_to_add() {
+    let point = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: optional\n    config.kubernetes.io/path: endpoints.yaml\ndata: {db: x}\n";
+    let unmarked =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\ndata: {db: y}\n";
+    let other_version = "apiVersion: hr.example.com/v1beta1\nkind: Team\nmetadata:\n  name: dev-team\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\nspec: {}\n";
+    let team = "apiVersion: hr.example.com/v1alpha1\nkind: Team\nmetadata:\n  name: team\n  annotations:\n    kpt.dev/config-injection: optional\n    config.kubernetes.io/path: team.yaml\nspec: {}\n";
+    let config = pv_config("  injectors:\n  - name: us-east1-endpoints\n  - name: dev-team\n");
+    let input = resource_list(&[KPTFILE, point, team, unmarked, other_version], &config);
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let messages: Vec<String> = results(&out.stdout)
+        .iter()
+        .map(|r| r["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    let endpoints = messages
+        .iter()
+        .find(|m| m.contains("ConfigMap/endpoints not filled"))
+        .unwrap_or_else(|| panic!("{messages:?}"));
+    assert!(
+        endpoints.ends_with(r#"; ConfigMap/us-east1-endpoints (ConfigMap/us-east1-endpoints) is named by an injector but is not an in-cluster object: mark it with the annotation config.porch.kpt.dev/in-cluster: "true""#),
+        "{endpoints}"
+    );
+    let team = messages
+        .iter()
+        .find(|m| m.contains("Team/team not filled"))
+        .unwrap_or_else(|| panic!("{messages:?}"));
+    assert!(
+        team.contains("is at apiVersion hr.example.com/v1beta1, the injection point at hr.example.com/v1alpha1"),
+        "{team}"
+    );
+    // The Kptfile condition keeps Porch's message.
+    assert!(items_section(&out.stdout)
+        .contains("message: no in-cluster resources of type v1.ConfigMap\n"));
+}
+
+// ------------------------------------------------------------------ hostile sizes
+
+/// Only catches quadratic paths and hangs (the speed targets are benchmarks).
+const GENEROUS: std::time::Duration = std::time::Duration::from_secs(20);
+
+fn refused_in_time(input: &str) -> Vec<(String, String)> {
+    let start = std::time::Instant::now();
+    let got = refused(input);
+    assert!(start.elapsed() < GENEROUS, "took {:?}", start.elapsed());
+    got
+}
+
+#[test]
+fn hostile_sizes_are_answered_in_linear_time() {
+    const N: usize = 20_000;
+    // Many unknown fields, each looked up against its neighbours and the whole schema.
+    let fields: String = (0..N).map(|i| format!("  labelz{i}: x\n")).collect();
+    let got = refused_in_time(&pv_input(&pv_config(&fields)));
+    assert_eq!(got.len(), N);
+    assert_eq!(got[N - 1].0, format!("spec.labelz{}", N - 1));
+    // One package name listed N times.
+    let names = vec!["web"; N].join(", ");
+    let targets =
+        format!("  targets:\n  - repositories: [{{name: edge1, packageNames: [{names}]}}]\n");
+    let got = refused_in_time(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), N - 1);
+    // N different names Kubernetes would refuse.
+    let names: Vec<String> = (0..N).map(|i| format!("Web{i}")).collect();
+    let targets = format!(
+        "  targets:\n  - repositories: [{{name: edge1, packageNames: [{}]}}]\n",
+        names.join(", ")
+    );
+    let got = refused_in_time(&pvs_input(&pvs_config(&targets)));
+    assert_eq!(got.len(), N);
+    // N objects a template maps to one downstream.
+    let repos: Vec<String> = (0..N)
+        .map(|i| repository(&format!("r{i}"), "{env: prod}"))
+        .collect();
+    let mut items: Vec<&str> = vec![UPSTREAM_PR];
+    items.extend(repos.iter().map(String::as_str));
+    let config = pvs_config(
+        "  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n    template:\n      downstream: {repoExpr: \"'r0'\"}\n",
+    );
+    let got = refused_in_time(&resource_list(&items, &config));
+    assert_eq!(got.len(), N - 1);
+}
+
+// ------------------------------------------------------------------ messages say it once
+
+/// A Kptfile of the wrong shape: the message says the problem, the field path says where.
+#[test]
+fn kptfile_shape_errors_name_the_field_once() {
+    let kptfile = format!("{KPTFILE}info: [not, a, mapping]\n");
+    let point = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: optional\n    config.kubernetes.io/path: endpoints.yaml\ndata: {db: x}\n";
+    let input = resource_list(&[&kptfile, point], &pv_config(""));
+    assert_eq!(
+        refused(&input),
+        one("info", "must be a mapping, found a sequence")
+    );
+}
