@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | input size | 256 MiB (`resource_list::MAX_INPUT_BYTES`) | stdin |
 //! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
+//! | merge keys in metadata | 256 levels (`yaml::node::MAX_DEPTH`) | item identity |
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
@@ -639,8 +640,9 @@ fn hostile_many_items_that_are_not_objects() {
     let results = results_section(&out.stdout);
     assert_eq!(results.matches("is not an object").count(), 100);
     assert!(results.contains("items[99] is not an object"));
-    assert!(results
-        .contains("999900 more items are not objects either (only the first 100 are listed)"));
+    assert!(
+        results.contains("999900 more items cannot be read either (only the first 100 are listed)")
+    );
     assert_eq!(items_section(&out.stdout), items_section(&input));
 }
 
@@ -673,4 +675,143 @@ fn limit_values_per_object() {
     let under = resource_list(&[KPTFILE], &pv_config(&list(120_000)));
     let out = run_bounded(&under);
     assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+// ---------------------------------------------------------------- merge keys
+
+/// A Repository whose labels merge 100,000 mappings, in chains of 100 that each merge the one
+/// before: every mapping is read once (linear), the first that sets a key wins, and the set
+/// selects it. Chained deeper than the nesting limit, merge keys are an error result.
+#[test]
+fn merged_labels_of_many_mappings_are_read_in_linear_time() {
+    let repo = |n: usize, chain: usize| {
+        let mut anchors = String::from("x0: &a0 {env: prod, k0: v}\n");
+        for i in 1..n {
+            let merge = if i % chain == 0 {
+                String::new()
+            } else {
+                format!(", <<: *a{}", i - 1)
+            };
+            anchors.push_str(&format!("x{i}: &a{i} {{env: dev, k{i}: v{merge}}}\n"));
+        }
+        let sources: Vec<String> = (0..n).rev().map(|i| format!("*a{i}")).collect();
+        format!(
+            "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\n{anchors}metadata:\n  name: edge\n  labels:\n    <<: [{}]\n",
+            sources.join(", ")
+        )
+    };
+    let targets = "  targets:\n  - repositorySelector: {matchLabels: {env: dev, k0: v}}\n";
+    let input = resource_list(&[UPSTREAM_PR, &repo(100_000, 100)], &pvs_config(targets));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        results_section(&out.stdout).contains("1 created (my-set-edge-base)"),
+        "{}",
+        results_section(&out.stdout)
+    );
+
+    let input = resource_list(&[UPSTREAM_PR, &repo(1_000, 1_000)], &pvs_config(targets));
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "merge keys nest more than 256 levels deep",
+            "path: metadata.labels",
+        ],
+    );
+}
+
+// ---------------------------------------------------------------- wide values (issue 13)
+
+#[path = "../benches/support/hostile_values.rs"]
+mod hostile_values;
+
+/// The value at `key` of the `data` of the item named `name` in an output, read back.
+fn data_of(stdout: &str, name: &str) -> serde_json::Value {
+    let node = package_variant::yaml::parse(stdout).expect("output parses");
+    let json = package_variant::yaml::to_json(&node).expect("output converts");
+    json["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|i| i["metadata"]["name"] == name))
+        .map(|i| i["data"].clone())
+        .unwrap_or_default()
+}
+
+/// 45,000 keys merged into an in-cluster object's data with `<<` (about as many as the alias
+/// expansion limit of 100,000 values allows), half of them set again explicitly: injected
+/// whole, the explicit keys winning. The merge was quadratic: 20k keys took 4.9 s, 40k 22.7 s.
+#[test]
+fn merge_keys_of_45k_keys_are_read_in_linear_time() {
+    let n = 45_000;
+    let out = run(&hostile_values::merge_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "endpoints");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(n));
+    assert_eq!(data["k0"], "own");
+    assert_eq!(data["k1"], "v");
+    assert_eq!(data[format!("k{}", n - 1)], "v");
+}
+
+/// A package context of 100,000 keys: 100,000 set, 50,000 changed, 25,000 removed (the old
+/// merge of the whole map was quadratic: over 600 s at 1M keys).
+#[test]
+fn a_context_of_100k_keys_is_edited_in_linear_time() {
+    let n = 100_000;
+    let out = run(&hostile_values::context(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(1 + n - n / 4 + n));
+    assert_eq!(data["k0"], serde_json::Value::Null);
+    assert_eq!(data["k2"], "changed");
+    assert_eq!(data["k3"], "v");
+    assert_eq!(data["new99999"], "x");
+}
+
+/// 200,000 removeKeys (40,000 took 8.4 s).
+#[test]
+fn removing_200k_keys_is_linear() {
+    let n = 200_000;
+    let out = run(&hostile_values::remove_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data, serde_json::json!({"name": "pkg"}));
+}
+
+/// 100,000 keys and a list of 100,000 items injected over equal-sized old ones, in reverse
+/// order: kyaml's formatting rules (keys keep their place, equal items keep theirs) in linear
+/// time.
+#[test]
+fn a_wide_injection_of_100k_keys_and_items_is_linear() {
+    let n = 100_000;
+    let out = run(&hostile_values::inject_wide(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    // Existing keys keep their place (k0 first), with the new values.
+    assert!(
+        items.contains("  data:\n    k0: new\n    k1: new\n"),
+        "{}",
+        &items[..2000.min(items.len())]
+    );
+    // The list takes the new order.
+    assert!(items.contains(&format!("    list:\n    - {{a: {}}}\n", n - 1)));
+}
+
+/// 80,000 aliases to a value the injection replaces are written out as the value they meant;
+/// past the alias expansion limit (100,000) it is an error result and nothing changes.
+#[test]
+fn aliases_written_out_after_an_edit_are_bounded() {
+    let out = run(&hostile_values::aliases_written_out(80_000));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert!(items.contains("    c0: placeholder\n") && items.contains("    c79999: placeholder\n"));
+    assert!(items.contains("    db: &d db.example.com\n"));
+
+    let input = hostile_values::aliases_written_out(100_001);
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["YAML aliases expand to more than 100000 values"],
+    );
 }

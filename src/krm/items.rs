@@ -27,6 +27,7 @@ static NOT_OBJECT_META: ObjectMeta = ObjectMeta {
     namespace: None,
     labels: Vec::new(),
     annotations: Vec::new(),
+    problem: None,
 };
 
 static BARE_OBJECT_META: ObjectMeta = ObjectMeta {
@@ -37,6 +38,7 @@ static BARE_OBJECT_META: ObjectMeta = ObjectMeta {
     namespace: None,
     labels: Vec::new(),
     annotations: Vec::new(),
+    problem: None,
 };
 
 /// One item: where it starts (after its `-`, or where a flow item begins, with [`FLOW`]),

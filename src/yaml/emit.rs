@@ -6,7 +6,7 @@
 //! scalars come out as they went in.
 
 use super::node::{Entry, Item, Kind, Node, Span, Trivia};
-use super::style::{literal_ok, plain_ok, string_style, ScalarStyle};
+use super::style::{literal_ok, needs_escape, plain_ok, single_ok, string_style, ScalarStyle};
 
 mod copy;
 
@@ -469,7 +469,7 @@ impl<'a> Emitter<'a> {
     fn scalar_text(&mut self, value: &str, style: ScalarStyle, child: usize) {
         match style {
             ScalarStyle::Plain => self.out.push_str(value),
-            ScalarStyle::SingleQuoted if !value.contains('\n') => {
+            ScalarStyle::SingleQuoted if single_ok(value) => {
                 self.out.push('\'');
                 self.out.push_str(&value.replace('\'', "''"));
                 self.out.push('\'');
@@ -508,24 +508,25 @@ fn is_json_string(v: &Node) -> bool {
         .is_some_and(|s| s.style == ScalarStyle::DoubleQuoted && v.props().is_none())
 }
 
+/// Writes `value` double-quoted, escaping every character go-yaml would not read back raw
+/// (see [`needs_escape`]).
 fn double_quote(out: &mut String, value: &str) {
     out.push('"');
     for c in value.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            c if !needs_escape(c) => out.push(c),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
             '\u{85}' => out.push_str("\\N"),
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
-            '\u{feff}' => out.push_str("\\uFEFF"),
-            c => out.push(c),
+            c if (c as u32) <= 0xff => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push_str(&format!("\\U{:08X}", c as u32)),
         }
     }
     out.push('"');
