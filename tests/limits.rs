@@ -648,7 +648,8 @@ fn hostile_many_items_that_are_not_objects() {
 
 /// An object with more values than can be held (a tree costs up to ~450 bytes a value) is
 /// refused with one line on stderr, in the functionConfig and in an item alike: 1,000,000
-/// list entries (a process abort after 11 GB before). Up to the limit it is read.
+/// list entries in 6 MB (a process abort after 11 GB before), where the limit is 131,072 + one
+/// per 16 bytes. Up to the limit it is read.
 #[test]
 fn limit_values_per_object() {
     let list = |n: usize| format!("  list:\n{}", "  - x\n".repeat(n));
@@ -662,7 +663,8 @@ fn limit_values_per_object() {
         let out = run_bounded(input);
         assert_eq!(out.code, 1);
         assert!(out.stdout.is_empty());
-        let limit = (1 << 17) + input.len() / 128;
+        let limit = package_variant::krm::resource_list::value_limit(input.len());
+        assert_eq!(limit, (1 << 17) + input.len() / 16);
         assert!(
             out.stderr.starts_with(&format!(
                 "package-variant: input cannot be held: an object holds more than {limit} values, more than the function can hold for an input of this size; split it at line "
@@ -672,9 +674,14 @@ fn limit_values_per_object() {
         );
         assert_eq!(out.stderr.lines().count(), 1);
     }
-    let under = resource_list(&[KPTFILE], &pv_config(&list(120_000)));
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n{}",
+        list(120_000)
+    );
+    let under = resource_list(&[KPTFILE, &item], &pv_config(""));
     let out = run_bounded(&under);
     assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), items_section(&under));
 }
 
 // ---------------------------------------------------------------- merge keys

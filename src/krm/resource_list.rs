@@ -23,12 +23,13 @@ pub const EMIT_CHUNK: usize = 256 * 1024;
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
 
 /// Most entries and items one object (an item, the functionConfig) may have: 131,072, plus one
-/// for every 128 bytes of input. Holding an object costs up to about 450 bytes a value (its
-/// tree, then its data), so one object stays under 64 MiB + 3.5 times the input, and a larger
-/// one is refused with a clear error instead of running out of memory. Real objects hold far
-/// fewer values than that for their size.
+/// for every 16 bytes of input, and never more than 2,097,152. Holding an object costs up to
+/// about 450 bytes a value (its tree, its data, and an edited copy), so the most one object can
+/// take is about 1 GiB; a larger one is refused with a clear error instead of running out of
+/// memory. Wide objects of a real package (a context or an injected object of 100,000 keys)
+/// stay well under it.
 pub fn value_limit(input_len: usize) -> usize {
-    (1 << 17) + input_len / 128
+    ((1 << 17) + input_len / 16).min(1 << 21)
 }
 
 /// Refuses input longer than [`MAX_INPUT_BYTES`]. The binary reads at most one byte more than
