@@ -179,6 +179,9 @@ fn process_with(
     outcome
 }
 
+/// Most items reported one by one; past that, one result counts the rest.
+const NOT_OBJECTS_REPORTED: usize = 100;
+
 /// An edit never changes what an alias of the edited item means: aliases whose anchor the edit
 /// replaced, moved or removed are written out as the value they meant (see
 /// [`crate::yaml::alias::keep_alias_meanings`]). Items without aliases cost one walk.
@@ -213,29 +216,35 @@ fn keep_alias_meanings(rl: &ResourceList, changes: &mut Changes) -> Vec<ResultIt
 /// Items must be objects (mappings) whose metadata reads as kpt reads it; anything else is
 /// reported and the run fails: no item is selected, isolated or identified by a guess.
 fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
-    rl.items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, slot)| {
-            if !slot.meta.is_object {
-                return Some(
-                    super::results::ResultItem::error(format!(
-                        "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
-                    ))
-                    .field(format!("items[{i}]")),
-                );
-            }
-            let p = slot.meta.problem.as_ref()?;
-            Some(
-                super::results::ResultItem::error(format!(
-                    "cannot read the metadata of items[{i}] as kpt reads it: {}; write the value itself",
-                    p.message
-                ))
-                .field(p.field.clone())
-                .on_item(i),
-            )
-        })
-        .collect()
+    let mut results = Vec::new();
+    let mut more = 0;
+    for (i, m) in rl.items.metas().enumerate() {
+        if m.is_object && m.problem.is_none() {
+            continue;
+        }
+        if results.len() == NOT_OBJECTS_REPORTED {
+            more += 1;
+            continue;
+        }
+        results.push(match &m.problem {
+            Some(p) if m.is_object => super::results::ResultItem::error(format!(
+                "cannot read the metadata of items[{i}] as kpt reads it: {}; write the value itself",
+                p.message
+            ))
+            .field(p.field.clone())
+            .on_item(i),
+            _ => super::results::ResultItem::error(format!(
+                "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
+            ))
+            .field(format!("items[{i}]")),
+        });
+    }
+    if more > 0 {
+        results.push(super::results::ResultItem::error(format!(
+            "{more} more items cannot be read either (only the first {NOT_OBJECTS_REPORTED} are listed)"
+        )));
+    }
+    results
 }
 
 fn fatal(message: String) -> Outcome {

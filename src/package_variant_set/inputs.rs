@@ -18,8 +18,7 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Vec<Value>, Vec<ResultI
     let selected = selected_kinds(config);
     let mut items = Vec::with_capacity(rl.items.len());
     let mut errors = Vec::new();
-    for (i, slot) in rl.items.iter().enumerate() {
-        let m = &slot.meta;
+    for (i, m) in rl.items.metas().enumerate() {
         let full = m.is(PACKAGE_REVISION.0, PACKAGE_REVISION.1)
             || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
         let value = if full {

@@ -18,32 +18,16 @@ pub const MAX_ALIAS_EXPANSION: usize = 100_000;
 /// Converts a node to JSON, expanding aliases against anchors in the same tree.
 pub fn to_json(node: &Node) -> Result<Value, String> {
     let mut anchors = HashMap::new();
-    collect_anchors(node, &mut anchors, 0);
     let mut budget = MAX_ALIAS_EXPANSION;
-    convert(node, &anchors, &mut budget, 0, false)
+    convert(node, &mut anchors, &mut budget, 0, false)
 }
 
-fn collect_anchors<'n>(node: &'n Node, out: &mut HashMap<&'n str, &'n Node>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
-        out.insert(a, node);
-    }
-    match node.kind() {
-        Kind::Mapping(e) => e
-            .iter()
-            .for_each(|e| collect_anchors(&e.value, out, depth + 1)),
-        Kind::Sequence(i) => i
-            .iter()
-            .for_each(|i| collect_anchors(&i.value, out, depth + 1)),
-        _ => {}
-    }
-}
-
-fn convert(
-    node: &Node,
-    anchors: &HashMap<&str, &Node>,
+/// An alias means the node of the most recent anchor of its name before it (YAML lets a later
+/// anchor reuse a name), so anchors are recorded in document order as the walk meets them,
+/// keys before their values, and not again while an alias is expanded.
+fn convert<'n>(
+    node: &'n Node,
+    anchors: &mut HashMap<&'n str, &'n Node>,
     budget: &mut usize,
     depth: usize,
     in_alias: bool,
@@ -55,6 +39,8 @@ fn convert(
             ));
         }
         *budget -= 1;
+    } else if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
+        anchors.insert(a, node);
     }
     if depth > MAX_DEPTH {
         return Err("YAML aliases nest too deeply".to_string());
@@ -62,7 +48,7 @@ fn convert(
     Ok(match node.kind() {
         Kind::Scalar(s) => scalar_to_json(s, node.tag())?,
         Kind::Alias(name) => {
-            let target = anchors
+            let target = *anchors
                 .get(name.as_str())
                 .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?;
             convert(target, anchors, budget, depth + 1, true)?
@@ -73,10 +59,7 @@ fn convert(
             // collected once, on the first merge key (a lookup per merged key keeps it linear).
             let mut own: Option<HashSet<&str>> = None;
             for e in entries {
-                let k = match e.key.kind() {
-                    Kind::Scalar(s) => s.value.clone(),
-                    _ => return Err("only scalar mapping keys can be converted".to_string()),
-                };
+                let k = key_text(&e.key, anchors, in_alias)?;
                 if is_merge_key(&e.key) {
                     // Merge key: copy entries that are not set explicitly.
                     let own = own.get_or_insert_with(|| {
@@ -115,6 +98,31 @@ fn convert(
             Value::Array(a)
         }
     })
+}
+
+/// The text of a mapping key: a scalar, or an alias of one.
+fn key_text<'n>(
+    key: &'n Node,
+    anchors: &mut HashMap<&'n str, &'n Node>,
+    in_alias: bool,
+) -> Result<String, String> {
+    let scalar = match key.kind() {
+        Kind::Alias(name) => anchors
+            .get(name.as_str())
+            .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?
+            .as_scalar(),
+        _ => {
+            if !in_alias {
+                if let Some(a) = key.props().and_then(|p| p.anchor.as_deref()) {
+                    anchors.insert(a, key);
+                }
+            }
+            key.as_scalar()
+        }
+    };
+    scalar
+        .map(|s| s.value.clone())
+        .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
 }
 
 /// A scalar's JSON value, as go-yaml v3 decodes it into an `interface{}` (timestamps keep their

@@ -2,10 +2,10 @@
 //!
 //! Every parsed node remembers the byte span of its source text. A node that was never
 //! mutably accessed is written back by copying that text, so comments, quoting, flow style and
-//! block scalars survive byte for byte. Reaching a node through any `&mut` accessor clears the
-//! span of it and of every ancestor on the way (you cannot reach a child mutably without
-//! going through its parent), so exactly the touched path is re-emitted and everything beside
-//! it is still copied.
+//! block scalars survive byte for byte. Reaching a node through any `&mut` accessor marks it
+//! and every ancestor on the way as touched (you cannot reach a child mutably without going
+//! through its parent), so exactly the touched path is re-emitted and everything beside it is
+//! still copied. A touched node still knows where it came from ([`Node::origin`]).
 
 use super::resolve::{self, Resolved};
 pub use super::style::ScalarStyle;
@@ -88,6 +88,26 @@ pub struct Trivia {
     pub comment: Option<Span>,
     /// The whole entry as written (key through value and comment), for copying when clean.
     pub whole: Option<Span>,
+    /// Where the entry (its properties, key or `?`) or item (its `-`) began, plus one: kept
+    /// when `whole` is cleared, so a re-written entry moves by as much as the text around it.
+    pub at: Option<std::num::NonZeroU32>,
+}
+
+impl Trivia {
+    /// Trivia of an entry or item written at `whole`.
+    pub(crate) fn written(lead: Option<Span>, comment: Option<Span>, whole: Span) -> Trivia {
+        Trivia {
+            lead,
+            comment,
+            whole: Some(whole),
+            at: std::num::NonZeroU32::new(whole.start.saturating_add(1)),
+        }
+    }
+
+    /// Where the entry or item began in the source, if it came from there.
+    pub fn start(&self) -> Option<usize> {
+        self.at.map(|a| a.get() as usize - 1)
+    }
 }
 
 /// `&anchor` and `!tag` written before a node.
@@ -101,8 +121,10 @@ pub struct Props {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub(crate) kind: Kind,
-    /// Source span of the node's own text; `None` once touched or for new nodes.
+    /// Source span of the node's own text; `None` for new nodes.
     pub(crate) src: Option<Span>,
+    /// Reached through a `&mut` accessor: written from the tree, no longer copied.
+    pub(crate) touched: bool,
     /// `true` for `{...}` / `[...]` collections.
     pub(crate) flow: bool,
     pub(crate) props: Option<Box<Props>>,
@@ -113,6 +135,7 @@ impl Node {
         Node {
             kind,
             src: None,
+            touched: false,
             flow: false,
             props: None,
         }
@@ -168,11 +191,16 @@ impl Node {
 
     /// True when the node still has its source text (it was never touched).
     pub fn is_pristine(&self) -> bool {
-        self.src.is_some()
+        self.src.is_some() && !self.touched
     }
 
     /// The source span, when pristine.
     pub fn span(&self) -> Option<Span> {
+        self.src.filter(|_| !self.touched)
+    }
+
+    /// Where the node was read from, touched or not.
+    pub fn origin(&self) -> Option<Span> {
         self.src
     }
 
@@ -193,7 +221,7 @@ impl Node {
 
     /// Marks the node as changed: it will be written from the tree, not copied.
     pub fn touch(&mut self) {
-        self.src = None;
+        self.touched = true;
     }
 
     pub fn is_mapping(&self) -> bool {
@@ -260,7 +288,7 @@ impl Node {
     pub fn entries_mut(&mut self) -> Option<&mut Vec<Entry>> {
         match &mut self.kind {
             Kind::Mapping(e) => {
-                self.src = None;
+                self.touched = true;
                 Some(e)
             }
             _ => None,
@@ -279,7 +307,7 @@ impl Node {
     pub fn items_mut(&mut self) -> Option<&mut Vec<Item>> {
         match &mut self.kind {
             Kind::Sequence(i) => {
-                self.src = None;
+                self.touched = true;
                 Some(i)
             }
             _ => None,
