@@ -34,8 +34,6 @@ COPY Cargo.toml Cargo.lock ./
 COPY benches ./benches
 RUN cargo fetch --locked --target "$(cat /rust-target)"
 COPY src ./src
-# --help renders its field reference from the CRD schemas, embedded at build time.
-COPY fnconfig/schemas ./fnconfig/schemas
 RUN cargo build --release --locked --bin package-variant --target "$(cat /rust-target)" \
  && cp "target/$(cat /rust-target)/release/package-variant" /package-variant
 # A native build can run what it built; a cross build cannot (no emulation here).

@@ -23,11 +23,13 @@ const PARTS: &[(&str, &[&str])] = &[
 /// Inside `yaml/`: each module and the sibling modules it may use (one-way layers).
 const YAML_LAYERS: &[(&str, &[&str])] = &[
     ("resolve", &[]),
+    ("alias", &["node", "style"]),
+    ("assign", &["node", "resolve", "style"]),
     ("style", &["resolve"]),
     ("node", &["resolve", "style"]),
     ("parse", &["node"]),
     ("emit", &["node", "style", "resolve"]),
-    ("json", &["node", "resolve", "style"]),
+    ("json", &["node", "resolve", "style", "alias"]),
     ("ser", &["node", "style"]),
     ("text", &["style"]),
 ];

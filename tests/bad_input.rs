@@ -667,7 +667,7 @@ fn integer_revision_given_as_text() {
 fn number_where_a_string_belongs() {
     error_result(
         "a number where a string belongs (`removeKeys: [0123]`)",
-        &["invalid type: integer `123`, expected a string; quote it to make it a string"],
+        &["invalid type: integer `83`, expected a string; quote it to make it a string"],
         Where {
             field: Some("spec.packageContext.removeKeys[0]"),
             resource: pv(),

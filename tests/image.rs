@@ -401,8 +401,7 @@ fn build_stage_builds_from_a_clean_checkout() {
             *file == "Cargo.toml"
                 || *file == "Cargo.lock"
                 || file.starts_with("src/")
-                || file.starts_with("benches/")
-                || file.starts_with("fnconfig/schemas/"),
+                || file.starts_with("benches/"),
             "the build stage copies {file}"
         );
     }

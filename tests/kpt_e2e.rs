@@ -445,3 +445,90 @@ fn reserved_package_path_key_is_refused_under_kpt() {
         "the package changed"
     );
 }
+
+/// Files of a package whose YAML uses what kpt itself writes, and what used to be lost: a
+/// keep block scalar made only of empty lines as the very last value of the last item (kpt
+/// writes it `|2+`), merge keys as kpt writes them, tagged, anchored and explicit keys,
+/// `!!omap`, `!!set`, single pairs in flow sequences, comments after the last entry.
+const KPT_YAML: &[(&str, &str)] = &[
+    (
+        "Kptfile",
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n",
+    ),
+    (
+        "package-context.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  name: pkg\n",
+    ),
+    (
+        "constructs.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: constructs\n  labels: &labels\n    app: web\ndata: &base\n  a: \"1\"\n  keep: |+\n    text\n\n  only-empty-lines: |2+\n\n\n  after: x\nextra:\n  !!merge <<: *base\n  labels: *labels\n  !!str 123: a tagged key\n  &k anchored: key\n  ? |\n    a block key\n  : v\n  omap: !!omap [{a: 1}, {b: 2}]\n  set: !!set {a: '', b: ''}\n  pairs: [{a: b}, {c: d}]\n  # a comment after the last entry\n",
+    ),
+    (
+        "zz-last.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: last\ndata:\n  x: y\n  notes: |2+\n\n\n",
+    ),
+];
+
+/// Runs kpt on a fresh copy of the [`KPT_YAML`] package, in place or through
+/// `kpt fn source | kpt fn eval - | kpt fn sink`, with `exec` (and `args`), and returns the
+/// package's files.
+fn kpt_yaml_run(stdin_route: bool, exec: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let scratch = Scratch::new("kpt-yaml");
+    let pkg = scratch.0.join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    for (name, text) in KPT_YAML {
+        fs::write(pkg.join(name), text).unwrap();
+    }
+    let exec = exec.display().to_string();
+    let out = if stdin_route {
+        let script = "set -eo pipefail; kpt fn source pkg | kpt fn eval - --exec \"$0\" \"$@\" | kpt fn sink out && rm -r pkg && mv out pkg";
+        Command::new("bash")
+            .args(["-c", script, &exec])
+            .args(args)
+            .current_dir(&scratch.0)
+            .output()
+            .unwrap()
+    } else {
+        Command::new("kpt")
+            .args(["fn", "eval", "pkg", "--exec", &exec])
+            .args(args)
+            .current_dir(&scratch.0)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "{exec}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    KPT_YAML
+        .iter()
+        .map(|(name, _)| {
+            let text = fs::read_to_string(pkg.join(name)).unwrap_or_default();
+            (name.to_string(), text)
+        })
+        .collect()
+}
+
+/// Every file comes out as kpt writes it when the function only echoes its input (`cat`):
+/// through stdin and in place, with nothing to do and with a context key set (then only
+/// package-context.yaml differs, by that key).
+#[test]
+fn yaml_kpt_writes_survives_kpt() {
+    kpt_available();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_package-variant"));
+    let cat = PathBuf::from("cat");
+    for stdin_route in [true, false] {
+        let echo = kpt_yaml_run(stdin_route, &cat, &[]);
+        let ours = kpt_yaml_run(stdin_route, &bin, &["--", "zone=a"]);
+        for ((name, want), (_, got)) in echo.iter().zip(&ours) {
+            if name == "package-context.yaml" {
+                assert_eq!(got, &format!("{want}  zone: a\n"), "stdin {stdin_route}");
+            } else {
+                assert_eq!(got, want, "{name}, stdin route {stdin_route}");
+            }
+        }
+        let last = &echo[3].1;
+        assert!(last.ends_with("  notes: |2+\n\n\n"), "kpt wrote {last:?}");
+    }
+}

@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | input size | 256 MiB (`resource_list::MAX_INPUT_BYTES`) | stdin |
 //! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
+//! | merge keys in metadata | 256 levels (`yaml::node::MAX_DEPTH`) | item identity |
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
@@ -295,24 +296,25 @@ fn nesting_of_200_levels_is_accepted() {
 
 // ---------------------------------------------------------------- wide mappings
 
-/// `k0: 0` .. `k199999: 0`: one mapping entry per line at `indent`.
-fn wide_keys(indent: &str) -> String {
-    (0..200_000).map(|i| format!("{indent}k{i}: 0\n")).collect()
+/// `k0: 0` .. `k{n-1}: 0`: one mapping entry per line at `indent`.
+fn wide_keys(indent: &str, n: usize) -> String {
+    (0..n).map(|i| format!("{indent}k{i}: 0\n")).collect()
 }
 
-/// 200,000 keys in the ResourceList itself, in an item's block mapping and in a flow mapping
+/// 60,000 keys in the ResourceList itself, in an item's block mapping and in a flow mapping
 /// are read in linear time (every key is checked for a repeat), and a key repeated at the end
 /// of the widest one is still refused. Checking the ResourceList's own keys one against
-/// another took minutes here.
+/// another took minutes here. (An object of more values is refused: see
+/// `limit_values_per_object`.)
 #[test]
 fn wide_mappings_are_read_in_linear_time() {
-    let flow: Vec<String> = (0..200_000).map(|i| format!("k{i}: 0")).collect();
+    let flow: Vec<String> = (0..60_000).map(|i| format!("k{i}: 0")).collect();
     let item = format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wide\ndata:\n{}  flow: {{{}}}\n",
-        wide_keys("  "),
+        wide_keys("  ", 60_000),
         flow.join(", ")
     );
-    let input = resource_list(&[KPTFILE, &item], &pv_config("")) + &wide_keys("");
+    let input = resource_list(&[KPTFILE, &item], &pv_config("")) + &wide_keys("", 60_000);
     let out = run_bounded(&input);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(items_section(&out.stdout), items_section(&input));
@@ -555,5 +557,268 @@ fn limit_package_variants_per_set() {
             "split the targets over several PackageVariantSets",
             "field:\n    path: spec.targets[0]",
         ],
+    );
+}
+
+// ---------------------------------------------------------------- hostile shapes
+//
+// Each of these took quadratic time or many times the input in memory; `benches/hostile.rs`
+// measures them at 1x, 4x and 16x on the release binary (seconds per MB, peak memory).
+
+/// `n` ConfigMaps `cm-0`..: as JSON objects, or as flow mappings.
+fn config_maps(n: usize, json: bool) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            if json {
+                format!("{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"cm-{i}\"}},\"data\":{{\"k\":\"v{i}\"}}}}")
+            } else {
+                format!("{{apiVersion: v1, kind: ConfigMap, metadata: {{name: cm-{i}}}, data: {{k: v{i}}}}}")
+            }
+        })
+        .collect()
+}
+
+/// Minified JSON, 40,000 items on one line (95 s before): read, the package context edited,
+/// every item written back as block YAML.
+#[test]
+fn hostile_minified_json_on_one_line() {
+    let context = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"kptfile.kpt.dev\",\"annotations\":{\"config.kubernetes.io/path\":\"package-context.yaml\"}},\"data\":{\"name\":\"pkg\"}}";
+    let input = format!(
+        "{{\"apiVersion\":\"config.kubernetes.io/v1\",\"kind\":\"ResourceList\",\"items\":[{context},{}],\"functionConfig\":{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"x\"}},\"data\":{{\"zone\":\"a\"}}}}}}",
+        config_maps(40_000, true).join(",")
+    );
+    assert_eq!(input.lines().count(), 1);
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.matches("\n- apiVersion: v1\n").count(), 40_001);
+    assert!(out.stdout.contains("    name: pkg\n    zone: a\n"));
+    assert!(out
+        .stdout
+        .contains("    name: cm-39999\n  data:\n    k: v39999\n"));
+}
+
+/// 100,000 flow mappings in one flow sequence on one line of a block ResourceList (over 600 s
+/// for 32 MB before): passed through unchanged.
+#[test]
+fn hostile_flow_style_items() {
+    let input = format!(
+        "{HEAD}items: [{}]\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: x}}\n  data: {{zone: a}}\n",
+        config_maps(100_000, false).join(", ")
+    );
+    let out = run_bounded(&input);
+    // No package context among them: an error result, and the items come back as sent.
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out
+        .stdout
+        .contains("package context ConfigMap \"kptfile.kpt.dev\""));
+    assert_eq!(out.stdout.matches("\n- apiVersion: v1\n").count(), 100_000);
+    assert!(out
+        .stdout
+        .contains("    name: cm-99999\n  data:\n    k: v99999\n"));
+}
+
+/// 2,000,000 empty items (each one an item record, 200 bytes each before, 16 now): read and
+/// written back, byte for byte.
+#[test]
+fn hostile_many_empty_items() {
+    let input = resource_list(&[KPTFILE], &pv_config("")).replace(
+        "functionConfig:",
+        &format!("{}functionConfig:", "- {}\n".repeat(2_000_000)),
+    );
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+/// 1,000,000 items that are not objects: the first 100 are reported one by one, the rest in
+/// one result (a result each was gigabytes), and the items come back as sent.
+#[test]
+fn hostile_many_items_that_are_not_objects() {
+    let input = format!("{HEAD}items:\n{}", "- x\n".repeat(1_000_000));
+    let out = run_bounded(&input);
+    assert_eq!(out.code, 1);
+    let results = results_section(&out.stdout);
+    assert_eq!(results.matches("is not an object").count(), 100);
+    assert!(results.contains("items[99] is not an object"));
+    assert!(
+        results.contains("999900 more items cannot be read either (only the first 100 are listed)")
+    );
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+/// An object with more values than can be held (a tree costs up to ~450 bytes a value) is
+/// refused with one line on stderr, in the functionConfig and in an item alike: 1,000,000
+/// list entries in 6 MB (a process abort after 11 GB before), where the limit is 131,072 + one
+/// per 16 bytes. Up to the limit it is read.
+#[test]
+fn limit_values_per_object() {
+    let list = |n: usize| format!("  list:\n{}", "  - x\n".repeat(n));
+    let in_config = resource_list(&[KPTFILE], &pv_config(&list(1_000_000)));
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n{}",
+        list(1_000_000)
+    );
+    let in_item = resource_list(&[KPTFILE, &item], &pv_config(""));
+    for input in [&in_config, &in_item] {
+        let out = run_bounded(input);
+        assert_eq!(out.code, 1);
+        assert!(out.stdout.is_empty());
+        let limit = package_variant::krm::resource_list::value_limit(input.len());
+        assert_eq!(limit, (1 << 17) + input.len() / 16);
+        assert!(
+            out.stderr.starts_with(&format!(
+                "package-variant: input cannot be held: an object holds more than {limit} values, more than the function can hold for an input of this size; split it at line "
+            )),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1);
+    }
+    let item = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n{}",
+        list(120_000)
+    );
+    let under = resource_list(&[KPTFILE, &item], &pv_config(""));
+    let out = run_bounded(&under);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), items_section(&under));
+}
+
+// ---------------------------------------------------------------- merge keys
+
+/// A Repository whose labels merge 100,000 mappings, in chains of 100 that each merge the one
+/// before: every mapping is read once (linear), the first that sets a key wins, and the set
+/// selects it. Chained deeper than the nesting limit, merge keys are an error result.
+#[test]
+fn merged_labels_of_many_mappings_are_read_in_linear_time() {
+    let repo = |n: usize, chain: usize| {
+        let mut anchors = String::from("x0: &a0 {env: prod, k0: v}\n");
+        for i in 1..n {
+            let merge = if i % chain == 0 {
+                String::new()
+            } else {
+                format!(", <<: *a{}", i - 1)
+            };
+            anchors.push_str(&format!("x{i}: &a{i} {{env: dev, k{i}: v{merge}}}\n"));
+        }
+        let sources: Vec<String> = (0..n).rev().map(|i| format!("*a{i}")).collect();
+        format!(
+            "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\n{anchors}metadata:\n  name: edge\n  labels:\n    <<: [{}]\n",
+            sources.join(", ")
+        )
+    };
+    let targets = "  targets:\n  - repositorySelector: {matchLabels: {env: dev, k0: v}}\n";
+    let input = resource_list(&[UPSTREAM_PR, &repo(100_000, 100)], &pvs_config(targets));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        results_section(&out.stdout).contains("1 created (my-set-edge-base)"),
+        "{}",
+        results_section(&out.stdout)
+    );
+
+    let input = resource_list(&[UPSTREAM_PR, &repo(1_000, 1_000)], &pvs_config(targets));
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "merge keys nest more than 256 levels deep",
+            "path: metadata.labels",
+        ],
+    );
+}
+
+// ---------------------------------------------------------------- wide values (issue 13)
+
+#[path = "../benches/support/hostile_values.rs"]
+mod hostile_values;
+
+/// The value at `key` of the `data` of the item named `name` in an output, read back.
+fn data_of(stdout: &str, name: &str) -> serde_json::Value {
+    let node = package_variant::yaml::parse(stdout).expect("output parses");
+    let json = package_variant::yaml::to_json(&node).expect("output converts");
+    json["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|i| i["metadata"]["name"] == name))
+        .map(|i| i["data"].clone())
+        .unwrap_or_default()
+}
+
+/// 45,000 keys merged into an in-cluster object's data with `<<` (about as many as the alias
+/// expansion limit of 100,000 values allows), half of them set again explicitly: injected
+/// whole, the explicit keys winning. The merge was quadratic: 20k keys took 4.9 s, 40k 22.7 s.
+#[test]
+fn merge_keys_of_45k_keys_are_read_in_linear_time() {
+    let n = 45_000;
+    let out = run(&hostile_values::merge_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "endpoints");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(n));
+    assert_eq!(data["k0"], "own");
+    assert_eq!(data["k1"], "v");
+    assert_eq!(data[format!("k{}", n - 1)], "v");
+}
+
+/// A package context of 100,000 keys: 100,000 set, 50,000 changed, 25,000 removed (the old
+/// merge of the whole map was quadratic: over 600 s at 1M keys).
+#[test]
+fn a_context_of_100k_keys_is_edited_in_linear_time() {
+    let n = 100_000;
+    let out = run(&hostile_values::context(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data.as_object().map(|m| m.len()), Some(1 + n - n / 4 + n));
+    assert_eq!(data["k0"], serde_json::Value::Null);
+    assert_eq!(data["k2"], "changed");
+    assert_eq!(data["k3"], "v");
+    assert_eq!(data["new99999"], "x");
+}
+
+/// 200,000 removeKeys (40,000 took 8.4 s).
+#[test]
+fn removing_200k_keys_is_linear() {
+    let n = 200_000;
+    let out = run(&hostile_values::remove_keys(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = data_of(&out.stdout, "kptfile.kpt.dev");
+    assert_eq!(data, serde_json::json!({"name": "pkg"}));
+}
+
+/// 100,000 keys and a list of 100,000 items injected over equal-sized old ones, in reverse
+/// order: kyaml's formatting rules (keys keep their place, equal items keep theirs) in linear
+/// time.
+#[test]
+fn a_wide_injection_of_100k_keys_and_items_is_linear() {
+    let n = 100_000;
+    let out = run(&hostile_values::inject_wide(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    // Existing keys keep their place (k0 first), with the new values.
+    assert!(
+        items.contains("  data:\n    k0: new\n    k1: new\n"),
+        "{}",
+        &items[..2000.min(items.len())]
+    );
+    // The list takes the new order.
+    assert!(items.contains(&format!("    list:\n    - {{a: {}}}\n", n - 1)));
+}
+
+/// 80,000 aliases to a value the injection replaces are written out as the value they meant;
+/// past the alias expansion limit (100,000) it is an error result and nothing changes.
+#[test]
+fn aliases_written_out_after_an_edit_are_bounded() {
+    let out = run(&hostile_values::aliases_written_out(80_000));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert!(items.contains("    c0: placeholder\n") && items.contains("    c79999: placeholder\n"));
+    assert!(items.contains("    db: &d db.example.com\n"));
+
+    let input = hostile_values::aliases_written_out(100_001);
+    let out = run(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &["YAML aliases expand to more than 100000 values"],
     );
 }

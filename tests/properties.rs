@@ -394,13 +394,14 @@ proptest! {
         let src = document_text(&entries, &head, &foot);
         let node = yaml::parse(&src).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
         prop_assert_eq!(emit::to_string(&src, &node), src.clone());
-        let before = yaml::to_json(&node).map_err(TestCaseError::fail)?;
+        // A value JSON cannot hold (`.inf`) is an error on both sides alike.
+        let before = yaml::to_json(&node);
         let mut touched = node.clone();
         touch_all(&mut touched);
         let text = emit::to_string(&src, &touched);
         let again = yaml::parse(&text)
             .map_err(|e| TestCaseError::fail(format!("{e}\n--- touched:\n{text}--- source:\n{src}")))?;
-        let after = yaml::to_json(&again).map_err(TestCaseError::fail)?;
+        let after = yaml::to_json(&again);
         prop_assert_eq!(before, after, "touched:\n{}\nsource:\n{}", text, src);
     }
 }

@@ -332,3 +332,56 @@ fn help_and_version() {
         format!("package-variant {}", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// A successful run whose output cannot be written fails: stdout closed before the process
+/// starts (`>&-`), or a reader that went away (a broken pipe). `> /dev/null` is a place to
+/// write, and succeeds.
+#[test]
+fn output_that_cannot_be_written_exits_1() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let input = resource_list(
+        &[common::PACKAGE_CONTEXT],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  region: us-east1\n",
+    );
+    assert_eq!(run(&input).code, 0, "the control run succeeds");
+    let bin = env!("CARGO_BIN_EXE_package-variant");
+    let through_shell = |redirect: &str| {
+        let mut child = Command::new("sh")
+            .args(["-c", &format!("exec \"$0\" {redirect}"), bin])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start sh");
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes());
+        child.wait_with_output().expect("wait")
+    };
+    let closed = through_shell(">&-");
+    assert_eq!(closed.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&closed.stderr).contains("stdout is closed"),
+        "{}",
+        String::from_utf8_lossy(&closed.stderr)
+    );
+    assert_eq!(through_shell("> /dev/null").status.code(), Some(0));
+
+    let mut child = Command::new(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start package-variant");
+    drop(child.stdout.take());
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
+    let broken = child.wait_with_output().expect("wait");
+    assert_eq!(broken.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&broken.stderr).contains("cannot write stdout"));
+}

@@ -51,6 +51,16 @@ pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultIte
                 .field("functionConfig"),
         );
     }
+    if let Some(p) = &meta.problem {
+        return fail(
+            ResultItem::error(format!(
+                "cannot read the functionConfig's metadata as kpt reads it: {}; write the value itself",
+                p.message
+            ))
+            .field(p.field.clone())
+            .on_config(),
+        );
+    }
     let (v, k) = (meta.api_version.as_str(), meta.kind.as_str());
     if let Some(f) = functions.iter().find(|f| f.api_version == v && f.kind == k) {
         return (f.run)(rl, config);

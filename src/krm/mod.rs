@@ -7,6 +7,7 @@
 //! crate root hands [`dispatch::run`] the table of functions it serves.
 
 pub mod dispatch;
+pub mod items;
 pub mod object;
 pub mod resource_list;
 pub mod results;

@@ -4,6 +4,7 @@
 //! small struct, lets the functions select and index items without holding every item's tree.
 
 use crate::krm::results::{FileRef, ResourceRef};
+use crate::yaml::alias::Reader;
 use crate::yaml::Node;
 
 /// kpt's annotation for the file an item came from (and its legacy twin).
@@ -26,36 +27,111 @@ pub struct ObjectMeta {
     pub namespace: Option<String>,
     pub labels: Vec<(String, String)>,
     pub annotations: Vec<(String, String)>,
+    /// Why the metadata could not be read as kpt reads it, if it could not: the item must not
+    /// be selected, isolated or identified by a guess.
+    pub problem: Option<MetaProblem>,
+}
+
+/// Metadata that cannot be read as kpt reads it: where, and what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetaProblem {
+    /// Field path, e.g. `metadata.namespace`.
+    pub field: String,
+    pub message: String,
 }
 
 impl ObjectMeta {
-    /// Reads the metadata of a node (non-string values are ignored).
+    /// Reads the metadata of a node as kpt and the API server read it: through aliases and
+    /// merge keys (`namespace: *ns`, `labels: {<<: *common}`). Null values read as absent
+    /// (labels and annotations as empty strings); a collection where a string belongs, or an
+    /// alias that cannot be followed, is recorded in [`ObjectMeta::problem`].
     pub fn from_node(node: &Node) -> ObjectMeta {
         if !node.is_mapping() {
             return ObjectMeta::default();
         }
-        let s = |keys: &[&str]| node.str_at(keys).unwrap_or_default().to_string();
-        let pairs = |keys: &[&str]| -> Vec<(String, String)> {
-            node.path(keys)
-                .map(|m| {
-                    m.pairs()
-                        .filter_map(|(k, v)| v.as_str().map(|v| (k.to_string(), v.to_string())))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        ObjectMeta {
+        let mut meta = ObjectMeta {
             is_object: true,
-            api_version: s(&["apiVersion"]),
-            kind: s(&["kind"]),
-            name: s(&["metadata", "name"]),
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .filter(|n| !n.is_empty())
-                .map(str::to_string),
-            labels: pairs(&["metadata", "labels"]),
-            annotations: pairs(&["metadata", "annotations"]),
+            ..ObjectMeta::default()
+        };
+        if let Err(problem) = meta.read(&Reader::new(node), node) {
+            meta.problem = Some(problem);
         }
+        meta
+    }
+
+    fn read<'n>(&mut self, r: &Reader<'n>, root: &'n Node) -> Result<(), MetaProblem> {
+        // Field paths are only spelled out for a problem: this runs for every item.
+        let fail = |field: &dyn Fn() -> String, message: &dyn Fn(&str) -> String| {
+            let field = field();
+            MetaProblem {
+                message: message(&field),
+                field,
+            }
+        };
+        // The text of a scalar, "" for null; a collection is a problem.
+        let text =
+            |field: &dyn Fn() -> String, v: Option<&'n Node>| -> Result<String, MetaProblem> {
+                match v {
+                    Some(v) if !v.is_null() => match v.as_scalar() {
+                        Some(s) => Ok(s.value.clone()),
+                        None => Err(fail(field, &|f| {
+                            format!("{f} must be a string, found a {}", v.kind())
+                        })),
+                    },
+                    _ => Ok(String::new()),
+                }
+            };
+        let get = |map: &'n Node, key: &str, field: &dyn Fn() -> String| {
+            r.get(map, key).map_err(|e| fail(field, &|_| e.clone()))
+        };
+        let at = |s: &'static str| move || s.to_string();
+        self.api_version = text(
+            &at("apiVersion"),
+            get(root, "apiVersion", &at("apiVersion"))?,
+        )?;
+        self.kind = text(&at("kind"), get(root, "kind", &at("kind"))?)?;
+        let Some(metadata) = get(root, "metadata", &at("metadata"))? else {
+            return Ok(());
+        };
+        if metadata.is_null() {
+            return Ok(());
+        }
+        if !metadata.is_mapping() {
+            return Err(fail(&at("metadata"), &|f| {
+                format!("{f} must be a mapping, found a {}", metadata.kind())
+            }));
+        }
+        let name = at("metadata.name");
+        self.name = text(&name, get(metadata, "name", &name)?)?;
+        let namespace = at("metadata.namespace");
+        let ns = text(&namespace, get(metadata, "namespace", &namespace)?)?;
+        self.namespace = Some(ns).filter(|n| !n.is_empty());
+        for (key, out) in [
+            ("labels", &mut self.labels),
+            ("annotations", &mut self.annotations),
+        ] {
+            let field = move || format!("metadata.{key}");
+            let Some(map) = get(metadata, key, &field)? else {
+                continue;
+            };
+            if map.is_null() {
+                continue;
+            }
+            if !map.is_mapping() {
+                return Err(fail(&field, &|f| {
+                    format!("{f} must be a mapping of strings, found a {}", map.kind())
+                }));
+            }
+            let pairs = r.pairs(map).map_err(|e| fail(&field, &|_| e.clone()))?;
+            out.reserve(pairs.len());
+            for (k, v) in pairs {
+                out.push((
+                    k.to_string(),
+                    text(&|| format!("metadata.{key}[{k}]"), Some(v))?,
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {

@@ -5,10 +5,11 @@
 //! dropped. A function asks for the trees it needs ([`ResourceList::tree`]); untouched items are
 //! written back by copying their source text, so they come out byte for byte as they went in.
 
+use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{ResultItem, Subject};
-use crate::yaml::parse::ItemOrigin;
-use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Trivia};
+use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
+use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -20,6 +21,16 @@ pub const EMIT_CHUNK: usize = 256 * 1024;
 
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+
+/// Most entries and items one object (an item, the functionConfig) may have: 131,072, plus one
+/// for every 16 bytes of input, and never more than 2,097,152. Holding an object costs up to
+/// about 450 bytes a value (its tree, its data, and an edited copy), so the most one object can
+/// take is about 1 GiB; a larger one is refused with a clear error instead of running out of
+/// memory. Wide objects of a real package (a context or an injected object of 100,000 keys)
+/// stay well under it.
+pub fn value_limit(input_len: usize) -> usize {
+    ((1 << 17) + input_len / 16).min(1 << 21)
+}
 
 /// Refuses input longer than [`MAX_INPUT_BYTES`]. The binary reads at most one byte more than
 /// the limit, so a larger input is refused without reading (or holding) the rest of it.
@@ -50,14 +61,6 @@ impl From<ParseError> for InputError {
     }
 }
 
-/// One item of `items`, as read.
-#[derive(Debug, Clone)]
-pub struct ItemSlot {
-    pub meta: ObjectMeta,
-    origin: ItemOrigin,
-    trivia: Trivia,
-}
-
 /// A parsed ResourceList over its source text.
 pub struct ResourceList<'a> {
     src: &'a str,
@@ -65,9 +68,13 @@ pub struct ResourceList<'a> {
     pub api_version: String,
     /// The functionConfig, if any.
     pub function_config: Option<Node>,
-    pub items: Vec<ItemSlot>,
+    /// The items, as read (where each is, and its metadata).
+    pub items: Items,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
     json: bool,
+    /// Comment and blank lines after the last item (before the next key of the ResourceList,
+    /// or the end): they go out with the last item.
+    tail: Option<Span>,
 }
 
 /// What a function did to the items.
@@ -113,50 +120,57 @@ impl<'a> ResourceList<'a> {
                     .to_string(),
             ));
         }
-        if let Some(i) = src
-            .match_indices('\r')
-            .map(|(i, _)| i)
-            .find(|&i| src.as_bytes().get(i + 1) != Some(&b'\n'))
-        {
-            let line = src[..i].matches('\n').count() + 1;
-            return Err(InputError(format!(
-                "input has a carriage return (U+000D) without a line feed at line {line}; \
-                 use LF or CRLF line endings"
-            )));
+        match forbidden_character(src) {
+            Some((i, '\r')) => {
+                let line = src[..i].matches('\n').count() + 1;
+                return Err(InputError(format!(
+                    "input has a carriage return (U+000D) without a line feed at line {line}; \
+                     use LF or CRLF line endings"
+                )));
+            }
+            Some((i, c)) => {
+                let line = src[..i].matches('\n').count() + 1;
+                return Err(InputError(format!(
+                    "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
+                    c as u32
+                )));
+            }
+            None => {}
         }
-        if let Some((i, c)) = src.char_indices().find(|&(_, c)| {
-            (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
-                || c == '\u{fffe}'
-                || c == '\u{ffff}'
-        }) {
-            let line = src[..i].matches('\n').count() + 1;
-            return Err(InputError(format!(
-                "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
-                c as u32
-            )));
-        }
-        let mut items = Vec::new();
+        let mut items = Items::default();
+        let mut too_many = false;
         let mut on_item = |node: Node, trivia: Trivia, origin: ItemOrigin| {
-            items.push(ItemSlot {
-                meta: ObjectMeta::from_node(&node),
-                origin,
-                trivia,
-            });
-            Ok(())
+            if items.push(&node, trivia, origin) {
+                return Ok(());
+            }
+            too_many = true;
+            Err(ParseError {
+                message: String::new(),
+                line: 0,
+                column: 0,
+            })
         };
-        let (entries, json) = Parser::new(src)
-            .parse_resource_list(&mut on_item)
-            .map_err(|e| {
-                if e.message.starts_with("items must be") {
-                    InputError(format!("ResourceList {e}"))
-                } else if e.message.starts_with("expected a mapping") {
-                    InputError(format!(
-                        "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
-                    ))
-                } else {
-                    InputError::from(e)
-                }
-            })?;
+        let parsed = Parser::new(src)
+            .with_value_limit(value_limit(src.len()))
+            .parse_resource_list(&mut on_item);
+        if too_many {
+            return Err(InputError(format!(
+                "the ResourceList has more than {MAX_ITEMS} items; split it into smaller ResourceLists"
+            )));
+        }
+        let (mut entries, json) = parsed.map_err(|e| {
+            if e.message.starts_with(TOO_MANY_VALUES) {
+                InputError(format!("input cannot be held: {e}"))
+            } else if e.message.starts_with("items must be") {
+                InputError(format!("ResourceList {e}"))
+            } else if e.message.starts_with("expected a mapping") {
+                InputError(format!(
+                    "input is not a ResourceList: {e}; expected a mapping with kind: ResourceList"
+                ))
+            } else {
+                InputError::from(e)
+            }
+        })?;
         let get = |k: &str| entries.iter().find(|e| e.key.scalar_text() == k);
         let kind = get("kind").and_then(|e| e.value.as_str()).unwrap_or("");
         if kind != "ResourceList" {
@@ -184,8 +198,15 @@ impl<'a> ResourceList<'a> {
                 )));
             }
         }
-        let function_config = get("functionConfig")
-            .map(|e| e.value.clone())
+        let tail = if json {
+            None
+        } else {
+            items_tail(src, &entries)
+        };
+        let function_config = entries
+            .iter_mut()
+            .find(|e| e.key.scalar_text() == "functionConfig")
+            .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
             .filter(|v| !v.is_null());
         Ok(ResourceList {
             src,
@@ -193,6 +214,7 @@ impl<'a> ResourceList<'a> {
             function_config,
             items,
             json,
+            tail,
         })
     }
 
@@ -203,13 +225,13 @@ impl<'a> ResourceList<'a> {
 
     /// The metadata of item `i`.
     pub fn meta(&self, i: usize) -> &ObjectMeta {
-        &self.items[i].meta
+        self.items.meta(i)
     }
 
     /// Parses item `i` again into a tree that points into the source; edit it and hand it
     /// back through [`Changes::edited`].
     pub fn tree(&self, i: usize) -> Result<Node, Box<ResultItem>> {
-        Parser::reparse_item(self.src, self.items[i].origin)
+        Parser::reparse_item(self.src, self.items.origin(i), value_limit(self.src.len()))
             .map_err(|e| Box::new(ResultItem::error(format!("cannot read item: {e}")).on_item(i)))
     }
 
@@ -218,7 +240,7 @@ impl<'a> ResourceList<'a> {
         let config_meta = self.function_config.as_ref().map(ObjectMeta::from_node);
         for r in results {
             let meta = match r.subject {
-                Subject::Item(i) => self.items.get(i).map(|s| &s.meta),
+                Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),
                 Subject::Config => config_meta.as_ref(),
                 Subject::None => None,
             };
@@ -291,19 +313,26 @@ impl<'a> ResourceList<'a> {
         } else {
             e.out.push_str("items:\n");
         }
-        for (i, slot) in self.items.iter().enumerate() {
-            if removed[i] {
+        let last = self.items.len().wrapping_sub(1);
+        for (i, &gone) in removed.iter().enumerate() {
+            if gone {
                 continue;
             }
+            let trivia = self.items.trivia(i, self.src);
             if let Some(node) = changes.edited.get(&i) {
-                e.seq_item_forced(node, &slot.trivia, 0, self.json);
-            } else if matches!(slot.origin, ItemOrigin::Block(..)) && !self.json {
-                e.raw_item(&slot.trivia, 0);
+                e.seq_item_forced(node, &trivia, 0, self.json);
+            } else if self.items.is_block(i) && !self.json {
+                e.raw_item(&trivia, 0);
             } else {
                 match self.tree(i) {
                     Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
                     // Parsed once already; cannot fail. Keep the text rather than lose it.
-                    Err(_) => e.raw_item(&slot.trivia, 0),
+                    Err(_) => e.raw_item(&trivia, 0),
+                }
+            }
+            if i == last {
+                if let Some(tail) = self.tail {
+                    e.tail(tail, &trivia, 0);
                 }
             }
             between_items(&mut e.out);
@@ -336,6 +365,69 @@ impl<'a> ResourceList<'a> {
             e.entries(std::slice::from_ref(&entry), 0, false);
         }
     }
+}
+
+/// The first character YAML does not allow in a stream, with where it is: a control character
+/// other than tab, line feed, carriage return and U+0085, U+FFFE, U+FFFF, or a carriage return
+/// not followed by a line feed (reported as `'\r'`). One pass over the bytes: every character
+/// it looks for starts with a byte no ordinary text character starts with.
+fn forbidden_character(src: &str) -> Option<(usize, char)> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' || (0x80..0xc2).contains(&c) {
+            i += 1;
+            continue;
+        }
+        let found = match c {
+            b'\r' if b.get(i + 1) == Some(&b'\n') => None,
+            b'\r' => Some('\r'),
+            0xc2 if b
+                .get(i + 1)
+                .is_some_and(|&n| (0x80..0xa0).contains(&n) && n != 0x85) =>
+            {
+                src[i..].chars().next()
+            }
+            0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
+                src[i..].chars().next()
+            }
+            c if c < 0x20 || c == 0x7f => Some(c as char),
+            _ => None,
+        };
+        if let Some(ch) = found {
+            return Some((i, ch));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The comment and blank lines between the end of a block `items` list and the next key of the
+/// ResourceList (its lead), or the end of the input (up to a `...` line).
+fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
+    let i = entries
+        .iter()
+        .position(|e| e.key.scalar_text() == "items")?;
+    let list = entries[i]
+        .value
+        .span()
+        .filter(|_| entries[i].value.is_sequence())?;
+    if let Some(next) = entries.get(i + 1) {
+        return next.trivia.lead;
+    }
+    let start = list.end as usize + src[list.end as usize..].find('\n')? + 1;
+    let rest = &src[start..];
+    let mut end = rest.len();
+    let mut at = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.starts_with("...") {
+            end = at;
+            break;
+        }
+        at += line.len();
+    }
+    (end > 0).then(|| Span::new(start, start + end))
 }
 
 /// A result as the wire format writes it: message, severity, resourceRef, field, file.
@@ -430,6 +522,57 @@ mod tests {
             rl.emit(&changes, &[]),
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- b: 2\n"
         );
+    }
+
+    /// The byte scan finds what a scan of the characters finds, at the same place.
+    #[test]
+    fn forbidden_characters_by_bytes_as_by_characters() {
+        let by_chars = |s: &str| {
+            let mut it = s.char_indices().peekable();
+            while let Some((i, c)) = it.next() {
+                if c == '\r' && it.peek().map(|&(_, n)| n) != Some('\n') {
+                    return Some((i, '\r'));
+                }
+                if (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
+                    || c == '\u{fffe}'
+                    || c == '\u{ffff}'
+                {
+                    return Some((i, c));
+                }
+            }
+            None
+        };
+        let alphabet = [
+            'a',
+            '\t',
+            '\n',
+            '\r',
+            '\0',
+            '\x07',
+            '\x1f',
+            ' ',
+            '\x7f',
+            '\u{80}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{a0}',
+            'é',
+            '\u{fffd}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{10000}',
+        ];
+        let mut words = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        for w in &words {
+            assert_eq!(forbidden_character(w), by_chars(w), "{w:?}");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use super::dispatch::Function;
 use super::resource_list::{Changes, ResourceList};
-use super::results::has_errors;
+use super::results::{has_errors, ResultItem};
+use crate::yaml::alias;
+use crate::yaml::json::MAX_ALIAS_EXPANSION;
 
 /// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
 /// nesting level (bounded by [`crate::yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
@@ -62,6 +64,13 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function]) -> ! {
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
             EXITS_AFTER_RUN.with(|e| e.set(true));
+            if stdout_closed_at_start() {
+                write_and_exit(&Outcome {
+                    stdout: String::new(),
+                    stderr: "package-variant: stdout is closed: the output ResourceList cannot be written".to_string(),
+                    exit_code: 1,
+                })
+            }
             // The output goes to stdout as it is written (see `ResourceList::emit_to`).
             let mut stdout = std::io::stdout().lock();
             let outcome = process_with(&input, functions, false, Some(&mut stdout));
@@ -95,6 +104,26 @@ fn tune_allocator() {
             mallopt(M_TOP_PAD, 64 << 20);
         }
     }
+}
+
+/// Whether the process started with stdout closed. The Rust runtime then puts `/dev/null`,
+/// opened read-write, in its place (a shell's `> /dev/null` opens it write-only): writing there
+/// would lose the output and exit 0, as if the run had succeeded.
+#[cfg(target_os = "linux")]
+fn stdout_closed_at_start() -> bool {
+    let null =
+        std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t == std::path::Path::new("/dev/null"));
+    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 == 0o2)
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_closed_at_start() -> bool {
+    false
 }
 
 fn write_and_exit(outcome: &Outcome) -> ! {
@@ -140,10 +169,11 @@ fn process_with(
         Ok(rl) => rl,
         Err(e) => return fatal(e.0),
     };
-    let (changes, mut results) = match not_objects(&rl) {
+    let (mut changes, mut results) = match not_objects(&rl) {
         errors if !errors.is_empty() => (Changes::default(), errors),
         _ => super::dispatch::run(&rl, functions),
     };
+    results.extend(keep_alias_meanings(&rl, &mut changes));
     rl.resolve(&mut results);
     let failed = has_errors(&results);
     let no_changes = Changes::default();
@@ -170,19 +200,72 @@ fn process_with(
     outcome
 }
 
-/// Items must be objects (mappings); anything else is reported and the run fails.
+/// Most items reported one by one; past that, one result counts the rest.
+const NOT_OBJECTS_REPORTED: usize = 100;
+
+/// An edit never changes what an alias of the edited item means: aliases whose anchor the edit
+/// replaced, moved or removed are written out as the value they meant (see
+/// [`crate::yaml::alias::keep_alias_meanings`]). Items without aliases cost one walk.
+fn keep_alias_meanings(rl: &ResourceList, changes: &mut Changes) -> Vec<ResultItem> {
+    let mut edited: Vec<(&usize, &mut crate::yaml::Node)> = changes
+        .edited
+        .iter_mut()
+        .filter(|(_, t)| alias::has_alias(t))
+        .collect();
+    edited.sort_by_key(|(i, _)| **i);
+    let mut errors = Vec::new();
+    for (&i, tree) in edited {
+        let original = match rl.tree(i) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(*e);
+                continue;
+            }
+        };
+        if let Err(e) = alias::keep_alias_meanings(&original, tree, MAX_ALIAS_EXPANSION) {
+            errors.push(
+                ResultItem::error(format!(
+                    "items[{i}]: the edit would change what its aliases mean and they cannot be written out: {e}; write the values instead of aliases"
+                ))
+                .on_item(i),
+            );
+        }
+    }
+    errors
+}
+
+/// Items must be objects (mappings) whose metadata reads as kpt reads it; anything else is
+/// reported and the run fails: no item is selected, isolated or identified by a guess.
 fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
-    rl.items
-        .iter()
-        .enumerate()
-        .filter(|(_, slot)| !slot.meta.is_object)
-        .map(|(i, _)| {
-            super::results::ResultItem::error(format!(
+    let mut results = Vec::new();
+    let mut more = 0;
+    for (i, m) in rl.items.metas().enumerate() {
+        if m.is_object && m.problem.is_none() {
+            continue;
+        }
+        if results.len() == NOT_OBJECTS_REPORTED {
+            more += 1;
+            continue;
+        }
+        results.push(match &m.problem {
+            Some(p) if m.is_object => super::results::ResultItem::error(format!(
+                "cannot read the metadata of items[{i}] as kpt reads it: {}; write the value itself",
+                p.message
+            ))
+            .field(p.field.clone())
+            .on_item(i),
+            _ => super::results::ResultItem::error(format!(
                 "items[{i}] is not an object (a KRM resource must be a mapping with apiVersion, kind and metadata)"
             ))
-            .field(format!("items[{i}]"))
-        })
-        .collect()
+            .field(format!("items[{i}]")),
+        });
+    }
+    if more > 0 {
+        results.push(super::results::ResultItem::error(format!(
+            "{more} more items cannot be read either (only the first {NOT_OBJECTS_REPORTED} are listed)"
+        )));
+    }
+    results
 }
 
 fn fatal(message: String) -> Outcome {

@@ -1,15 +1,21 @@
 //! Package context (Porch's `ensurePackageContext`): sets and removes keys in the `data` of the
 //! package's `kptfile.kpt.dev` ConfigMap (`package-context.yaml` at the package root).
 //!
-//! The new `data` is built as Porch builds it (the whole map, set then remove) and assigned with
-//! kyaml's formatting rules: keys already there keep their order, comments and quoting; new keys
-//! follow in Porch's order; an equal map leaves the file untouched.
+//! The result is Porch's (the whole map, set then remove), written as an edit of the mapping in
+//! place: keys already there keep their order, comments and quoting, and a key the edit does
+//! not set or remove is not touched at all (`0777` stays `0777`, `*alias` stays an alias); new
+//! keys follow in kyaml's order; an equal map leaves the file untouched. Existing values are
+//! read as kpt reads them, through aliases and merge keys; a key that only a merge key (`<<`)
+//! brings in is overridden by an explicit key, and removed by writing the merged keys out.
 
 use crate::krm::results::ResultItem;
-use crate::package_variant::package::{assign_at, Package};
-use crate::yaml::{from_json_sorted, to_json};
+use crate::package_variant::package::Package;
+use crate::yaml::alias::{self, is_merge_key, Budget, Reader};
+use crate::yaml::json::MAX_ALIAS_EXPANSION;
+use crate::yaml::resolve::Resolved;
+use crate::yaml::{from_json_sorted, Entry, Kind, Node, Trivia};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// `metadata.name` of the package context ConfigMap.
 pub const CONTEXT_NAME: &str = "kptfile.kpt.dev";
@@ -26,6 +32,20 @@ pub struct ContextEdit<'e> {
     pub field: &'e str,
 }
 
+/// What an edit changes in `data`, decided before anything is touched.
+struct Plan {
+    /// Keys whose value changes, with the new value (in the edit's order) and where the key
+    /// stands when the mapping sets it itself.
+    set: Vec<(String, String, Option<usize>)>,
+    /// Positions of the keys present now that go (all the mapping's own unless `write_out`).
+    remove: Vec<usize>,
+    /// The keys that go, by name.
+    remove_keys: Vec<String>,
+    /// `data` must be rebuilt as a plain mapping first: it is an alias or comes from a merge
+    /// key, or a key to remove comes from a merge key.
+    write_out: bool,
+}
+
 /// Applies `edit` to the package context. Nothing to do → nothing read, and a missing context is
 /// not an error.
 pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem>> {
@@ -34,19 +54,6 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
     }
     let i = find(pkg, edit.field)?;
     let tree = pkg.tree(i)?;
-    let data = match tree.get("data") {
-        None => {
-            return Err(Box::new(
-                ResultItem::error(format!(
-                    "PackageContext no data field found: the package context ConfigMap \
-                     {CONTEXT_NAME:?} ({CONTEXT_PATH}) needs a data field; add data: {{}} to it"
-                ))
-                .field("data")
-                .on_item(i),
-            ))
-        }
-        Some(d) => d,
-    };
     let invalid = |why: &str| {
         Box::new(
             ResultItem::error(format!(
@@ -56,33 +63,190 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
             .on_item(i),
         )
     };
+    let r = Reader::new(tree);
+    // `data` the object sets itself, or that a merge key (`<<`) brings in.
+    let (written, merged) = match tree.get("data") {
+        Some(w) => (w, false),
+        None => match r.get(tree, "data").map_err(|e| invalid(&e))? {
+            Some(w) => (w, true),
+            None => {
+                return Err(Box::new(
+                    ResultItem::error(format!(
+                        "PackageContext no data field found: the package context ConfigMap \
+                         {CONTEXT_NAME:?} ({CONTEXT_PATH}) needs a data field; add data: {{}} to it"
+                ))
+                    .field("data")
+                    .on_item(i),
+                ))
+            }
+        },
+    };
+    let data = r.deref(written).map_err(|e| invalid(&e))?;
     if !data.is_mapping() {
         return Err(invalid(&format!(
             "expected a map of strings, found a {}",
             data.kind()
         )));
     }
-    let mut map = match to_json(data) {
-        Ok(Value::Object(m)) => m,
-        Ok(_) => return Err(invalid("expected a map of strings")),
-        Err(e) => return Err(invalid(&e)),
+    let plan = plan(&r, written, merged, data, edit).map_err(|e| invalid(&e))?;
+    if plan.set.is_empty() && plan.remove.is_empty() {
+        return Ok(());
+    }
+    let mut plan = plan;
+    let replacement = if plan.write_out {
+        let alias = merged || matches!(written.kind(), Kind::Alias(_));
+        let new_data = written_out(&r, data, &plan.remove_keys, alias).map_err(|e| invalid(&e))?;
+        // Every key is the new mapping's own now, and the ones to remove are already gone.
+        let own = own_keys(&Reader::new(&new_data), &new_data).map_err(|e| invalid(&e))?;
+        for (k, _, at) in &mut plan.set {
+            *at = own.get(k.as_str()).copied();
+        }
+        plan.remove.clear();
+        Some(new_data)
+    } else {
+        None
     };
-    if let Some((k, _)) = map.iter().find(|(_, v)| v.is_object() || v.is_array()) {
-        return Err(invalid(&format!("the value of {k:?} is not a string")));
+    let tree = pkg.tree_mut(i)?;
+    if let Some(new_data) = replacement {
+        tree.set("data", new_data);
     }
-    for (k, v) in edit.data {
-        map.insert(k.clone(), Value::String(v.clone()));
-    }
-    for k in edit.remove_keys {
-        map.shift_remove(k);
-    }
-    // assign_at reads before it writes: equal data leaves the file untouched.
-    assign_at(
-        pkg.tree_mut(i)?,
-        "data",
-        from_json_sorted(&Value::Object(map)),
-    );
+    let Some(data) = tree.get_mut("data") else {
+        return Ok(());
+    };
+    edit_in_place(data, &plan);
     Ok(())
+}
+
+/// Reads the current data (every value must be a scalar) and decides what changes.
+fn plan<'n>(
+    r: &Reader<'n>,
+    written: &'n Node,
+    merged: bool,
+    data: &'n Node,
+    edit: &ContextEdit,
+) -> Result<Plan, String> {
+    let pairs = r.pairs(data)?;
+    if let Some((k, _)) = pairs.iter().find(|(_, v)| !v.is_scalar()) {
+        return Err(format!("the value of {k:?} is not a string"));
+    }
+    let current: HashMap<&str, &Node> = pairs.iter().copied().collect();
+    let own = own_keys(r, data)?;
+    let removed: HashSet<&str> = edit.remove_keys.iter().map(String::as_str).collect();
+    let set = edit
+        .data
+        .iter()
+        .filter(|(k, v)| {
+            !removed.contains(k.as_str())
+                && !current.get(k.as_str()).is_some_and(|n| is_string(n, v))
+        })
+        .map(|(k, v)| (k.clone(), v.clone(), own.get(k.as_str()).copied()))
+        .collect();
+    let mut remove_keys: Vec<String> = removed
+        .iter()
+        .filter(|k| current.contains_key(*k))
+        .map(|k| k.to_string())
+        .collect();
+    remove_keys.sort();
+    let write_out = merged
+        || matches!(written.kind(), Kind::Alias(_))
+        || remove_keys.iter().any(|k| !own.contains_key(k.as_str()));
+    let remove = remove_keys
+        .iter()
+        .filter_map(|k| own.get(k.as_str()).copied())
+        .collect();
+    Ok(Plan {
+        set,
+        remove,
+        remove_keys,
+        write_out,
+    })
+}
+
+/// Whether `n` already reads as the string `v` (what assigning `v` would leave unchanged).
+fn is_string(n: &Node, v: &str) -> bool {
+    n.as_scalar()
+        .is_some_and(|s| s.value == v && s.resolved(n.tag()) == Resolved::Str)
+}
+
+/// The keys a mapping sets itself (not through a merge key), with their positions.
+fn own_keys<'n>(r: &Reader<'n>, data: &'n Node) -> Result<HashMap<&'n str, usize>, String> {
+    let entries = data.entries().unwrap_or(&[]);
+    let mut keys = HashMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if !is_merge_key(&e.key) {
+            if let Some(s) = r.deref(&e.key)?.as_scalar() {
+                keys.insert(s.value.as_str(), i);
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// `data` as a plain mapping: its own entries as they are (unless `data` is not the object's
+/// own: an alias, or brought in by a merge key),
+/// then the keys its merge keys bring in, written out (aliases expanded). Keys in `skip` are
+/// left out.
+fn written_out<'n>(
+    r: &Reader<'n>,
+    data: &'n Node,
+    skip: &[String],
+    alias: bool,
+) -> Result<Node, String> {
+    let own = own_keys(r, data)?;
+    let entries_of = data.entries().unwrap_or(&[]);
+    let mut budget = Budget::new(MAX_ALIAS_EXPANSION);
+    let mut entries = Vec::new();
+    for (k, v) in r.pairs(data)? {
+        if skip.iter().any(|s| s == k) {
+            continue;
+        }
+        let kept = own
+            .get(k)
+            .map(|&p| &entries_of[p])
+            .filter(|e| !alias && e.key.is_scalar());
+        entries.push(match kept {
+            Some(e) => e.clone(),
+            None => Entry {
+                key: Node::string(k),
+                value: alias::expanded(r, v, &mut budget, true)?,
+                trivia: Trivia::default(),
+            },
+        });
+    }
+    let mut m = Node::mapping();
+    if let Some(es) = m.entries_mut() {
+        *es = entries;
+    }
+    Ok(m)
+}
+
+/// Sets and removes keys of `data` at the positions the plan found, and appends new keys.
+fn edit_in_place(data: &mut Node, plan: &Plan) {
+    let mut new = serde_json::Map::new();
+    let Some(es) = data.entries_mut() else {
+        return;
+    };
+    for (k, v, at) in &plan.set {
+        match at {
+            Some(p) => es[*p].value.assign(Node::string(v.as_str())),
+            None => {
+                new.insert(k.clone(), Value::String(v.clone()));
+            }
+        }
+    }
+    if !plan.remove.is_empty() {
+        let gone: HashSet<usize> = plan.remove.iter().copied().collect();
+        let mut p = 0;
+        es.retain(|_| {
+            p += 1;
+            !gone.contains(&(p - 1))
+        });
+    }
+    // New keys in kyaml's order, after every existing one.
+    let mut added = from_json_sorted(&Value::Object(new));
+    if let Some(added) = added.entries_mut() {
+        es.append(added);
+    }
 }
 
 /// Finds the package context: the item at `package-context.yaml` (or, in a list without path

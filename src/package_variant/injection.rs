@@ -9,8 +9,10 @@
 use crate::api::package_variant::InjectionSelector;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
-use crate::package_variant::package::{assign_at, Package, IN_CLUSTER_ANNOTATION};
-use crate::yaml::{from_json_sorted, to_json, Node};
+use crate::package_variant::package::{
+    assign_at, field_json, own_path, Package, IN_CLUSTER_ANNOTATION,
+};
+use crate::yaml::{from_json_sorted, Node};
 use std::collections::HashMap;
 
 /// Annotation that makes a resource an injection point: `required` or `optional`.
@@ -228,7 +230,8 @@ pub fn inject(
             ));
             continue;
         };
-        let value = match to_json(value) {
+        // Aliases in the field may name anchors elsewhere in the object: read them there.
+        let value = match field_json(source, value) {
             Ok(v) => from_json_sorted(&v),
             Err(e) => {
                 p.errors
@@ -303,6 +306,18 @@ fn write(
     value: Node,
     name: &str,
 ) -> Result<(), Box<ResultItem>> {
+    // Annotations written through an alias or a merge key become the object's own first.
+    let annotations = ["metadata", "annotations"];
+    if !pkg
+        .tree(item)?
+        .path(&annotations)
+        .is_some_and(Node::is_mapping)
+    {
+        let mut owned = pkg.tree(item)?.clone();
+        if own_path(&mut owned, &annotations).is_ok() && owned.path(&annotations).is_some() {
+            *pkg.tree_mut(item)? = owned;
+        }
+    }
     let tree = pkg.tree(item)?;
     let field_same = tree.get(field).is_some_and(|old| old.same_value(&value));
     let annotations_ok = tree

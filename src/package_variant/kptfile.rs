@@ -8,7 +8,8 @@
 
 use crate::krm::results::ResultItem;
 use crate::package_variant::injection::InjectionPoint;
-use crate::package_variant::package::{assign_at, Package};
+use crate::package_variant::package::{assign_at, field_json, Package};
+use crate::yaml::alias::Reader;
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
 use serde_json::{json, Value};
 
@@ -67,8 +68,13 @@ fn list_at<'n>(kptfile: &'n Node, keys: [&str; 2]) -> Result<&'n [Item], Kptfile
     }
 }
 
-fn str_field<'n>(item: &'n Node, key: &str) -> &'n str {
-    item.get(key).and_then(Node::as_str).unwrap_or("")
+/// The text of `item.key`, read through aliases and merge keys ("" when absent or unreadable).
+fn str_field<'n>(r: &Reader<'n>, item: &'n Node, key: &str) -> &'n str {
+    r.get(item, key)
+        .ok()
+        .flatten()
+        .and_then(Node::as_str)
+        .unwrap_or("")
 }
 
 /// Sets one condition per point and one readiness gate per required point (Porch's
@@ -91,11 +97,12 @@ pub fn set_conditions_and_gates(
 /// The new gate list, or `None` when it equals the current one.
 fn new_gates(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<Node>, KptfileError> {
     let old = list_at(kptfile, ["info", "readinessGates"])?;
+    let r = Reader::new(kptfile);
     let mut gates: Vec<(String, Item)> = old
         .iter()
         .map(|it| {
             (
-                str_field(&it.value, "conditionType").to_string(),
+                str_field(&r, &it.value, "conditionType").to_string(),
                 it.clone(),
             )
         })
@@ -112,9 +119,10 @@ fn new_gates(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<Node>, 
 /// The new condition list, or `None` when it equals the current one.
 fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<Node>, KptfileError> {
     let old = list_at(kptfile, ["status", "conditions"])?;
+    let r = Reader::new(kptfile);
     let mut conds: Vec<(String, Item)> = old
         .iter()
-        .map(|it| (str_field(&it.value, "type").to_string(), it.clone()))
+        .map(|it| (str_field(&r, &it.value, "type").to_string(), it.clone()))
         .collect();
     for p in points {
         let (status, reason, message) = match &p.injected {
@@ -125,10 +133,16 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match conds.iter_mut().find(|(t, _)| *t == p.condition_type) {
-            Some((_, item)) => {
+        match conds.iter().position(|(t, _)| *t == p.condition_type) {
+            Some(j) => {
+                let item = &mut conds[j].1;
                 // Update in place (meta.SetStatusCondition); unknown fields of the condition stay.
-                let mut v = to_json(&item.value).unwrap_or(Value::Null);
+                // An existing condition is read in the Kptfile, where its aliases resolve.
+                let read = match old.get(j) {
+                    Some(o) => field_json(kptfile, &o.value),
+                    None => to_json(&item.value),
+                };
+                let mut v = read.unwrap_or(Value::Null);
                 if !v.is_object() {
                     v = json!({"type": p.condition_type});
                 }
@@ -188,17 +202,18 @@ fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
 pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     let gates = list_at(kptfile, ["info", "readinessGates"]).unwrap_or(&[]);
     let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
+    let r = Reader::new(kptfile);
     let mut out = Vec::new();
     for (i, g) in gates.iter().enumerate() {
-        let ct = str_field(&g.value, "conditionType");
-        let cond = conds.iter().find(|c| str_field(&c.value, "type") == ct);
+        let ct = str_field(&r, &g.value, "conditionType");
+        let cond = conds.iter().find(|c| str_field(&r, &c.value, "type") == ct);
         let why = match cond {
-            Some(c) if str_field(&c.value, "status") == "True" => continue,
+            Some(c) if str_field(&r, &c.value, "status") == "True" => continue,
             Some(c) => {
-                let mut s = format!("condition is {:?}", str_field(&c.value, "status"));
+                let mut s = format!("condition is {:?}", str_field(&r, &c.value, "status"));
                 let (reason, message) = (
-                    str_field(&c.value, "reason"),
-                    str_field(&c.value, "message"),
+                    str_field(&r, &c.value, "reason"),
+                    str_field(&r, &c.value, "message"),
                 );
                 if !reason.is_empty() {
                     s.push_str(&format!(" ({reason}"));

@@ -162,12 +162,13 @@ impl Read {
     /// Every item as the expander sees it, in ResourceList order.
     pub fn items<'a>(&'a self, rl: &'a ResourceList) -> Vec<Item<'a>> {
         let mut full = self.full.iter().peekable();
-        (0..rl.items.len())
-            .map(|i| {
+        rl.items
+            .metas()
+            .enumerate()
+            .map(|(i, m)| {
                 if let Some((_, v)) = full.next_if(|(at, _)| *at == i) {
                     return Item::Json(v);
                 }
-                let m = rl.meta(i);
                 let read = m.is(REPOSITORY.0, REPOSITORY.1)
                     || self
                         .selected
@@ -188,8 +189,7 @@ impl Read {
 pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> {
     let mut full = Vec::new();
     let mut errors = Vec::new();
-    for i in 0..rl.items.len() {
-        let m = rl.meta(i);
+    for (i, m) in rl.items.metas().enumerate() {
         if !(m.is(PACKAGE_REVISION.0, PACKAGE_REVISION.1)
             || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND))
         {

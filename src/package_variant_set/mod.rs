@@ -73,7 +73,7 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         };
         // Serialising these plain structs cannot fail; `null` should it ever.
         let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
-        let unchanged = tree.get("spec").is_some_and(|s| s.same_value(&new_spec));
+        let unchanged = spec_is(&tree, &new_spec);
         if unchanged {
             continue;
         }
@@ -92,6 +92,20 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
     }
     (changes, results)
+}
+
+/// Whether the PackageVariant's `spec`, read as kpt reads it (through aliases and merge keys),
+/// already is `new`: then it is left as written.
+fn spec_is(tree: &Node, new: &Node) -> bool {
+    let r = yaml::alias::Reader::new(tree);
+    let Ok(Some(spec)) = r.get(tree, "spec") else {
+        return false;
+    };
+    if !yaml::alias::has_alias(spec) && tree.get("spec").is_some() {
+        return spec.same_value(new);
+    }
+    let mut budget = yaml::alias::Budget::new(yaml::json::MAX_ALIAS_EXPANSION);
+    yaml::alias::expanded(&r, spec, &mut budget, false).is_ok_and(|s| s.same_value(new))
 }
 
 /// The set's new PackageVariants, each rendered again and written when the output reaches it:

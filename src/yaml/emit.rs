@@ -6,7 +6,9 @@
 //! scalars come out as they went in.
 
 use super::node::{Entry, Item, Kind, Node, Span, Trivia};
-use super::style::{literal_ok, plain_ok, string_style, ScalarStyle};
+use super::style::{literal_ok, needs_escape, plain_ok, single_ok, string_style, ScalarStyle};
+
+mod copy;
 
 /// Writes YAML for nodes that point into `src`.
 pub struct Emitter<'a> {
@@ -14,6 +16,11 @@ pub struct Emitter<'a> {
     pub out: String,
     /// Write flow collections in block style (the item itself was flow, e.g. JSON input).
     force_block: bool,
+    /// The last [`Emitter::source_col`] answer: a position and the start of its line. Columns
+    /// are asked for in about source order, so each answer searches only from the last one:
+    /// on a long line (minified JSON) a search from the position back to the line start each
+    /// time would make writing it quadratic.
+    last_line: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -22,80 +29,13 @@ impl<'a> Emitter<'a> {
             src,
             out: String::with_capacity(capacity),
             force_block: false,
+            last_line: std::cell::Cell::new((0, 0)),
         }
-    }
-
-    fn source_col(&self, pos: usize) -> usize {
-        let pos = pos.min(self.src.len());
-        pos - self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
     }
 
     fn indent(&mut self, n: usize) {
         for _ in 0..n {
             self.out.push(' ');
-        }
-    }
-
-    /// Copies `span`, shifting the indentation of every following line by `delta`.
-    pub fn copy(&mut self, span: Span, delta: i64) {
-        let text = &self.src[span.range()];
-        if delta == 0 {
-            self.out.push_str(text);
-            return;
-        }
-        let mut first = true;
-        for line in text.split('\n') {
-            if !first {
-                self.out.push('\n');
-                let trimmed = line.trim_start_matches(' ');
-                if !trimmed.is_empty() && trimmed != "\r" {
-                    if delta > 0 {
-                        self.indent(delta as usize);
-                        self.out.push_str(line);
-                    } else {
-                        let have = line.len() - trimmed.len();
-                        let cut = have.min((-delta) as usize);
-                        self.out.push_str(&line[cut..]);
-                    }
-                } else {
-                    self.out.push_str(line);
-                }
-            } else {
-                self.out.push_str(line);
-            }
-            first = false;
-        }
-    }
-
-    /// Copies comment/blank lines before an entry, re-indented by `delta`.
-    fn lead(&mut self, lead: Option<Span>, delta: i64) {
-        let Some(l) = lead else { return };
-        // The lead runs up to the start of the entry's line; its last line holds only the
-        // entry's own indentation, which the caller writes.
-        let text = &self.src[l.range()];
-        let cut = text.rfind('\n').map_or(0, |i| i + 1);
-        if cut == 0 {
-            return;
-        }
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
-            self.out.push('\n');
-        }
-        self.copy_lines(Span::new(l.start as usize, l.start as usize + cut), delta);
-    }
-
-    /// Copies whole lines, shifting every line (the first too) by `delta`.
-    fn copy_lines(&mut self, span: Span, delta: i64) {
-        let text = &self.src[span.range()];
-        for line in text.split_inclusive('\n') {
-            let trimmed = line.trim_start_matches(' ');
-            if trimmed.is_empty() || trimmed == "\n" || trimmed == "\r\n" {
-                self.out.push_str(trimmed);
-                continue;
-            }
-            let have = (line.len() - trimmed.len()) as i64;
-            let want = (have + delta).max(0) as usize;
-            self.indent(want);
-            self.out.push_str(trimmed);
         }
     }
 
@@ -168,9 +108,9 @@ impl<'a> Emitter<'a> {
         for (i, e) in entries.iter().enumerate() {
             let key_col = e
                 .trivia
-                .whole
-                .or(e.key.span())
-                .map(|s| self.source_col(s.start as usize) as i64);
+                .start()
+                .or(e.key.span().map(|s| s.start as usize))
+                .map(|s| self.source_col(s) as i64);
             let delta = key_col.map_or(0, |c| indent as i64 - c);
             let inline = self.item_lead(&e.trivia, delta, inline_first && i == 0);
             if !inline {
@@ -181,20 +121,40 @@ impl<'a> Emitter<'a> {
                     self.copy(w, delta);
                     self.out.push('\n');
                 }
-                _ => {
-                    self.key(&e.key);
-                    self.out.push(':');
-                    self.value_after_indicator(
-                        &e.value,
-                        indent,
-                        indent + 2,
-                        e.trivia.comment,
-                        delta,
-                        true,
-                    );
-                }
+                _ => self.entry(e, indent, delta),
             }
         }
+    }
+
+    /// `key: value`, or `? key` and `: value` on the next line when the key does not fit an
+    /// implicit key (a block collection or block scalar, anything over more than one line, or
+    /// longer than YAML's 1024 characters).
+    fn entry(&mut self, e: &Entry, indent: usize, delta: i64) {
+        let mark = self.out.len();
+        self.key(&e.key);
+        let key = &self.out[mark..];
+        // A key that starts like a document marker would be one at the start of a line.
+        let marker =
+            (key.starts_with("---") || key.starts_with("...")) && key[3..].starts_with([' ', '\t']);
+        let block_scalar = e.key.as_scalar().is_some_and(|s| {
+            matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) && e.key.is_pristine()
+        });
+        if !key.contains('\n')
+            && key.chars().count() <= 1024
+            && !marker
+            && !block_scalar
+            && !self.is_block(&e.key)
+        {
+            self.out.push(':');
+            self.value_after_indicator(&e.value, indent, indent + 2, e.trivia.comment, delta, true);
+            return;
+        }
+        self.out.truncate(mark);
+        self.out.push('?');
+        self.value_after_indicator(&e.key, indent, indent + 2, None, delta, false);
+        self.indent(indent);
+        self.out.push(':');
+        self.value_after_indicator(&e.value, indent, indent + 2, e.trivia.comment, delta, false);
     }
 
     /// Block sequence items at column `indent`.
@@ -259,9 +219,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn item_delta(&self, trivia: &Trivia, indent: usize) -> i64 {
-        trivia.whole.map_or(0, |s| {
-            indent as i64 - self.source_col(s.start as usize) as i64
-        })
+        trivia
+            .start()
+            .map_or(0, |s| indent as i64 - self.source_col(s) as i64)
     }
 
     /// Writes the comment lines before an entry or item; returns whether it still continues
@@ -284,17 +244,37 @@ impl<'a> Emitter<'a> {
         inline
     }
 
+    /// An implicit key (with its anchor and tag) on the current line, as far as it goes: the
+    /// caller checks that it fits on one line.
     fn key(&mut self, key: &Node) {
-        match key.span() {
-            Some(s) if !(self.force_block && is_json_string(key)) => self.copy(s, 0),
-            _ => {
-                let text = key.as_scalar().map_or("", |s| s.value.as_str());
-                let style = match string_style(text) {
-                    ScalarStyle::Literal | ScalarStyle::Folded => ScalarStyle::DoubleQuoted,
-                    s => s,
-                };
-                self.scalar_text(text, style, 0);
+        self.flow_props(key);
+        match key.kind() {
+            Kind::Scalar(s) => match key.span() {
+                Some(sp) if !(self.force_block && is_json_string(key)) => self.copy(sp, 0),
+                _ if key.is_null() && s.value.is_empty() => {}
+                _ => {
+                    let style = match s.style {
+                        _ if is_json_string(key) && self.force_block => string_style(&s.value),
+                        ScalarStyle::Plain if plain_ok(&s.value, false) => ScalarStyle::Plain,
+                        ScalarStyle::Plain => string_style(&s.value),
+                        st => st,
+                    };
+                    let style = match style {
+                        ScalarStyle::Literal | ScalarStyle::Folded => ScalarStyle::DoubleQuoted,
+                        st => st,
+                    };
+                    self.scalar_text(&s.value, style, 0);
+                }
+            },
+            // `*a:` would read as the alias `a:`.
+            Kind::Alias(_) => {
+                self.inline(key, 0);
+                self.out.push(' ');
             }
+            _ => match self.copyable(key) {
+                Some(sp) => self.copy(sp, 0),
+                None => self.inline(key, 0),
+            },
         }
     }
 
@@ -346,17 +326,28 @@ impl<'a> Emitter<'a> {
         let mark = self.out.len();
         self.out.push(' ');
         let before = self.out.len();
+        let block = v
+            .as_scalar()
+            .filter(|s| matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded));
         match v.span() {
             Some(_) if self.force_block && is_json_string(v) => {
                 let s = v.as_scalar().map_or("", |s| s.value.as_str());
                 self.scalar_text(s, string_style(s), child);
             }
+            // A block scalar without text, moved left: comment lines after it that were
+            // less indented than its text would be could now be taken for its text.
+            Some(_) if delta < 0 && block.is_some_and(|s| s.value.bytes().all(|b| b == b'\n')) => {
+                double_quote(&mut self.out, block.map_or("", |s| s.value.as_str()));
+            }
             Some(span) if !self.force_block || v.is_scalar() => {
                 let d = match v.as_scalar().map(|s| s.style) {
                     Some(ScalarStyle::Literal | ScalarStyle::Folded) => delta,
+                    // Only text over several lines moves with its first line, and never further
+                    // left than its parent moved: its lines must stay indented past the parent.
+                    _ if !self.src[span.range()].contains('\n') => 0,
                     _ => {
                         let out_col = self.out.len() - self.out.rfind('\n').map_or(0, |i| i + 1);
-                        out_col as i64 - self.source_col(span.start as usize) as i64
+                        (out_col as i64 - self.source_col(span.start as usize) as i64).max(delta)
                     }
                 };
                 self.copy(span, d)
@@ -366,7 +357,20 @@ impl<'a> Emitter<'a> {
         if self.out.len() == before {
             self.out.truncate(mark);
         }
-        self.comment(comment);
+        // After a block scalar's last line a comment would be text (or break it): it goes on
+        // the header's line.
+        let written = self.out.get(before..).unwrap_or("");
+        let header_end = written
+            .starts_with(['|', '>'])
+            .then(|| written.find('\n').map(|n| before + n))
+            .flatten();
+        match (header_end, comment) {
+            (Some(at), Some(c)) => {
+                let text = format!(" {}", &self.src[c.range()]);
+                self.out.insert_str(at, &text);
+            }
+            _ => self.comment(comment),
+        }
         self.out.push('\n');
     }
 
@@ -391,12 +395,15 @@ impl<'a> Emitter<'a> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.flow_node(&e.key);
+                    self.flow_node(&e.key, child);
+                    if matches!(e.key.kind(), Kind::Alias(_)) {
+                        self.out.push(' ');
+                    }
                     self.out.push(':');
                     let before = self.out.len();
                     self.out.push(' ');
                     let inner = self.out.len();
-                    self.flow_node(&e.value);
+                    self.flow_node(&e.value, child);
                     if self.out.len() == inner {
                         self.out.truncate(before);
                     }
@@ -409,14 +416,15 @@ impl<'a> Emitter<'a> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.flow_node(&it.value);
+                    self.flow_node(&it.value, child);
                 }
                 self.out.push(']');
             }
         }
     }
 
-    fn flow_node(&mut self, v: &Node) {
+    /// `&anchor !tag ` before a node on the current line.
+    fn flow_props(&mut self, v: &Node) {
         if let Some(p) = v.props() {
             if let Some(a) = &p.anchor {
                 self.out.push('&');
@@ -428,8 +436,14 @@ impl<'a> Emitter<'a> {
                 self.out.push(' ');
             }
         }
+    }
+
+    /// A node inside a flow collection; `child` is one more than the column past which the
+    /// collection's lines must stay.
+    fn flow_node(&mut self, v: &Node, child: usize) {
+        self.flow_props(v);
         if let Some(span) = v.span() {
-            self.copy(span, 0);
+            self.copy_past(span, child as i64 - 1);
             return;
         }
         match v.kind() {
@@ -447,7 +461,7 @@ impl<'a> Emitter<'a> {
                     self.scalar_text(&s.value, style, 0);
                 }
             }
-            _ => self.inline(v, 0),
+            _ => self.inline(v, child),
         }
     }
 
@@ -455,7 +469,7 @@ impl<'a> Emitter<'a> {
     fn scalar_text(&mut self, value: &str, style: ScalarStyle, child: usize) {
         match style {
             ScalarStyle::Plain => self.out.push_str(value),
-            ScalarStyle::SingleQuoted if !value.contains('\n') => {
+            ScalarStyle::SingleQuoted if single_ok(value) => {
                 self.out.push('\'');
                 self.out.push_str(&value.replace('\'', "''"));
                 self.out.push('\'');
@@ -494,57 +508,44 @@ fn is_json_string(v: &Node) -> bool {
         .is_some_and(|s| s.style == ScalarStyle::DoubleQuoted && v.props().is_none())
 }
 
+/// Writes `value` double-quoted, escaping every character go-yaml would not read back raw
+/// (see [`needs_escape`]).
 fn double_quote(out: &mut String, value: &str) {
     out.push('"');
     for c in value.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            c if !needs_escape(c) => out.push(c),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
             '\u{85}' => out.push_str("\\N"),
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
-            '\u{feff}' => out.push_str("\\uFEFF"),
-            c => out.push(c),
+            c if (c as u32) <= 0xff => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push_str(&format!("\\U{:08X}", c as u32)),
         }
     }
     out.push('"');
 }
 
-/// Writes one node as a standalone YAML document (for tests and debugging).
-/// Text before the root node's line (comments, directives, `---`) and after its last line is
-/// copied as it was.
+/// Writes `node`, the (possibly edited) root of the document `src`, as a standalone YAML
+/// document (for tests and debugging). The text around where the root was read from
+/// (comments, directives, `---`, the root's properties, what follows it) is copied as it was.
 pub fn to_string(src: &str, node: &Node) -> String {
     let mut e = Emitter::new(src, src.len() + 64);
-    let root = node.span().or_else(|| first_span(node));
-    if let Some(r) = root {
-        let ls = src[..r.start as usize].rfind('\n').map_or(0, |i| i + 1);
-        e.out.push_str(&src[..ls]);
-        e.indent(r.start as usize - ls);
-    }
-    e.node_at(
-        node,
-        e.out.len() - e.out.rfind('\n').map_or(0, |i| i + 1),
-        false,
-    );
-    if let Some(end) = node.span().map(|s| s.end as usize) {
-        if let Some(nl) = src[end..].find('\n') {
-            e.out.push_str(&src[end + nl + 1..]);
-        }
-    }
+    let root = node.span().or(node.origin().filter(|r| !r.is_empty()));
+    let Some(root) = root else {
+        e.node_at(node, 0, false);
+        return e.out;
+    };
+    e.out.push_str(&src[..root.start as usize]);
+    let col = e.source_col(root.start as usize);
+    e.node_at(node, col, false);
+    e.out.pop();
+    e.out.push_str(&src[root.end as usize..]);
     e.out
-}
-
-fn first_span(node: &Node) -> Option<Span> {
-    match node.kind() {
-        Kind::Mapping(e) => e.first().and_then(|e| e.trivia.whole.or(e.key.span())),
-        Kind::Sequence(i) => i.first().and_then(|i| i.trivia.whole),
-        _ => None,
-    }
 }

@@ -5,10 +5,11 @@
 //! written the way kyaml's `SetNestedField` writes them, [`from_json_sorted`]. Scalar types are
 //! resolved with the YAML 1.2 core schema, as go-yaml v3 does.
 
-use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Trivia, MAX_DEPTH};
+use super::alias::is_merge_key;
+use super::node::{Entry, Item, Kind, Node, Scalar, Trivia, MAX_DEPTH};
 use super::resolve::{self, Resolved};
 use serde_json::{Map, Number, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Most values that alias expansion may produce in one conversion: stops "billion laughs"
 /// documents long before they cost time or memory.
@@ -17,32 +18,16 @@ pub const MAX_ALIAS_EXPANSION: usize = 100_000;
 /// Converts a node to JSON, expanding aliases against anchors in the same tree.
 pub fn to_json(node: &Node) -> Result<Value, String> {
     let mut anchors = HashMap::new();
-    collect_anchors(node, &mut anchors, 0);
     let mut budget = MAX_ALIAS_EXPANSION;
-    convert(node, &anchors, &mut budget, 0, false)
+    convert(node, &mut anchors, &mut budget, 0, false)
 }
 
-fn collect_anchors<'n>(node: &'n Node, out: &mut HashMap<&'n str, &'n Node>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
-        out.insert(a, node);
-    }
-    match node.kind() {
-        Kind::Mapping(e) => e
-            .iter()
-            .for_each(|e| collect_anchors(&e.value, out, depth + 1)),
-        Kind::Sequence(i) => i
-            .iter()
-            .for_each(|i| collect_anchors(&i.value, out, depth + 1)),
-        _ => {}
-    }
-}
-
-fn convert(
-    node: &Node,
-    anchors: &HashMap<&str, &Node>,
+/// An alias means the node of the most recent anchor of its name before it (YAML lets a later
+/// anchor reuse a name), so anchors are recorded in document order as the walk meets them,
+/// keys before their values, and not again while an alias is expanded.
+fn convert<'n>(
+    node: &'n Node,
+    anchors: &mut HashMap<&'n str, &'n Node>,
     budget: &mut usize,
     depth: usize,
     in_alias: bool,
@@ -54,31 +39,36 @@ fn convert(
             ));
         }
         *budget -= 1;
+    } else if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
+        anchors.insert(a, node);
     }
     if depth > MAX_DEPTH {
         return Err("YAML aliases nest too deeply".to_string());
     }
     Ok(match node.kind() {
-        Kind::Scalar(s) => scalar_to_json(s, node.tag()),
+        Kind::Scalar(s) => scalar_to_json(s, node.tag())?,
         Kind::Alias(name) => {
-            let target = anchors
+            let target = *anchors
                 .get(name.as_str())
                 .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?;
             convert(target, anchors, budget, depth + 1, true)?
         }
         Kind::Mapping(entries) => {
             let mut m = Map::with_capacity(entries.len());
+            // The keys the mapping sets itself, which win over merged ones wherever they stand;
+            // collected once, on the first merge key (a lookup per merged key keeps it linear).
+            let mut own: Option<HashSet<&str>> = None;
             for e in entries {
-                let k = match e.key.kind() {
-                    Kind::Scalar(s) => s.value.clone(),
-                    _ => return Err("only scalar mapping keys can be converted".to_string()),
-                };
-                if k == "<<"
-                    && e.key
-                        .as_scalar()
-                        .is_some_and(|s| s.style == ScalarStyle::Plain)
-                {
+                let k = key_text(&e.key, anchors, in_alias)?;
+                if is_merge_key(&e.key) {
                     // Merge key: copy entries that are not set explicitly.
+                    let own = own.get_or_insert_with(|| {
+                        entries
+                            .iter()
+                            .filter(|x| !is_merge_key(&x.key))
+                            .map(|x| x.key.scalar_text())
+                            .collect()
+                    });
                     let merged = convert(&e.value, anchors, budget, depth + 1, in_alias)?;
                     let maps = match merged {
                         Value::Array(a) => a,
@@ -87,7 +77,7 @@ fn convert(
                     for mv in maps {
                         if let Value::Object(o) = mv {
                             for (k2, v2) in o {
-                                if !entries.iter().any(|x| x.key.scalar_text() == k2) {
+                                if !own.contains(k2.as_str()) {
                                     m.entry(k2).or_insert(v2);
                                 }
                             }
@@ -110,22 +100,66 @@ fn convert(
     })
 }
 
-fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Value {
-    match s.resolved(tag) {
+/// The text of a mapping key: a scalar, or an alias of one.
+fn key_text<'n>(
+    key: &'n Node,
+    anchors: &mut HashMap<&'n str, &'n Node>,
+    in_alias: bool,
+) -> Result<String, String> {
+    let scalar = match key.kind() {
+        Kind::Alias(name) => anchors
+            .get(name.as_str())
+            .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?
+            .as_scalar(),
+        _ => {
+            if !in_alias {
+                if let Some(a) = key.props().and_then(|p| p.anchor.as_deref()) {
+                    anchors.insert(a, key);
+                }
+            }
+            key.as_scalar()
+        }
+    };
+    scalar
+        .map(|s| s.value.clone())
+        .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
+}
+
+/// A scalar's JSON value, as go-yaml v3 decodes it into an `interface{}` (timestamps keep their
+/// text, as a typed string field reads them).
+fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Result<Value, String> {
+    let resolved = s.resolved(tag);
+    Ok(match resolved {
         Resolved::Null => Value::Null,
-        Resolved::Bool => Value::Bool(matches!(s.value.as_str(), "true" | "True" | "TRUE")),
-        Resolved::Int => resolve::int_value(&s.value)
-            .map(Value::Number)
-            .unwrap_or_else(|| Value::String(s.value.clone())),
-        Resolved::Float => s
-            .value
-            .parse::<f64>()
-            .ok()
-            .and_then(Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or_else(|| Value::String(s.value.clone())),
-        Resolved::Str => Value::String(s.value.clone()),
-    }
+        Resolved::Bool => Value::Bool(s.value.starts_with(['t', 'T'])),
+        Resolved::Int | Resolved::Float => {
+            let n = resolve::number(&s.value);
+            let as_float = |f: f64| {
+                Number::from_f64(f).map(Value::Number).ok_or_else(|| {
+                    format!(
+                        "the float {} has no JSON form (JSON holds no infinity or NaN); quote it to make it a string",
+                        s.value
+                    )
+                })
+            };
+            match (n, resolved) {
+                (Some(resolve::Number::Int(i)), Resolved::Float) => as_float(i as f64)?,
+                (Some(resolve::Number::Uint(u)), Resolved::Float) => as_float(u as f64)?,
+                (Some(resolve::Number::Int(i)), _) => Value::Number(i.into()),
+                (Some(resolve::Number::Uint(u)), _) => Value::Number(u.into()),
+                (Some(resolve::Number::Float(f)), _) => as_float(f)?,
+                (None, _) => return Err(format!("cannot read the number {}", s.value)),
+            }
+        }
+        Resolved::Timestamp | Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Invalid => {
+            return Err(format!(
+                "{:?} is not a valid {}: go-yaml (kpt) refuses it; remove the tag or fix the value",
+                s.value,
+                tag.unwrap_or("value")
+            ))
+        }
+    })
 }
 
 /// Builds a node from JSON, keeping the JSON's key order.
@@ -159,7 +193,7 @@ fn build(v: &Value, sorted: bool) -> Node {
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
             if sorted {
-                keys.sort_by(|a, b| field_rank(a).cmp(&field_rank(b)).then(a.cmp(b)));
+                keys.sort_by_cached_key(|k| (field_rank(k), *k));
             }
             let entries = keys
                 .into_iter()
@@ -305,8 +339,13 @@ const FIELD_ORDER: &[&str] = &[
 ];
 
 fn field_rank(key: &str) -> usize {
-    FIELD_ORDER
-        .iter()
-        .rposition(|f| *f == key)
-        .unwrap_or(usize::MAX)
+    static RANKS: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
+    let ranks = RANKS.get_or_init(|| {
+        FIELD_ORDER
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (*f, i))
+            .collect()
+    });
+    ranks.get(key).copied().unwrap_or(usize::MAX)
 }

@@ -6,10 +6,14 @@
 //! when the node was not changed is both lossless and fast: an unchanged item costs one copy.
 //!
 //! Layers, each importing only those before it: [`resolve`] (what a scalar reads as),
-//! [`style`] (how a string is written), [`node`] (the tree), then [`parse`] (reader, block,
-//! flow, scalar, stream), [`emit`], [`json`], [`ser`] and [`text`]. Nothing here knows about KRM
-//! resources, ResourceLists or the functions: that is `crate::krm` and above.
+//! [`style`] (how a string is written), [`node`] (the tree) with `assign` (kyaml's
+//! `SetNestedField` rules), [`alias`] (reading through aliases and merge keys), then [`parse`]
+//! (reader, block, flow, scalar, stream), [`emit`], [`json`], [`ser`] and [`text`]. Nothing
+//! here knows about KRM resources, ResourceLists or the functions: that is `crate::krm` and
+//! above.
 
+pub mod alias;
+mod assign;
 pub mod emit;
 pub mod json;
 pub mod node;

@@ -2,10 +2,10 @@
 //!
 //! Every parsed node remembers the byte span of its source text. A node that was never
 //! mutably accessed is written back by copying that text, so comments, quoting, flow style and
-//! block scalars survive byte for byte. Reaching a node through any `&mut` accessor clears the
-//! span of it and of every ancestor on the way (you cannot reach a child mutably without
-//! going through its parent), so exactly the touched path is re-emitted and everything beside
-//! it is still copied.
+//! block scalars survive byte for byte. Reaching a node through any `&mut` accessor marks it
+//! and every ancestor on the way as touched (you cannot reach a child mutably without going
+//! through its parent), so exactly the touched path is re-emitted and everything beside it is
+//! still copied. A touched node still knows where it came from ([`Node::origin`]).
 
 use super::resolve::{self, Resolved};
 pub use super::style::ScalarStyle;
@@ -88,6 +88,26 @@ pub struct Trivia {
     pub comment: Option<Span>,
     /// The whole entry as written (key through value and comment), for copying when clean.
     pub whole: Option<Span>,
+    /// Where the entry (its properties, key or `?`) or item (its `-`) began, plus one: kept
+    /// when `whole` is cleared, so a re-written entry moves by as much as the text around it.
+    pub at: Option<std::num::NonZeroU32>,
+}
+
+impl Trivia {
+    /// Trivia of an entry or item written at `whole`.
+    pub(crate) fn written(lead: Option<Span>, comment: Option<Span>, whole: Span) -> Trivia {
+        Trivia {
+            lead,
+            comment,
+            whole: Some(whole),
+            at: std::num::NonZeroU32::new(whole.start.saturating_add(1)),
+        }
+    }
+
+    /// Where the entry or item began in the source, if it came from there.
+    pub fn start(&self) -> Option<usize> {
+        self.at.map(|a| a.get() as usize - 1)
+    }
 }
 
 /// `&anchor` and `!tag` written before a node.
@@ -101,8 +121,10 @@ pub struct Props {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub(crate) kind: Kind,
-    /// Source span of the node's own text; `None` once touched or for new nodes.
+    /// Source span of the node's own text; `None` for new nodes.
     pub(crate) src: Option<Span>,
+    /// Reached through a `&mut` accessor: written from the tree, no longer copied.
+    pub(crate) touched: bool,
     /// `true` for `{...}` / `[...]` collections.
     pub(crate) flow: bool,
     pub(crate) props: Option<Box<Props>>,
@@ -113,6 +135,7 @@ impl Node {
         Node {
             kind,
             src: None,
+            touched: false,
             flow: false,
             props: None,
         }
@@ -168,11 +191,16 @@ impl Node {
 
     /// True when the node still has its source text (it was never touched).
     pub fn is_pristine(&self) -> bool {
-        self.src.is_some()
+        self.src.is_some() && !self.touched
     }
 
     /// The source span, when pristine.
     pub fn span(&self) -> Option<Span> {
+        self.src.filter(|_| !self.touched)
+    }
+
+    /// Where the node was read from, touched or not.
+    pub fn origin(&self) -> Option<Span> {
         self.src
     }
 
@@ -193,7 +221,7 @@ impl Node {
 
     /// Marks the node as changed: it will be written from the tree, not copied.
     pub fn touch(&mut self) {
-        self.src = None;
+        self.touched = true;
     }
 
     pub fn is_mapping(&self) -> bool {
@@ -260,7 +288,7 @@ impl Node {
     pub fn entries_mut(&mut self) -> Option<&mut Vec<Entry>> {
         match &mut self.kind {
             Kind::Mapping(e) => {
-                self.src = None;
+                self.touched = true;
                 Some(e)
             }
             _ => None,
@@ -279,7 +307,7 @@ impl Node {
     pub fn items_mut(&mut self) -> Option<&mut Vec<Item>> {
         match &mut self.kind {
             Kind::Sequence(i) => {
-                self.src = None;
+                self.touched = true;
                 Some(i)
             }
             _ => None,
@@ -399,116 +427,6 @@ impl Node {
                 true
             }
             None => false,
-        }
-    }
-
-    /// Replaces this node's value with `new` the way kyaml's `SetNestedField` does when the
-    /// field already exists: a value equal to the current one changes nothing (the source text
-    /// is kept); otherwise mappings keep their existing keys' order and comments (new keys
-    /// follow), sequence items equal to an existing item keep its formatting, and scalars keep
-    /// their quoting where the new value allows it.
-    pub fn assign(&mut self, new: Node) {
-        if self.same_value(&new) {
-            return;
-        }
-        let old = std::mem::replace(self, new);
-        self.copy_formatting_from(old);
-    }
-
-    fn copy_formatting_from(&mut self, old: Node) {
-        let old_flow = old.flow;
-        let old_props = old.props.clone();
-        match (&mut self.kind, old.kind) {
-            (Kind::Mapping(new_entries), Kind::Mapping(old_entries)) => {
-                // kyaml's copyMapFormatting: walk the old keys, swap each into place.
-                let mut c = 0;
-                for old_e in old_entries {
-                    let key = old_e.key.scalar_text();
-                    let Some(p) =
-                        (c..new_entries.len()).find(|&p| new_entries[p].key.scalar_text() == key)
-                    else {
-                        continue;
-                    };
-                    new_entries.swap(p, c);
-                    let e = &mut new_entries[c];
-                    e.key = old_e.key;
-                    e.trivia.lead = old_e.trivia.lead;
-                    e.trivia.comment = old_e.trivia.comment;
-                    let new_value = std::mem::replace(&mut e.value, Node::mapping());
-                    let mut v = old_e.value;
-                    v.assign(new_value);
-                    if v.is_pristine() {
-                        e.trivia.whole = old_e.trivia.whole;
-                    }
-                    e.value = v;
-                    c += 1;
-                }
-                self.flow = old_flow && !new_entries.is_empty();
-            }
-            (Kind::Sequence(new_items), Kind::Sequence(old_items)) => {
-                let mut old_items: Vec<Option<Item>> = old_items.into_iter().map(Some).collect();
-                for item in new_items.iter_mut() {
-                    let found = old_items
-                        .iter_mut()
-                        .find(|o| o.as_ref().is_some_and(|o| o.value.same_value(&item.value)));
-                    if let Some(slot) = found {
-                        if let Some(o) = slot.take() {
-                            *item = o;
-                        }
-                    }
-                }
-                self.flow = old_flow && !new_items.is_empty();
-            }
-            (Kind::Scalar(new_s), Kind::Scalar(old_s)) => {
-                let new_is_string = new_s.resolved(None) == Resolved::Str;
-                if new_is_string
-                    && self.props.is_none()
-                    && super::style::style_allows(old_s.style, &new_s.value)
-                {
-                    new_s.style = old_s.style;
-                }
-            }
-            _ => {}
-        }
-        if self.props.is_none() {
-            if let Some(p) = old_props {
-                if p.anchor.is_some() {
-                    self.props = Some(Box::new(Props {
-                        anchor: p.anchor,
-                        tag: None,
-                    }));
-                }
-            }
-        }
-    }
-
-    /// Deep equality of values (not formatting): scalars compare by resolved value, mappings
-    /// by key set and values regardless of order, sequences item by item.
-    pub fn same_value(&self, other: &Node) -> bool {
-        match (&self.kind, &other.kind) {
-            (Kind::Scalar(a), Kind::Scalar(b)) => {
-                if a.value != b.value {
-                    return false;
-                }
-                a.resolved(self.tag()) == b.resolved(other.tag())
-            }
-            (Kind::Mapping(a), Kind::Mapping(b)) => {
-                a.len() == b.len()
-                    && a.iter().all(|ea| {
-                        b.iter().any(|eb| {
-                            eb.key.scalar_text() == ea.key.scalar_text()
-                                && ea.value.same_value(&eb.value)
-                        })
-                    })
-            }
-            (Kind::Sequence(a), Kind::Sequence(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b.iter())
-                        .all(|(x, y)| x.value.same_value(&y.value))
-            }
-            (Kind::Alias(a), Kind::Alias(b)) => a == b,
-            _ => false,
         }
     }
 }

@@ -11,17 +11,44 @@ pub enum ScalarStyle {
     Folded,
 }
 
-/// A multi-line string can be a literal block: no trailing spaces before line ends and only
-/// printable characters.
+/// Whether go-yaml reads `c` written raw: its reader refuses other characters anywhere in a
+/// document (they can only be written as escapes in a double-quoted string).
+fn readable_raw(c: char) -> bool {
+    matches!(c as u32, 0x09 | 0x0A | 0x0D | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..)
+}
+
+/// Line breaks to go-yaml: LF, CR, NEL (U+0085), LS (U+2028) and PS (U+2029). Written raw they
+/// end a line, in every style.
+fn is_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// A character that may stand raw within one line of a scalar: readable, not a line break, not
+/// a byte order mark.
+fn inline_ok(c: char) -> bool {
+    readable_raw(c) && !is_break(c) && c != '\u{feff}'
+}
+
+/// Whether a double-quoted string must write `c` as an escape: everything go-yaml would not
+/// read back as that character raw (line breaks fold, other characters are refused).
+pub fn needs_escape(c: char) -> bool {
+    !inline_ok(c) || c == '\t'
+}
+
+/// A multi-line string can be a literal block: its only line breaks are line feeds, no line
+/// ends in a space or tab, and every character is written raw.
 pub fn literal_ok(value: &str) -> bool {
     value.contains('\n')
         && !value.contains(" \n")
         && !value.contains("\t\n")
         && !value.ends_with([' ', '\t'])
         && !value.starts_with('\n')
-        && value
-            .chars()
-            .all(|c| c == '\n' || c == '\t' || (!c.is_control() && c != '\u{feff}'))
+        && value.chars().all(|c| c == '\n' || inline_ok(c))
+}
+
+/// A string can be single-quoted: one line, every character written raw.
+pub fn single_ok(value: &str) -> bool {
+    value.chars().all(inline_ok)
 }
 
 /// Whether `value` can be written as a plain scalar without changing what it reads as.
@@ -83,9 +110,7 @@ pub fn plain_ok(value: &str, flow: bool) -> bool {
     if flow && value.contains(':') {
         return false;
     }
-    value
-        .chars()
-        .all(|c| c != '\n' && c != '\r' && !c.is_control() && c != '\u{feff}' && c != '\u{85}')
+    value.chars().all(|c| inline_ok(c) && c != '\t')
 }
 
 /// Strings that a YAML 1.1 reader (kubectl, go-yaml v2, PyYAML) would take for something
@@ -165,10 +190,7 @@ fn string_style_general(value: &str) -> ScalarStyle {
     if plain_ok(value, false) {
         return ScalarStyle::Plain;
     }
-    if value
-        .chars()
-        .all(|c| !c.is_control() && c != '\u{feff}' && c != '\u{85}')
-    {
+    if single_ok(value) {
         ScalarStyle::SingleQuoted
     } else {
         ScalarStyle::DoubleQuoted
@@ -180,9 +202,7 @@ fn string_style_general(value: &str) -> ScalarStyle {
 pub fn style_allows(style: ScalarStyle, value: &str) -> bool {
     match style {
         ScalarStyle::Plain => string_style(value) == ScalarStyle::Plain,
-        ScalarStyle::SingleQuoted => {
-            !value.contains('\n') && value.chars().all(|c| !c.is_control() && c != '\u{feff}')
-        }
+        ScalarStyle::SingleQuoted => single_ok(value),
         ScalarStyle::DoubleQuoted => true,
         ScalarStyle::Literal | ScalarStyle::Folded => literal_ok(value),
     }

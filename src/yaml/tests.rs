@@ -225,3 +225,69 @@ fn keep_block_scalar_keeps_trailing_blank_lines_when_a_sibling_is_added() {
     assert_eq!(parse(&out).unwrap().str_at(&["data", "j"]), Some("bb\n\n"));
     assert_eq!(touched(src), src);
 }
+
+/// A root flow mapping whose `{` stands alone on its line: the text before the root is copied
+/// once and the touched mapping written once (the `{` came out doubled).
+#[test]
+fn root_flow_mapping_on_its_own_lines() {
+    let src = "# head\n{\n  \"a\": 1,\n  \"b\": [x, y]\n}\n# foot\n";
+    assert_eq!(roundtrip(src), src);
+    let mut n = parse(src).unwrap();
+    n.set("c", Node::string("z"));
+    let out = emit::to_string(src, &n);
+    assert_eq!(out, "# head\n{\"a\": 1, \"b\": [x, y], c: z}\n# foot\n");
+    assert_eq!(
+        to_json(&parse(&out).unwrap()).unwrap(),
+        serde_json::json!({"a": 1, "b": ["x", "y"], "c": "z"})
+    );
+}
+
+/// Keys as kpt writes them (tags, anchors, merge keys, explicit keys) read and come back
+/// as written, untouched and with every collection re-emitted.
+#[test]
+fn keys_with_properties_and_explicit_keys() {
+    let src = "!!merge <<: &m {a: 1}\n!!str 123: v\n&k anchored: *m\n? |\n  block\n: x\n? [a, b]\n: y\n*k : z\n";
+    assert_eq!(roundtrip(src), src);
+    let t = touched(src);
+    assert_eq!(
+        t,
+        "!!merge <<: &m {a: 1}\n!!str 123: v\n&k anchored: *m\n? |\n  block\n: x\n[a, b]: y\n*k : z\n"
+    );
+    let n = parse(&t).unwrap();
+    assert_eq!(n.entries().unwrap().len(), 6);
+    assert_eq!(n.entries().unwrap()[1].key.tag(), Some("!!str"));
+    assert_eq!(
+        n.entries().unwrap()[3].key.as_scalar().unwrap().value,
+        "block\n"
+    );
+}
+
+/// Found by mutating the YAML test suite's cases: with every collection re-emitted, each of
+/// these came out as YAML that does not parse, or reads as something else.
+#[test]
+fn touched_output_reads_the_same() {
+    for src in [
+        // A plain scalar continued on the next line, after properties, moved left: its next
+        // line must stay indented past its key.
+        "key:    &a# Comment\n  va\n",
+        // An explicit key whose text would be a document marker at the start of a line.
+        "a: 4.2\n? ---  23a\n",
+        // An empty block scalar as a key.
+        "?\t|\n",
+        // A flow collection over several lines whose parent moves right.
+        "Not indented:\n By one space: x\n Flow style: [ a,\n  b c,\n  \td ]\n",
+        // A comment on the key's line, the block scalar below it.
+        "key:    # Comment\n |+\n   \n\n\n",
+        // An empty block scalar moved left, with a comment after it that would be its text.
+        "foo:\n  - !!str a\n  - >\n \n  \n  # a comment\n",
+    ] {
+        let n = parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let out = touched(src);
+        let back = parse(&out).unwrap_or_else(|e| panic!("{e}\n--- in\n{src}--- out\n{out}"));
+        assert_eq!(
+            to_json(&back).ok(),
+            to_json(&n).ok(),
+            "--- in\n{src}--- out\n{out}"
+        );
+    }
+}

@@ -1,39 +1,66 @@
-//! Flow collections: `[a, b]` and `{k: v}` (JSON among them), nested to any allowed depth.
+//! Flow collections: `[a, b]` and `{k: v}` (JSON among them), explicit `? ` and empty keys,
+//! single-pair mappings in sequences (`[a: b]`), nested to any allowed depth. Every line of a
+//! flow collection must be indented more than the block collection around it.
 
 use super::reader::{is_flow_indicator, is_ws_or_eol};
-use super::scalar::Stop;
-use super::{null_at, PResult, Parser};
-use crate::yaml::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Span, Trivia};
+use super::scalar::{fold, Stop};
+use super::stream::ItemsHook;
+use super::{describe, null_at, PResult, Parser};
+use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
-    // ----- flow collections ----------------------------------------------------------------
-
-    /// Skips white space, line breaks and comments inside a flow collection.
-    pub(super) fn skip_flow_ws(&mut self) -> PResult<()> {
+    /// Skips white space, line breaks and comments inside a flow collection whose block parent
+    /// is indented `n`. Returns whether it crossed a line break.
+    pub(super) fn skip_flow_ws(&mut self, n: i64) -> PResult<bool> {
+        let mut crossed = false;
         loop {
             match self.peek() {
                 b' ' | b'\t' => self.pos += 1,
                 b'\n' | b'\r' => {
                     self.eat_newline();
-                    if self.at_doc_marker() {
-                        return self.err("unterminated flow collection");
-                    }
+                    crossed = true;
                 }
-                b'#' => self.skip_to_eol(),
-                _ => return Ok(()),
+                b'#' => {
+                    self.comment_here()?;
+                }
+                _ => {
+                    if crossed && !self.eof() {
+                        self.check_continuation(n, "a flow collection")?;
+                    }
+                    return Ok(crossed);
+                }
             }
         }
     }
 
-    pub(super) fn parse_flow_node(&mut self) -> PResult<Node> {
-        let props = self.parse_props()?;
+    /// A flow node: properties, then a collection, a quoted or plain scalar or an alias. With
+    /// properties and nothing after them, an empty scalar.
+    pub(super) fn parse_flow_node(&mut self, n: i64) -> PResult<Node> {
+        let start = self.pos;
+        let props = self.parse_props(true)?;
+        if props.is_some() {
+            self.skip_flow_ws(n)?;
+        }
         let mut node = match self.peek() {
-            b'[' => self.parse_flow_seq()?,
-            b'{' => self.parse_flow_map()?,
-            b'"' | b'\'' => self.parse_quoted()?,
+            b'[' => self.parse_flow_seq(n)?,
+            b'{' => self.parse_flow_map(n)?,
+            b'"' | b'\'' => self.parse_quoted(n)?,
+            b'*' if props.is_some() => return self.err(super::block::ALIAS_PROPS),
             b'*' => self.parse_alias()?,
-            b',' | b']' | b'}' => null_at(self.pos),
-            _ => self.parse_plain_flow()?,
+            b'|' | b'>' => {
+                return self.err("a block scalar ('|' or '>') cannot be inside a flow collection; use a quoted scalar")
+            }
+            c if props.is_some()
+                && (matches!(c, b',' | b']' | b'}')
+                    || (c == b':' && self.flow_value_follows())) =>
+            {
+                null_at(self.pos)
+            }
+            0 if self.eof() => return Err(self.error_at(start, "unterminated flow collection")),
+            _ => {
+                self.check_plain_start(true)?;
+                self.parse_plain_flow(n)?
+            }
         };
         if props.is_some() {
             node.props = props;
@@ -41,11 +68,28 @@ impl<'a> Parser<'a> {
         Ok(node)
     }
 
-    pub(super) fn parse_plain_flow(&mut self) -> PResult<Node> {
-        let start = self.pos;
-        if matches!(self.peek(), b'@' | b'`') {
-            return self.err("reserved character cannot start a plain scalar");
+    /// A node, or an empty scalar when an entry ends here.
+    fn flow_node_or_empty(&mut self, n: i64) -> PResult<Node> {
+        self.skip_flow_ws(n)?;
+        if matches!(self.peek(), b',' | b']' | b'}') {
+            return Ok(null_at(self.pos));
         }
+        self.parse_flow_node(n)
+    }
+
+    /// `:` here separates a key from its value (`: `, or `:` before an indicator or line end).
+    fn flow_value_follows(&self) -> bool {
+        let c = self.peek_at(1);
+        is_ws_or_eol(c) || is_flow_indicator(c)
+    }
+
+    /// `?` here starts an explicit key.
+    fn at_flow_explicit_key(&self) -> bool {
+        self.peek() == b'?' && self.flow_value_follows()
+    }
+
+    pub(super) fn parse_plain_flow(&mut self, n: i64) -> PResult<Node> {
+        let start = self.pos;
         let mut value = String::new();
         let mut last_end;
         loop {
@@ -56,139 +100,254 @@ impl<'a> Parser<'a> {
             if stop != Stop::Eol {
                 break;
             }
-            // Continuation on the next line(s)?
+            // Continued on the next line?
             let save = (self.pos, self.ls);
-            self.skip_inline_ws();
-            let mut breaks = 0;
-            while matches!(self.peek(), b'\n' | b'\r') {
-                self.eat_newline();
-                self.skip_inline_ws();
-                breaks += 1;
-            }
+            let Some(breaks) = self.next_continuation_line() else {
+                break;
+            };
             let c = self.peek();
-            if self.eof() || is_flow_indicator(c) || c == b'#' || c == b':' {
-                self.pos = save.0;
-                self.ls = save.1;
+            if self.eof()
+                || is_flow_indicator(c)
+                || c == b'#'
+                || (c == b':' && self.flow_value_follows())
+                || self.line_is_doc_marker()
+            {
+                (self.pos, self.ls) = save;
                 break;
             }
-            if breaks <= 1 {
-                value.push(' ');
-            } else {
-                for _ in 1..breaks {
-                    value.push('\n');
-                }
-            }
+            self.check_continuation(n, "a flow collection")?;
+            fold(&mut value, breaks);
         }
         self.pos = last_end;
-        let mut n = Node::with_kind(Kind::Scalar(Scalar {
-            value,
-            style: ScalarStyle::Plain,
-        }));
-        n.src = Some(Span::new(start, last_end));
-        Ok(n)
+        Ok(self.plain_node(start, last_end, value))
     }
 
-    pub(super) fn parse_flow_seq(&mut self) -> PResult<Node> {
+    pub(super) fn parse_flow_seq(&mut self, n: i64) -> PResult<Node> {
         self.enter()?;
         let start = self.pos;
         self.pos += 1;
         let mut items = Vec::new();
+        self.flow_seq_entries(n, start, false, &mut |item, _, _| {
+            items.push(item);
+            Ok(())
+        })?;
+        self.leave();
+        let mut node = Node::with_kind(Kind::Sequence(items));
+        node.flow = true;
+        node.src = Some(Span::new(start, self.pos));
+        Ok(node)
+    }
+
+    /// The entries of a flow sequence after its `[` (at `start`), handed to `f` one at a time
+    /// with the position where each begins and the start of that line; leaves `pos` after the
+    /// `]`. `own_trees`: each entry is a tree of its own for [`Parser::count_value`].
+    pub(super) fn flow_seq_entries(
+        &mut self,
+        n: i64,
+        start: usize,
+        own_trees: bool,
+        f: &mut dyn FnMut(Item, usize, usize) -> PResult<()>,
+    ) -> PResult<()> {
         loop {
-            self.skip_flow_ws()?;
+            self.skip_flow_ws(n)?;
             match self.peek() {
                 b']' => {
                     self.pos += 1;
-                    break;
+                    return Ok(());
+                }
+                b',' => {
+                    return self
+                        .err("an empty entry in a flow sequence (a ',' with nothing before it)")
                 }
                 0 if self.eof() => return Err(self.error_at(start, "unterminated flow sequence")),
                 _ => {}
             }
-            if self.peek() == b'?' && is_ws_or_eol(self.peek_at(1)) {
-                return self.err("complex keys are not supported in flow sequences");
+            let (entry, line) = (self.pos, self.ls);
+            if own_trees {
+                self.values_left = self.max_values;
             }
-            let value = self.parse_flow_node()?;
-            self.skip_flow_ws()?;
-            if self.peek() == b':' {
-                return self.err("single-pair mappings inside flow sequences are not supported");
-            }
-            items.push(Item {
-                value,
-                trivia: Trivia::default(),
-            });
+            self.count_value()?;
+            let value = self.flow_seq_entry(n)?;
+            f(
+                Item {
+                    value,
+                    trivia: Trivia::default(),
+                },
+                entry,
+                line,
+            )?;
+            self.skip_flow_ws(n)?;
             match self.peek() {
                 b',' => self.pos += 1,
                 b']' => {}
-                _ => return self.err("expected ',' or ']' in a flow sequence"),
+                0 if self.eof() => return Err(self.error_at(start, "unterminated flow sequence")),
+                _ => {
+                    return self.err(format!(
+                        "expected ',' or ']' in a flow sequence, found {}",
+                        describe(self.s, self.pos)
+                    ))
+                }
             }
         }
-        self.leave();
-        let mut n = Node::with_kind(Kind::Sequence(items));
-        n.flow = true;
-        n.src = Some(Span::new(start, self.pos));
-        Ok(n)
     }
 
-    pub(super) fn parse_flow_map(&mut self) -> PResult<Node> {
+    /// One entry of a flow sequence: a node, or a single-pair mapping (`a: b`, `? a : b`,
+    /// `: b`).
+    pub(super) fn flow_seq_entry(&mut self, n: i64) -> PResult<Node> {
+        let start = self.pos;
+        let line = self.ls;
+        if self.at_flow_explicit_key() {
+            self.pos += 1;
+            let key = self.flow_node_or_empty(n)?;
+            return self.flow_pair(n, start, key);
+        }
+        let key = if self.peek() == b':' && self.flow_value_follows() {
+            null_at(self.pos)
+        } else {
+            self.parse_flow_node(n)?
+        };
+        let after = (self.pos, self.ls);
+        self.skip_flow_ws(n)?;
+        if self.peek() == b':' && (self.flow_value_follows() || is_json_like(&key)) {
+            if self.ls != line {
+                return Err(self.error_at(
+                    start,
+                    "the key of a single-pair mapping in a flow sequence must be on one line with its ':'; use '? key' for a longer key",
+                ));
+            }
+            return self.flow_pair(n, start, key);
+        }
+        (self.pos, self.ls) = after;
+        Ok(key)
+    }
+
+    /// The rest of a single-pair mapping whose key (starting at `start`) has been read.
+    fn flow_pair(&mut self, n: i64, start: usize, key: Node) -> PResult<Node> {
+        self.enter()?;
+        self.skip_flow_ws(n)?;
+        let value = if self.peek() == b':' {
+            self.pos += 1;
+            self.flow_node_or_empty(n)?
+        } else {
+            null_at(self.pos)
+        };
+        self.leave();
+        let end = self.pos;
+        let mut node = Node::with_kind(Kind::Mapping(vec![Entry {
+            key,
+            value,
+            trivia: Trivia::default(),
+        }]));
+        node.flow = true;
+        node.src = Some(Span::new(start, end));
+        Ok(node)
+    }
+
+    pub(super) fn parse_flow_map(&mut self, n: i64) -> PResult<Node> {
         self.enter()?;
         let start = self.pos;
         self.pos += 1;
         let mut entries: Vec<Entry> = Vec::new();
+        self.flow_map_entries_with(n, start, None, &mut |p, e, at| {
+            p.check_new_key(&entries, &e.key, at)?;
+            entries.push(e);
+            Ok(())
+        })?;
+        self.check_keys_unique(&entries)?;
+        self.leave();
+        let mut node = Node::with_kind(Kind::Mapping(entries));
+        node.flow = true;
+        node.src = Some(Span::new(start, self.pos));
+        Ok(node)
+    }
+
+    /// The entries of a flow mapping after its `{` (at `start`), handed to `f` one at a time
+    /// with the position where each begins; leaves `pos` after the `}`. `hook` streams the
+    /// value of `items` (the ResourceList's own mapping).
+    pub(super) fn flow_map_entries_with(
+        &mut self,
+        n: i64,
+        start: usize,
+        mut hook: Option<&mut ItemsHook>,
+        f: &mut dyn FnMut(&mut Parser<'a>, Entry, usize) -> PResult<()>,
+    ) -> PResult<()> {
         loop {
-            self.skip_flow_ws()?;
+            self.skip_flow_ws(n)?;
             match self.peek() {
                 b'}' => {
                     self.pos += 1;
-                    break;
+                    return Ok(());
+                }
+                b',' => {
+                    return self
+                        .err("an empty entry in a flow mapping (a ',' with nothing before it)")
                 }
                 0 if self.eof() => return Err(self.error_at(start, "unterminated flow mapping")),
                 _ => {}
             }
-            if self.peek() == b'?' && is_ws_or_eol(self.peek_at(1)) {
-                return self.err("complex keys are not supported in flow mappings");
-            }
-            let key_start = self.pos;
-            let quoted = matches!(self.peek(), b'"' | b'\'');
-            let key = match self.peek() {
-                b'[' | b'{' | b'*' | b'&' | b'!' => {
-                    return self.err("only plain or quoted scalar mapping keys are supported")
-                }
-                b'"' | b'\'' => self.parse_quoted()?,
-                b':' if is_ws_or_eol(self.peek_at(1)) || is_flow_indicator(self.peek_at(1)) => {
-                    let mut n = null_at(self.pos);
-                    n.src = Some(Span::new(self.pos, self.pos));
-                    n
-                }
-                _ => self.parse_plain_flow()?,
+            let entry_start = self.pos;
+            self.count_value()?;
+            let key = if self.at_flow_explicit_key() {
+                self.pos += 1;
+                let key = self.flow_node_or_empty(n)?;
+                self.skip_flow_ws(n)?;
+                key
+            } else if self.peek() == b':' && self.flow_value_follows() {
+                null_at(self.pos)
+            } else {
+                let key = self.parse_flow_node(n)?;
+                self.skip_flow_ws(n)?;
+                key
             };
-            self.check_new_key(&entries, &key, key_start)?;
-            self.skip_flow_ws()?;
-            let value = if self.peek() == b':'
-                && (quoted || is_ws_or_eol(self.peek_at(1)) || is_flow_indicator(self.peek_at(1)))
+            let value = if self.peek() == b':' && (self.flow_value_follows() || is_json_like(&key))
             {
                 self.pos += 1;
-                self.skip_flow_ws()?;
-                let v = self.parse_flow_node()?;
-                self.skip_flow_ws()?;
-                v
+                match hook.as_deref_mut() {
+                    Some(h) if key.is_scalar() && key.scalar_text() == "items" => {
+                        self.skip_flow_ws(n)?;
+                        if self.peek() == b'[' {
+                            h.flow_value(self, n)?
+                        } else {
+                            self.flow_node_or_empty(n)?
+                        }
+                    }
+                    _ => self.flow_node_or_empty(n)?,
+                }
             } else {
                 null_at(self.pos)
             };
-            entries.push(Entry {
-                key,
-                value,
-                trivia: Trivia::default(),
-            });
+            f(
+                self,
+                Entry {
+                    key,
+                    value,
+                    trivia: Trivia::default(),
+                },
+                entry_start,
+            )?;
+            self.skip_flow_ws(n)?;
             match self.peek() {
                 b',' => self.pos += 1,
                 b'}' => {}
-                _ => return self.err("expected ',' or '}' in a flow mapping"),
+                0 if self.eof() => return Err(self.error_at(start, "unterminated flow mapping")),
+                _ => {
+                    return self.err(format!(
+                        "expected ',' or '}}' in a flow mapping, found {}",
+                        describe(self.s, self.pos)
+                    ))
+                }
             }
         }
-        self.check_keys_unique(&entries)?;
-        self.leave();
-        let mut n = Node::with_kind(Kind::Mapping(entries));
-        n.flow = true;
-        n.src = Some(Span::new(start, self.pos));
-        Ok(n)
     }
+}
+
+/// A quoted scalar or a flow collection: after one, a `:` may touch the value (`"a":b`).
+fn is_json_like(n: &Node) -> bool {
+    n.flow
+        || n.as_scalar().is_some_and(|s| {
+            matches!(
+                s.style,
+                ScalarStyle::DoubleQuoted | ScalarStyle::SingleQuoted
+            )
+        })
 }

@@ -33,8 +33,25 @@ impl<'a> Parser<'a> {
         self.pos >= self.b.len()
     }
 
+    /// Byte column of `pos` on its line.
     pub(crate) fn col(&self) -> usize {
         self.pos - self.ls
+    }
+
+    /// The spaces that indent the current line (tabs never indent).
+    pub(super) fn indent(&self) -> usize {
+        self.b[self.ls..].iter().take_while(|&&c| c == b' ').count()
+    }
+
+    /// True when the white space before `pos` on this line holds a tab, so what starts at
+    /// `pos` is not where its indentation says.
+    pub(super) fn tab_before(&self) -> bool {
+        self.b[self.ls..self.pos].contains(&b'\t')
+    }
+
+    /// Nothing but spaces before `pos` on its line.
+    pub(super) fn first_on_line(&self) -> bool {
+        self.b[self.ls..self.pos].iter().all(|&c| c == b' ')
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
@@ -71,10 +88,14 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
     }
 
-    pub(super) fn skip_inline_ws(&mut self) {
+    /// Skips spaces and tabs; returns whether there was a tab among them.
+    pub(super) fn skip_inline_ws(&mut self) -> bool {
+        let mut tab = false;
         while is_ws(self.peek()) {
+            tab |= self.peek() == b'\t';
             self.pos += 1;
         }
+        tab
     }
 
     /// Consumes one line break (`\n` or `\r\n`), if here.
@@ -113,21 +134,19 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips blank lines and comment lines, stopping at the first content of a line (or EOF).
-    /// Errors on tabs used as indentation before content.
+    /// Sets [`Parser::line_tab`] for the white space before that content.
     pub(crate) fn skip_trivia(&mut self) -> PResult<()> {
         loop {
-            self.skip_inline_ws();
+            let tab = self.skip_inline_ws();
             match self.peek() {
-                b'#' => self.skip_to_eol(),
+                b'#' => {
+                    self.comment_here()?;
+                }
                 b'\n' | b'\r' => {
                     self.eat_newline();
                 }
-                0 if self.eof() => return Ok(()),
                 _ => {
-                    let indentation = &self.b[self.ls..self.pos];
-                    if indentation.contains(&b'\t') && indentation.iter().all(|&c| is_ws(c)) {
-                        return self.err("found a tab character used as indentation");
-                    }
+                    self.line_tab = tab;
                     return Ok(());
                 }
             }
@@ -141,12 +160,19 @@ impl<'a> Parser<'a> {
             && is_ws_or_eol(self.peek_at(3))
     }
 
+    /// Whether the line starting at `ls` begins with a document marker.
+    pub(super) fn line_is_doc_marker(&self) -> bool {
+        let rest = &self.b[self.ls..];
+        (rest.starts_with(b"---") || rest.starts_with(b"..."))
+            && rest.get(3).is_none_or(|&c| is_ws_or_eol(c))
+    }
+
     /// Indentation of the current content, or -1 at EOF or a document marker.
     pub(super) fn cur_indent(&self) -> i64 {
         if self.eof() || self.at_doc_marker() {
             -1
         } else {
-            self.col() as i64
+            self.indent() as i64
         }
     }
 
@@ -156,15 +182,9 @@ impl<'a> Parser<'a> {
 
     /// `# comment` after inline whitespace on the current line; leaves `pos` at the line end.
     pub(super) fn take_line_comment(&mut self) -> PResult<Option<Span>> {
-        let save = self.pos;
         self.skip_inline_ws();
         if self.peek() == b'#' {
-            if self.pos == save && self.pos != self.ls {
-                return self.err("a comment must be separated from other tokens by white space");
-            }
-            let start = self.pos;
-            self.skip_to_eol();
-            return Ok(Some(Span::new(start, self.pos)));
+            return self.comment_here();
         }
         if !is_eol(self.peek()) || (self.peek() == 0 && !self.eof()) {
             return self.err(format!(
@@ -175,13 +195,13 @@ impl<'a> Parser<'a> {
         Ok(None)
     }
 
-    /// A `# comment` starting exactly here (after an indicator and white space).
+    /// A `# comment` starting exactly here; it must follow white space or start its line.
     pub(super) fn comment_here(&mut self) -> PResult<Option<Span>> {
         if self.peek() != b'#' {
             return Ok(None);
         }
         let start = self.pos;
-        if start > 0 && !is_ws(self.b[start - 1]) && start != self.ls {
+        if start > self.ls && !is_ws(self.b[start - 1]) {
             return self.err("a comment must be separated from other tokens by white space");
         }
         self.skip_to_eol();
@@ -209,6 +229,27 @@ impl<'a> Parser<'a> {
         self.pos = next.line_end;
         self.ls = next.line_start;
     }
+
+    /// At the first content of a line inside a flow collection or a multi-line scalar whose
+    /// block parent is indented `n`: the line must be indented more than `n`, and must not be a
+    /// document marker. `what` names the construct for the message.
+    pub(super) fn check_continuation(&self, n: i64, what: &str) -> PResult<()> {
+        if self.line_is_doc_marker() {
+            return self.err(format!("a document marker inside {what}"));
+        }
+        if (self.indent() as i64) <= n && !self.eof() {
+            let tab = if self.tab_before() {
+                " (a tab does not indent)"
+            } else {
+                ""
+            };
+            return self.err(format!(
+                "this line of {what} must be indented more than its parent, by at least {} spaces{tab}",
+                n + 1
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Where [`Parser::next_line`] found the next content, and how to get back.
@@ -216,6 +257,7 @@ pub(super) struct NextLine {
     pub(super) line_end: usize,
     pub(super) line_start: usize,
     pub(super) lead: Option<Span>,
+    /// Spaces before the content (tabs do not count), or -1 at EOF or a document marker.
     pub(super) indent: i64,
 }
 

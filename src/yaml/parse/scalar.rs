@@ -1,108 +1,250 @@
-//! Scalars: aliases, plain, single- and double-quoted (with escapes), and block scalars
-//! (literal `|` and folded `>`, with chomping and indentation indicators).
+//! Scalars and names: anchors, tags and aliases; plain scalars (one line or folded over
+//! several) and single- and double-quoted scalars with their escapes.
 
 use super::reader::{is_eol, is_flow_indicator, is_ws, is_ws_or_eol, utf8_len};
-use super::{PResult, Parser};
-use crate::yaml::node::{Kind, Node, Scalar, ScalarStyle, Span};
+use super::{describe, PResult, Parser};
+use crate::yaml::node::{Kind, Node, Props, Scalar, ScalarStyle, Span};
+
+/// Byte classes for [`Parser::scan_plain_line`]: every byte that may end or shape a plain
+/// scalar's line; 0 for the rest.
+const LINE_END: u8 = 1;
+const COLON: u8 = 2;
+const HASH: u8 = 4;
+const WHITE: u8 = 8;
+const FLOW: u8 = 16;
+const ANY: u8 = LINE_END | COLON | HASH | WHITE | FLOW;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'\n' as usize] = LINE_END;
+    t[b'\r' as usize] = LINE_END;
+    t[b':' as usize] = COLON;
+    t[b'#' as usize] = HASH;
+    t[b' ' as usize] = WHITE;
+    t[b'\t' as usize] = WHITE;
+    t[b',' as usize] = FLOW;
+    t[b'[' as usize] = FLOW;
+    t[b']' as usize] = FLOW;
+    t[b'{' as usize] = FLOW;
+    t[b'}' as usize] = FLOW;
+    t
+};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Stop {
+    Eol,
+    Colon,
+    Comment,
+    Flow,
+}
 
 impl<'a> Parser<'a> {
-    // ----- scalars ---------------------------------------------------------------------
+    /// `&anchor` and `!tag` before a node, each at most once, each followed by white space
+    /// (or, in a flow collection, by the indicator that ends the node).
+    #[inline]
+    pub(super) fn parse_props(&mut self, flow: bool) -> PResult<Option<Box<Props>>> {
+        if !matches!(self.peek(), b'&' | b'!') {
+            return Ok(None);
+        }
+        self.parse_some_props(flow)
+    }
 
-    pub(super) fn parse_alias(&mut self) -> PResult<Node> {
+    fn parse_some_props(&mut self, flow: bool) -> PResult<Option<Box<Props>>> {
+        let mut props: Option<Box<Props>> = None;
+        loop {
+            let start = self.pos;
+            match self.peek() {
+                b'&' => {
+                    self.pos += 1;
+                    self.skip_name();
+                    if self.pos == start + 1 {
+                        return self.err("an anchor needs a name after '&'");
+                    }
+                    let p = props.get_or_insert_with(Default::default);
+                    if p.anchor.is_some() {
+                        return Err(self.error_at(start, "a node cannot have two anchors"));
+                    }
+                    p.anchor = Some(self.s[start + 1..self.pos].to_string());
+                }
+                b'!' => {
+                    self.parse_tag()?;
+                    let p = props.get_or_insert_with(Default::default);
+                    if p.tag.is_some() {
+                        return Err(self.error_at(start, "a node cannot have two tags"));
+                    }
+                    p.tag = Some(self.s[start..self.pos].to_string());
+                }
+                _ => return Ok(props),
+            }
+            let c = self.peek();
+            if !(is_ws_or_eol(c) || (flow && is_flow_indicator(c))) {
+                return self.err(format!(
+                    "unexpected {} after an anchor or tag; separate them with a space",
+                    describe(self.s, self.pos)
+                ));
+            }
+            self.skip_inline_ws();
+        }
+    }
+
+    /// Skips an anchor or alias name: anything up to white space or a flow indicator.
+    fn skip_name(&mut self) {
+        while !is_ws_or_eol(self.peek()) && !is_flow_indicator(self.peek()) {
+            self.pos += 1;
+        }
+    }
+
+    /// `!<verbatim>`, `!local`, `!!core` or `!` at `pos`. A named handle (`!e!foo`) would need a
+    /// `%TAG` directive, which is not supported.
+    fn parse_tag(&mut self) -> PResult<()> {
         let start = self.pos;
+        if self.peek_at(1) == b'<' {
+            while self.peek() != b'>' && !is_eol(self.peek()) {
+                self.pos += 1;
+            }
+            if self.peek() != b'>' || self.pos == start + 2 {
+                return Err(self.error_at(start, "unterminated or empty verbatim tag (!<...>)"));
+            }
+            self.pos += 1;
+            return Ok(());
+        }
         self.pos += 1;
         while !is_ws_or_eol(self.peek()) && !is_flow_indicator(self.peek()) {
             self.pos += 1;
         }
+        let text = &self.s[start..self.pos];
+        if let Some(i) = text[1..].find('!') {
+            if i > 0 {
+                return Err(self.error_at(
+                    start,
+                    format!(
+                        "the tag handle {} is not defined: named tag handles need a %TAG directive, which is not supported; write the tag in full (!<...>)",
+                        &text[..i + 2]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn parse_alias(&mut self) -> PResult<Node> {
+        let start = self.pos;
+        self.pos += 1;
+        self.skip_name();
         if self.pos == start + 1 {
-            return self.err("an alias needs a name");
+            return self.err("an alias needs a name after '*'");
         }
         let mut n = Node::with_kind(Kind::Alias(self.s[start + 1..self.pos].to_string()));
         n.src = Some(Span::new(start, self.pos));
         Ok(n)
     }
 
+    /// Refuses a plain scalar that would start with an indicator (`-`, `?` and `:` only start
+    /// one when followed by a character that is not a space or, in flow, an indicator).
+    #[inline]
+    pub(super) fn check_plain_start(&self, flow: bool) -> PResult<()> {
+        let c = self.peek();
+        let bad = match c {
+            b'-' | b'?' | b':' => {
+                let n = self.peek_at(1);
+                is_ws_or_eol(n) || (flow && is_flow_indicator(n))
+            }
+            b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'@' | b'`' => true,
+            b'%' => return self.err("a directive ('%') may only come before a document's '---'"),
+            _ => false,
+        };
+        if bad {
+            return self.err(format!(
+                "{} cannot start a plain scalar; quote the value",
+                describe(self.s, self.pos)
+            ));
+        }
+        Ok(())
+    }
+
     /// Scans one line of a plain scalar from `from`: returns where its text ends (trailing
     /// white space excluded) and why it stopped.
     pub(super) fn scan_plain_line(&self, from: usize, flow: bool) -> (usize, Stop) {
         let b = self.b;
+        let mask = if flow { ANY } else { ANY & !FLOW };
         let mut i = from;
         let mut end = from;
         loop {
-            let c = b.get(i).copied().unwrap_or(0);
-            if i >= b.len() || c == b'\n' || c == b'\r' {
-                return (end, Stop::Eol);
+            // Ordinary bytes, the most of any scalar, one table lookup each.
+            let run = i;
+            while i < b.len() && CLASS[b[i] as usize] & mask == 0 {
+                i += 1;
             }
-            if c == b':' {
-                let n = b.get(i + 1).copied().unwrap_or(0);
-                if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) {
-                    return (end, Stop::Colon);
-                }
-            }
-            if flow && is_flow_indicator(c) {
-                return (end, Stop::Flow);
-            }
-            if c == b'#' && i > from && is_ws(b[i - 1]) {
-                return (end, Stop::Comment);
-            }
-            i += 1;
-            if !is_ws(c) {
+            if i > run {
                 end = i;
+            }
+            let Some(&c) = b.get(i) else {
+                return (end, Stop::Eol);
+            };
+            match CLASS[c as usize] & mask {
+                LINE_END => return (end, Stop::Eol),
+                COLON => {
+                    let n = b.get(i + 1).copied().unwrap_or(0);
+                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) {
+                        return (end, Stop::Colon);
+                    }
+                    i += 1;
+                    end = i;
+                }
+                HASH => {
+                    if i > from && is_ws(b[i - 1]) {
+                        return (end, Stop::Comment);
+                    }
+                    i += 1;
+                    end = i;
+                }
+                WHITE => i += 1,
+                _ => return (end, Stop::Flow),
             }
         }
     }
 
-    /// A plain scalar in block context, possibly continued on more-indented lines.
-    pub(super) fn parse_plain_block(&mut self, parent: i64) -> PResult<Node> {
+    /// A plain scalar node for `start..end`.
+    pub(super) fn plain_node(&self, start: usize, end: usize, value: String) -> Node {
+        let mut n = Node::with_kind(Kind::Scalar(Scalar {
+            value,
+            style: ScalarStyle::Plain,
+        }));
+        n.src = Some(Span::new(start, end));
+        n
+    }
+
+    /// A plain scalar in block context, possibly continued on lines indented more than `n`.
+    /// `first`: [`Parser::scan_plain_line`] of its first line, when already done.
+    pub(super) fn parse_plain_block(
+        &mut self,
+        n: i64,
+        first: Option<(usize, Stop)>,
+    ) -> PResult<Node> {
         let start = self.pos;
-        let (end, stop) = self.scan_plain_line(self.pos, false);
+        let (end, stop) = first.unwrap_or_else(|| self.scan_plain_line(self.pos, false));
         let mut value = String::from(&self.s[start..end]);
         let mut last_end = end;
         self.pos = end;
         if stop == Stop::Eol {
-            // Look for continuation lines.
             loop {
-                let save_pos = self.pos;
-                let save_ls = self.ls;
-                self.skip_inline_ws();
-                if !self.eat_newline() {
-                    self.pos = save_pos;
+                let save = (self.pos, self.ls);
+                let Some(breaks) = self.next_continuation_line() else {
                     break;
-                }
-                let mut breaks = 0;
-                loop {
-                    self.skip_inline_ws();
-                    if matches!(self.peek(), b'\n' | b'\r') {
-                        self.eat_newline();
-                        breaks += 1;
-                        continue;
-                    }
-                    break;
-                }
-                let ind = self.col() as i64;
-                let c = self.peek();
-                if self.eof() || ind <= parent || c == b'#' || {
-                    let p = self.pos;
-                    self.pos = self.ls;
-                    let m = self.at_doc_marker();
-                    self.pos = p;
-                    m
-                } {
-                    self.pos = save_pos;
-                    self.ls = save_ls;
+                };
+                if self.eof()
+                    || (self.indent() as i64) <= n
+                    || self.peek() == b'#'
+                    || self.line_is_doc_marker()
+                {
+                    (self.pos, self.ls) = save;
                     break;
                 }
                 let (e, st) = self.scan_plain_line(self.pos, false);
                 if st == Stop::Colon {
                     return self.err("mapping values are not allowed here (check the indentation, or quote a value that contains ': ')");
                 }
-                if breaks == 0 {
-                    value.push(' ');
-                } else {
-                    for _ in 0..breaks {
-                        value.push('\n');
-                    }
-                }
+                fold(&mut value, breaks);
                 value.push_str(&self.s[self.pos..e]);
                 self.pos = e;
                 last_end = e;
@@ -112,16 +254,33 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos = last_end;
-        let mut n = Node::with_kind(Kind::Scalar(Scalar {
-            value,
-            style: ScalarStyle::Plain,
-        }));
-        n.src = Some(Span::new(start, last_end));
-        Ok(n)
+        Ok(self.plain_node(start, last_end, value))
     }
 
-    /// A single- or double-quoted scalar (may span lines).
-    pub(super) fn parse_quoted(&mut self) -> PResult<Node> {
+    /// From the end of a line's text: moves to the first content of the next line that has
+    /// any and returns how many blank lines lay in between, or `None` (position unchanged) when
+    /// the line does not end here.
+    pub(super) fn next_continuation_line(&mut self) -> Option<usize> {
+        let save = self.pos;
+        self.skip_inline_ws();
+        if !self.eat_newline() {
+            self.pos = save;
+            return None;
+        }
+        let mut breaks = 0;
+        loop {
+            self.skip_inline_ws();
+            if matches!(self.peek(), b'\n' | b'\r') {
+                self.eat_newline();
+                breaks += 1;
+                continue;
+            }
+            return Some(breaks);
+        }
+    }
+
+    /// A single- or double-quoted scalar (may span lines indented more than `n`).
+    pub(super) fn parse_quoted(&mut self, n: i64) -> PResult<Node> {
         let start = self.pos;
         let q = self.peek();
         self.pos += 1;
@@ -151,7 +310,7 @@ impl<'a> Parser<'a> {
             if q == b'"' && c == b'\\' {
                 value.push_str(&self.s[seg_start..self.pos]);
                 self.pos += 1;
-                self.parse_escape(&mut value)?;
+                self.parse_escape(&mut value, n, start)?;
                 seg_start = self.pos;
                 continue;
             }
@@ -159,27 +318,9 @@ impl<'a> Parser<'a> {
                 // Fold: trailing white space of this line and leading of the next go away.
                 let seg = &self.s[seg_start..self.pos];
                 value.push_str(seg.trim_end_matches([' ', '\t']));
-                self.eat_newline();
-                let mut breaks = 0;
-                loop {
-                    self.skip_inline_ws();
-                    if matches!(self.peek(), b'\n' | b'\r') {
-                        self.eat_newline();
-                        breaks += 1;
-                    } else {
-                        break;
-                    }
-                }
-                if self.at_doc_marker() {
-                    return Err(self.error_at(start, "unterminated quoted scalar"));
-                }
-                if breaks == 0 {
-                    value.push(' ');
-                } else {
-                    for _ in 0..breaks {
-                        value.push('\n');
-                    }
-                }
+                let breaks = self.next_continuation_line().unwrap_or(0);
+                self.quoted_line(n, start)?;
+                fold(&mut value, breaks);
                 seg_start = self.pos;
                 continue;
             }
@@ -195,7 +336,15 @@ impl<'a> Parser<'a> {
         Ok(n)
     }
 
-    pub(super) fn parse_escape(&mut self, out: &mut String) -> PResult<()> {
+    /// At the first content of a continuation line of the quoted scalar at `start`.
+    fn quoted_line(&self, n: i64, start: usize) -> PResult<()> {
+        if self.eof() || self.line_is_doc_marker() {
+            return Err(self.error_at(start, "unterminated quoted scalar"));
+        }
+        self.check_continuation(n, "a quoted scalar")
+    }
+
+    fn parse_escape(&mut self, out: &mut String, n: i64, start: usize) -> PResult<()> {
         let c = self.peek();
         self.pos += 1;
         let simple = match c {
@@ -227,11 +376,18 @@ impl<'a> Parser<'a> {
             b'u' => 4,
             b'U' => 8,
             b'\n' | b'\r' => {
-                // Escaped line break: join without a space.
+                // An escaped line break: the lines join without a space; blank lines after it
+                // are line feeds.
                 self.pos -= 1;
                 self.eat_newline();
-                self.skip_inline_ws();
-                return Ok(());
+                loop {
+                    self.skip_inline_ws();
+                    if !self.eat_newline() {
+                        break;
+                    }
+                    out.push('\n');
+                }
+                return self.quoted_line(n, start);
             }
             _ => {
                 return Err(self.error_at(self.pos - 1, "invalid escape in a double-quoted scalar"))
@@ -252,221 +408,16 @@ impl<'a> Parser<'a> {
         self.pos += digits;
         Ok(())
     }
-
-    /// `|` or `>` block scalar; `parent` is the indentation of the enclosing collection.
-    pub(super) fn parse_block_scalar(&mut self, parent: i64) -> PResult<Node> {
-        let start = self.pos;
-        let folded = self.peek() == b'>';
-        self.pos += 1;
-        let mut chomp = 0i8; // -1 strip, 0 clip, 1 keep
-        let mut explicit: Option<usize> = None;
-        for _ in 0..2 {
-            match self.peek() {
-                b'-' => chomp = -1,
-                b'+' => chomp = 1,
-                d @ b'1'..=b'9' => explicit = Some((d - b'0') as usize),
-                _ => break,
-            }
-            self.pos += 1;
-        }
-        self.skip_inline_ws();
-        if self.peek() == b'#' {
-            self.skip_to_eol();
-        }
-        if !is_eol(self.peek()) {
-            return self.err("unexpected text after a block scalar indicator");
-        }
-        let mut end = self.pos;
-        let base = parent.max(0) as usize;
-        let mut lines: Vec<&str> = Vec::new();
-        if self.eat_newline() {
-            let mut has_final_break = true;
-            // Find the content indentation.
-            let indent = match explicit {
-                Some(d) => base + d - usize::from(parent < 0),
-                None => {
-                    let mut i = self.pos;
-                    let mut found = None;
-                    while i < self.b.len() {
-                        let mut j = i;
-                        while j < self.b.len() && self.b[j] == b' ' {
-                            j += 1;
-                        }
-                        if j >= self.b.len() {
-                            break;
-                        }
-                        if self.b[j] == b'\n' || self.b[j] == b'\r' {
-                            i = j + 1;
-                            if self.b[j] == b'\r' && self.b.get(j + 1) == Some(&b'\n') {
-                                i += 1;
-                            }
-                            continue;
-                        }
-                        found = Some(j - i);
-                        break;
-                    }
-                    match found {
-                        Some(n) if n as i64 > parent => n,
-                        _ => usize::MAX,
-                    }
-                }
-            };
-            // Collect lines.
-            let mut last_content_end = None;
-            // End of the last blank line: with keep chomping (`|+`), trailing blank lines are
-            // content, so the node's source text must cover them.
-            let mut last_blank_end = None;
-            let mut pending_blank: Vec<&str> = Vec::new();
-            loop {
-                if self.eof() {
-                    break;
-                }
-                let line_start = self.pos;
-                let mut j = line_start;
-                while j < self.b.len() && self.b[j] == b' ' {
-                    j += 1;
-                }
-                let mut k = j;
-                while k < self.b.len() && self.b[k] != b'\n' && self.b[k] != b'\r' {
-                    k += 1;
-                }
-                let spaces = j - line_start;
-                let blank = j == k;
-                if !blank && (indent == usize::MAX || spaces < indent) {
-                    break;
-                }
-                if indent == 0 && self.at_doc_marker() {
-                    break;
-                }
-                let text = if blank {
-                    if indent != usize::MAX && spaces > indent {
-                        &self.s[line_start + indent..k]
-                    } else {
-                        ""
-                    }
-                } else {
-                    &self.s[line_start + indent..k]
-                };
-                if blank && text.is_empty() {
-                    pending_blank.push("");
-                    last_blank_end = Some(k);
-                } else {
-                    lines.append(&mut pending_blank);
-                    lines.push(text);
-                    last_content_end = Some(k);
-                }
-                self.pos = k;
-                if !self.eat_newline() {
-                    has_final_break = false;
-                    break;
-                }
-            }
-            let trailing_blank = pending_blank.len();
-            let keep_end = match (chomp, last_content_end, last_blank_end) {
-                (1, Some(c), Some(b)) if trailing_blank > 0 && b > c => Some(b),
-                _ => last_content_end,
-            };
-            match keep_end {
-                Some(e) => {
-                    end = e;
-                    self.pos = e;
-                    self.ls = self.s[..e].rfind('\n').map_or(0, |i| i + 1);
-                    if e < self.b.len() {
-                        has_final_break = true;
-                    }
-                }
-                None => {
-                    // No content: rewind to the end of the header line.
-                    self.pos = end;
-                    self.ls = self.s[..end].rfind('\n').map_or(0, |i| i + 1);
-                }
-            }
-            let value = decode_block(&lines, folded, chomp, has_final_break, trailing_blank);
-            let mut n = Node::with_kind(Kind::Scalar(Scalar {
-                value,
-                style: if folded {
-                    ScalarStyle::Folded
-                } else {
-                    ScalarStyle::Literal
-                },
-            }));
-            n.src = Some(Span::new(start, end));
-            return Ok(n);
-        }
-        end = self.pos;
-        let mut n = Node::with_kind(Kind::Scalar(Scalar {
-            value: String::new(),
-            style: if folded {
-                ScalarStyle::Folded
-            } else {
-                ScalarStyle::Literal
-            },
-        }));
-        n.src = Some(Span::new(start, end));
-        Ok(n)
-    }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Stop {
-    Eol,
-    Colon,
-    Comment,
-    Flow,
-}
-
-/// Decodes the lines of a block scalar (indentation already removed).
-pub(super) fn decode_block(
-    lines: &[&str],
-    folded: bool,
-    chomp: i8,
-    has_final_break: bool,
-    trailing_blank: usize,
-) -> String {
-    let mut out = String::new();
-    let mut leading_break = false;
-    let mut leading_blank = false;
-    let mut breaks = 0usize;
-    let mut any = false;
-    for line in lines {
-        if line.is_empty() {
-            breaks += 1;
-            continue;
-        }
-        let trailing_blank_line = line.starts_with([' ', '\t']);
-        if any {
-            if folded && leading_break && !leading_blank && !trailing_blank_line {
-                if breaks == 0 {
-                    out.push(' ');
-                }
-            } else if leading_break {
-                out.push('\n');
-            }
-        }
-        for _ in 0..breaks {
-            out.push('\n');
-        }
-        breaks = 0;
-        out.push_str(line);
-        leading_blank = trailing_blank_line;
-        leading_break = true;
-        any = true;
-    }
-    match chomp {
-        -1 => {}
-        0 => {
-            if any && has_final_break {
-                out.push('\n');
-            }
-        }
-        _ => {
-            if any && has_final_break {
-                out.push('\n');
-            }
-            for _ in 0..(breaks + trailing_blank) {
-                out.push('\n');
-            }
+/// Line folding between two lines of a flow scalar: one break is a space, more are kept as
+/// line feeds (one fewer than there were breaks).
+pub(super) fn fold(value: &mut String, blank_lines: usize) {
+    if blank_lines == 0 {
+        value.push(' ');
+    } else {
+        for _ in 0..blank_lines {
+            value.push('\n');
         }
     }
-    out
 }

@@ -6,103 +6,114 @@ use super::scalar::Stop;
 use super::{null_at, Ctx, PResult, Parser};
 use crate::yaml::node::{Entry, Kind, Node, Span, Trivia};
 
-impl<'a> Parser<'a> {
-    /// Parses a block sequence item by item, handing each item's node to `f` instead of
-    /// keeping it. Used for `items:` so a large ResourceList is never held as one tree.
-    pub(crate) fn parse_block_seq_streaming(
+/// Receives each item of `items` with its trivia and where it can be parsed again.
+pub(crate) type OnItem<'f> = dyn FnMut(Node, Trivia, ItemOrigin) -> PResult<()> + 'f;
+
+/// Reads the value of the ResourceList's `items` key, handing the items to the caller instead
+/// of building the list. The list node left in the tree is empty (its span says where it was).
+pub(crate) struct ItemsHook<'h, 'f> {
+    on_item: &'h mut OnItem<'f>,
+}
+
+impl<'h, 'f> ItemsHook<'h, 'f> {
+    /// The value after `items:` in a block mapping at column `col`.
+    pub(super) fn block_value(
         &mut self,
+        p: &mut Parser,
         col: usize,
-        first_lead: Option<Span>,
-        f: &mut dyn FnMut(Node, Trivia) -> PResult<()>,
-    ) -> PResult<Span> {
-        let start = self.pos;
-        let mut lead = first_lead;
-        let mut end;
-        loop {
-            let dash = self.pos;
-            self.pos += 1;
-            let (value, mut comment) = self.parse_value(col as i64, Ctx::SeqItem)?;
-            if !value.is_block_collection() {
-                if let Some(c) = self.take_line_comment()? {
-                    comment = Some(c);
-                }
-                end = self.pos;
-            } else {
-                end = value.src.map_or(self.pos, |s| s.end as usize);
+    ) -> PResult<(Node, Option<Span>)> {
+        p.skip_inline_ws();
+        let c = p.peek();
+        if c == b'#' || is_eol(c) {
+            let empty_at = p.pos;
+            let comment = p.comment_here()?;
+            let next = p.next_line()?;
+            if next.indent >= col as i64 && p.at_seq_entry() && !p.line_tab {
+                let seq_col = p.col();
+                let on_item = &mut *self.on_item;
+                // The list is a level of nesting, as in a flow (JSON) ResourceList.
+                p.enter()?;
+                let rest = p.values_left;
+                let span =
+                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |n, t, at| {
+                        on_item(n, t, ItemOrigin::Block { at: at as u32 })
+                    })?;
+                p.values_left = rest;
+                p.leave();
+                let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
+                n.src = Some(span);
+                return Ok((n, comment));
             }
-            f(
-                value,
-                Trivia {
-                    lead,
-                    comment,
-                    whole: Some(Span::new(dash, end)),
-                },
-            )?;
-            let next = self.next_line()?;
-            let ind = next.indent;
-            if ind == col as i64 && self.at_seq_entry() {
-                lead = next.lead;
-                continue;
+            if next.indent > col as i64 {
+                return p.err("items must be a list of objects");
             }
-            if ind > col as i64 {
-                return self.err("bad indentation of a sequence entry");
-            }
-            self.rewind(&next);
-            break;
+            p.rewind(&next);
+            return Ok((null_at(empty_at), comment));
         }
-        Ok(Span::new(start, end))
+        if c == b'[' {
+            return Ok((self.flow_value(p, col as i64)?, None));
+        }
+        let (value, comment) = p.parse_block_node(col as i64, Ctx::MapValue)?;
+        if value.is_null() {
+            return Ok((value, comment));
+        }
+        p.err("items must be a list of objects")
     }
 
+    /// A flow sequence of items at `pos`, inside a block parent indented `n`.
+    pub(super) fn flow_value(&mut self, p: &mut Parser, n: i64) -> PResult<Node> {
+        p.enter()?;
+        let start = p.pos;
+        p.pos += 1;
+        let on_item = &mut *self.on_item;
+        let rest = p.values_left;
+        p.flow_seq_entries(n, start, true, &mut |item, at, ls| {
+            let origin = ItemOrigin::Flow {
+                at: at as u32,
+                ls: ls as u32,
+            };
+            on_item(item.value, item.trivia, origin)
+        })?;
+        p.values_left = rest;
+        p.leave();
+        let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
+        node.flow = true;
+        node.src = Some(Span::new(start, p.pos));
+        Ok(node)
+    }
+}
+
+impl<'a> Parser<'a> {
     /// Parses a ResourceList document. The `items` sequence is streamed: each item is handed
-    /// to `on_item` with its trivia and the position just after its `-` (where a re-parse
-    /// starts), then dropped, so a large list never sits in memory as one tree. Returns the
-    /// root mapping's other entries and whether the root was a flow mapping (JSON).
+    /// to `on_item` with its trivia and where a re-parse starts, then dropped, so a large list
+    /// never sits in memory as one tree. Returns the root mapping's other entries (`items`
+    /// with an empty list) and whether the root was a flow mapping (JSON).
     pub(crate) fn parse_resource_list(
         &mut self,
-        on_item: &mut dyn FnMut(Node, Trivia, ItemOrigin) -> PResult<()>,
+        on_item: &mut OnItem,
     ) -> PResult<(Vec<Entry>, bool)> {
-        self.begin_document()?;
-        if self.eof() {
-            return self.err("the input is empty");
+        let empty = |p: &Parser| p.err("the input is empty");
+        let Some(ctx) = self.begin_document()? else {
+            return empty(self);
+        };
+        if ctx == Ctx::DocLine {
+            self.skip_inline_ws();
+            if self.peek() == b'#' || is_eol(self.peek()) {
+                self.comment_here()?;
+                if self.next_line()?.indent < 0 {
+                    return empty(self);
+                }
+            }
         }
+        let mut hook = ItemsHook { on_item };
         if self.peek() == b'{' {
-            let root = self.parse_flow_node()?;
+            let root = self.parse_flow_root(&mut hook)?;
             self.take_line_comment()?;
             self.end_document()?;
-            let Kind::Mapping(entries) = root.kind else {
-                return self.err("expected a mapping");
-            };
-            let mut rest = Vec::with_capacity(entries.len());
-            for mut e in entries {
-                if e.key.scalar_text() == "items" {
-                    if let Kind::Sequence(items) = e.value.kind {
-                        for it in items {
-                            let start = it.value.src.map_or(0, |s| s.start as usize);
-                            on_item(it.value, it.trivia, ItemOrigin::Flow(start))?;
-                        }
-                        e.value = null_at(0);
-                    }
-                }
-                rest.push(e);
-            }
-            return Ok((rest, true));
+            return Ok((root, true));
         }
-        let col = self.col();
         let start = self.pos;
-        let is_map = match self.peek() {
-            b'"' | b'\'' => {
-                let save = self.pos;
-                let ok = self.parse_quoted().is_ok() && {
-                    self.skip_inline_ws();
-                    self.peek() == b':'
-                };
-                self.pos = save;
-                ok
-            }
-            b'-' if is_ws_or_eol(self.peek_at(1)) => false,
-            _ => self.scan_plain_line(self.pos, false).1 == Stop::Colon,
-        };
-        if !is_map {
+        if !self.root_is_mapping()? {
             let what = if self.at_seq_entry() || self.peek() == b'[' {
                 "a list"
             } else {
@@ -110,112 +121,72 @@ impl<'a> Parser<'a> {
             };
             return Err(self.error_at(start, format!("expected a mapping, found {what}")));
         }
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut lead = None;
-        loop {
-            let key_start = self.pos;
-            let key = self.parse_key()?;
-            self.check_new_key(&entries, &key, key_start)?;
-            self.pos += 1;
-            let (value, comment, end) = if key.scalar_text() == "items" {
-                self.parse_items_value(col, on_item)?
-            } else {
-                let (value, mut comment) = self.parse_value(col as i64, Ctx::MapValue)?;
-                let end = if !value.is_block_collection() {
-                    if let Some(c) = self.take_line_comment()? {
-                        comment = Some(c);
-                    }
-                    self.pos
-                } else {
-                    value.src.map_or(self.pos, |s| s.end as usize)
-                };
-                (value, comment, end)
-            };
-            entries.push(Entry {
-                key,
-                value,
-                trivia: Trivia {
-                    lead,
-                    comment,
-                    whole: Some(Span::new(key_start, end)),
-                },
-            });
-            let next = self.next_line()?;
-            let ind = next.indent;
-            if ind == col as i64 && !self.at_seq_entry() {
-                lead = next.lead;
-                continue;
-            }
-            if ind < 0 {
-                break;
-            }
-            return self.err("bad indentation of a ResourceList entry");
+        if self.tab_before() || (ctx == Ctx::DocLine && !self.first_on_line()) {
+            return self.err("the ResourceList mapping must start at the beginning of a line");
         }
-        self.check_keys_unique(&entries)?;
+        let col = self.col();
+        let root = self.parse_block_mapping(col, None, Some(&mut hook))?;
         self.end_document()?;
+        let Kind::Mapping(entries) = root.kind else {
+            return Err(self.error_at(start, "expected a mapping"));
+        };
         Ok((entries, false))
     }
 
-    /// The value of `items:` in a block ResourceList.
-    pub(super) fn parse_items_value(
-        &mut self,
-        col: usize,
-        on_item: &mut dyn FnMut(Node, Trivia, ItemOrigin) -> PResult<()>,
-    ) -> PResult<(Node, Option<Span>, usize)> {
-        self.skip_inline_ws();
-        let c = self.peek();
-        if c == b'#' || is_eol(c) {
-            let comment = self.comment_here()?;
-            let next = self.next_line()?;
-            let ind = next.indent;
-            if ind >= col as i64 && self.at_seq_entry() {
-                let lead = next.lead;
-                let seq_col = self.col();
-                let mut f = |n: Node, t: Trivia| {
-                    let after_dash = t.whole.map_or(0, |w| w.start as usize + 1);
-                    on_item(n, t, ItemOrigin::Block(after_dash, seq_col as i64))
-                };
-                let span = self.parse_block_seq_streaming(seq_col, lead, &mut f)?;
-                let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
-                n.src = Some(span);
-                return Ok((n, comment, span.end as usize));
-            }
-            if ind > col as i64 {
-                return self.err("items must be a list of objects");
-            }
-            self.rewind(&next);
-            return Ok((null_at(next.line_end), comment, next.line_end));
-        }
-        if c == b'[' {
-            let node = self.parse_flow_node()?;
-            let comment = self.take_line_comment()?;
-            if let Kind::Sequence(items) = node.kind {
-                for it in items {
-                    let start = it.value.src.map_or(0, |s| s.start as usize);
-                    on_item(it.value, it.trivia, ItemOrigin::Flow(start))?;
-                }
-            }
-            let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
-            n.src = node.src;
-            n.flow = true;
-            return Ok((n, comment, self.pos));
-        }
-        let (value, _) = self.parse_value(col as i64, Ctx::MapValue)?;
-        if value.is_null() {
-            let comment = self.take_line_comment()?;
-            return Ok((value, comment, self.pos));
-        }
-        self.err("items must be a list of objects")
+    /// A root flow mapping, its `items` streamed.
+    fn parse_flow_root(&mut self, hook: &mut ItemsHook) -> PResult<Vec<Entry>> {
+        self.enter()?;
+        let start = self.pos;
+        self.pos += 1;
+        let mut entries: Vec<Entry> = Vec::new();
+        self.flow_map_entries_with(-1, start, Some(hook), &mut |p, e, at| {
+            p.check_new_key(&entries, &e.key, at)?;
+            entries.push(e);
+            Ok(())
+        })?;
+        self.check_keys_unique(&entries)?;
+        self.leave();
+        Ok(entries)
     }
 
-    /// Parses again an item found earlier by [`Parser::parse_resource_list`].
-    pub fn reparse_item(src: &'a str, origin: ItemOrigin) -> PResult<Node> {
-        match origin {
-            ItemOrigin::Block(pos, dash_col) => {
-                let mut p = Parser::at(src, pos);
-                p.parse_value(dash_col, Ctx::SeqItem).map(|(n, _)| n)
+    /// Whether the content at `pos` starts a block mapping (its first key is followed by
+    /// `: `); `pos` is left where it was.
+    fn root_is_mapping(&mut self) -> PResult<bool> {
+        let (pos, ls) = (self.pos, self.ls);
+        let result = (|| {
+            self.parse_props(false)?;
+            if matches!(self.peek(), b'?' | b':') && is_ws_or_eol(self.peek_at(1)) {
+                return Ok(true);
             }
-            ItemOrigin::Flow(pos) => Parser::at(src, pos).parse_flow_node(),
+            match self.peek() {
+                b'*' => drop(self.parse_alias()?),
+                b'"' | b'\'' => drop(self.parse_quoted(-1)?),
+                b'[' | b'{' => drop(self.parse_flow_node(-1)?),
+                b'-' if is_ws_or_eol(self.peek_at(1)) => return Ok(false),
+                _ => return Ok(self.scan_plain_line(self.pos, false).1 == Stop::Colon),
+            }
+            self.skip_inline_ws();
+            Ok(self.peek() == b':' && is_ws_or_eol(self.peek_at(1)))
+        })();
+        (self.pos, self.ls) = (pos, ls);
+        result
+    }
+
+    /// Parses again an item found earlier by [`Parser::parse_resource_list`], with at most
+    /// `max_values` entries and items (see [`Parser::with_value_limit`]).
+    pub fn reparse_item(src: &'a str, origin: ItemOrigin, max_values: usize) -> PResult<Node> {
+        match origin {
+            ItemOrigin::Block { at } => {
+                let at = at as usize;
+                let mut p = Parser::at(src, at).with_value_limit(max_values);
+                let dash_col = (at - 1 - p.ls) as i64;
+                p.parse_block_node(dash_col, Ctx::SeqItem).map(|(n, _)| n)
+            }
+            ItemOrigin::Flow { at, ls } => {
+                let mut p =
+                    Parser::at_line(src, at as usize, ls as usize).with_value_limit(max_values);
+                p.flow_seq_entry(-1)
+            }
         }
     }
 }
@@ -223,8 +194,8 @@ impl<'a> Parser<'a> {
 /// Where an item of `items` came from, so it can be parsed again.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ItemOrigin {
-    /// A block sequence item: the position after its `-` and the column of the `-`.
-    Block(usize, i64),
-    /// A flow (JSON) item starting here.
-    Flow(usize),
+    /// A block sequence item: the position just after its `-`.
+    Block { at: u32 },
+    /// A flow (JSON) item starting at `at`, on the line that starts at `ls`.
+    Flow { at: u32, ls: u32 },
 }

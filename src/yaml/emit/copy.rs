@@ -1,0 +1,103 @@
+//! Copying source text into the output: the emitter's way of keeping what was not touched.
+//! Text moves by whole lines, right or left, with its parent; the lines of flow text stay
+//! indented past their parent.
+
+use super::Emitter;
+use crate::yaml::node::{Span, Trivia};
+
+impl<'a> Emitter<'a> {
+    /// The column of source position `pos`.
+    pub(crate) fn source_col(&self, pos: usize) -> usize {
+        let pos = pos.min(self.src.len());
+        let (last, last_start) = self.last_line.get();
+        let start = if pos >= last {
+            self.src[last..pos]
+                .rfind('\n')
+                .map_or(last_start, |i| last + i + 1)
+        } else if pos >= last_start {
+            last_start
+        } else {
+            self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
+        };
+        self.last_line.set((pos, start));
+        pos - start
+    }
+    /// Copies `span`, shifting the indentation of every following line by `delta`. Lines of
+    /// nothing but spaces move too (inside a block scalar, spaces past its indentation are
+    /// text); empty lines stay empty.
+    pub fn copy(&mut self, span: Span, delta: i64) {
+        let text = &self.src[span.range()];
+        if delta == 0 {
+            self.out.push_str(text);
+            return;
+        }
+        let mut lines = text.split('\n');
+        if let Some(first) = lines.next() {
+            self.out.push_str(first);
+        }
+        for line in lines {
+            self.out.push('\n');
+            self.shifted(line, delta);
+        }
+    }
+
+    /// One line moved right (`delta > 0`) or left by up to `-delta` of its leading spaces.
+    fn shifted(&mut self, line: &str, delta: i64) {
+        if line.trim_end_matches(['\n', '\r']).is_empty() {
+            self.out.push_str(line);
+        } else if delta > 0 {
+            self.indent(delta as usize);
+            self.out.push_str(line);
+        } else {
+            let have = line.len() - line.trim_start_matches(' ').len();
+            self.out.push_str(&line[have.min((-delta) as usize)..]);
+        }
+    }
+
+    /// Copies comment/blank lines before an entry, re-indented by `delta`.
+    pub(super) fn lead(&mut self, lead: Option<Span>, delta: i64) {
+        let Some(l) = lead else { return };
+        // The lead runs up to the start of the entry's line; its last line holds only the
+        // entry's own indentation, which the caller writes.
+        let text = &self.src[l.range()];
+        let cut = text.rfind('\n').map_or(0, |i| i + 1);
+        if cut == 0 {
+            return;
+        }
+        if !self.out.is_empty() && !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
+        self.copy_lines(Span::new(l.start as usize, l.start as usize + cut), delta);
+    }
+
+    /// Copies whole lines, shifting every line (the first too) by `delta`.
+    pub(super) fn copy_lines(&mut self, span: Span, delta: i64) {
+        let text = &self.src[span.range()];
+        if delta == 0 {
+            self.out.push_str(text);
+            return;
+        }
+        for line in text.split_inclusive('\n') {
+            self.shifted(line, delta);
+        }
+    }
+    /// Comment and blank lines after an item (`tail`), moved as far as the item (`trivia`,
+    /// written at column `indent`).
+    pub fn tail(&mut self, tail: Span, trivia: &Trivia, indent: usize) {
+        let delta = self.item_delta(trivia, indent);
+        self.copy_lines(tail, delta);
+    }
+    /// Copies `span` as written, moving its lines after the first right when one of them is
+    /// not indented `need` spaces (a line of a flow collection or flow scalar must be indented
+    /// past its block parent).
+    pub(super) fn copy_past(&mut self, span: Span, need: i64) {
+        let text = &self.src[span.range()];
+        let least = text
+            .split('\n')
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| (l.len() - l.trim_start_matches(' ').len()) as i64)
+            .min();
+        self.copy(span, least.map_or(0, |m| (need - m).max(0)));
+    }
+}
