@@ -4,6 +4,7 @@
 //!
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
 //! - [`errors`]: cel-go's error format;
+//! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
 //!
 //! Porch has no strings extension (`lowerAscii`, `split`, `format`, ...), no optional types and
@@ -27,6 +28,7 @@
 //! release profile, which aborts: the checks above are what prevent panics there).
 
 mod checker;
+mod constants;
 mod errors;
 mod instrument;
 mod runtime;
@@ -177,6 +179,9 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
     literal_regexes(&expr, &mut literal_errors);
     if !literal_errors.is_empty() {
         return Err(errors::compile_errors(source, &info, literal_errors));
+    }
+    if let Some(failure) = constants::failed_conversion(&expr) {
+        return Err(failure);
     }
     instrument::instrument(&mut expr, &types);
     Ok(Program {

@@ -13,7 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelString, CelTimestamp};
+use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelString, CelTimestamp, Kind};
 use cel::common::value::{CowVal, Val};
 use cel::objects::{Key, Map};
 use cel::{Context, Env, ExecutionError, FunctionContext, Value};
@@ -188,7 +188,7 @@ fn matches_function(meter: Arc<Meter>) -> Function {
 }
 
 /// Go's `time.RFC3339Nano` layout: fraction without trailing zeros, `Z` for UTC.
-fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
+pub(super) fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
     use chrono::{Datelike, Timelike};
     let mut out = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
@@ -360,57 +360,109 @@ impl Activation<'_> {
     /// Evaluates `program`; the result must be a CEL string. Errors use Porch's wording where
     /// it is known (`no such key: k`, `no such attribute(s): repository`, conversion errors).
     pub fn evaluate(&self, program: &Program) -> Result<String, String> {
+        self.evaluate_with(program, to_string_result)
+    }
+
+    /// Evaluates `program` and hands its value, as the interpreter holds it, to `read`.
+    pub(super) fn evaluate_with<R>(
+        &self,
+        program: &Program,
+        read: impl FnOnce(&dyn Val) -> Result<R, String>,
+    ) -> Result<R, String> {
         self.meter.steps.store(0, Ordering::Relaxed);
         self.meter.cost.store(0, Ordering::Relaxed);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            Value::resolve(&program.expr, &self.ctx)
+            match Value::resolve_val(&program.expr, &self.ctx) {
+                Ok(value) => read(value.as_ref()),
+                Err(err) => Err(execution_error(err)),
+            }
         }))
-        .unwrap_or_else(|_| {
-            Err(ExecutionError::InternalError(
-                "the CEL interpreter panicked".into(),
-            ))
-        });
+        .unwrap_or_else(|_| Err("internal error: the CEL interpreter panicked".into()));
         let stopped = self
             .meter
             .stopped
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some(why) = stopped {
-            return Err(why);
-        }
-        match result {
-            Ok(value) => to_string_result(value),
-            Err(err) => Err(execution_error(err)),
+        match stopped {
+            Some(why) => Err(why),
+            None => result,
         }
     }
 }
 
-fn execution_error(err: ExecutionError) -> String {
+/// An evaluation error as cel-go words it.
+pub(super) fn execution_error(err: ExecutionError) -> String {
     match err {
         ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
         ExecutionError::UndeclaredReference(name) if VARIABLES.contains(&name.as_str()) => {
             format!("no such attribute(s): {name}")
         }
         ExecutionError::UndeclaredReference(name) => format!("undeclared reference to '{name}'"),
+        // cel-go's conversion and function errors carry no function name.
+        ExecutionError::FunctionError { message, .. } => message,
+        // cel-go's messages (`common/types`: overflow.go and err.go).
+        ExecutionError::DivisionByZero(_) => "division by zero".into(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+        ExecutionError::Overflow(_, operand, _) => match operand {
+            Value::UInt(_) => "unsigned integer overflow".into(),
+            Value::Duration(_) => "duration overflow".into(),
+            Value::Timestamp(_) => "timestamp overflow".into(),
+            _ => "integer overflow".into(),
+        },
+        // cel-go's operators on operands of the wrong run-time types: `no such overload`.
+        ExecutionError::UnsupportedBinaryOperator(op, l, r) => format!(
+            "no such overload: {op} applied to '({}, {})'",
+            l.type_of(),
+            r.type_of()
+        ),
+        ExecutionError::ValuesNotComparable(l, r) => format!(
+            "no such overload: comparison applied to '({}, {})'",
+            l.type_of(),
+            r.type_of()
+        ),
+        // cel-go: `no such overload` (naming the function where its interpreter does).
+        ExecutionError::NoSuchOverload(o) => {
+            let types = o.argument_types();
+            let signature = match (o.is_member_function(), types.split_first()) {
+                (true, Some((receiver, rest))) => format!("{receiver}.({})", rest.join(", ")),
+                _ => format!("({})", types.join(", ")),
+            };
+            format!(
+                "no such overload: {} applied to '{signature}'",
+                o.function()
+            )
+        }
         other => other.to_string(),
     }
 }
 
 /// cel-go's `ConvertToNative(string)`: only strings convert.
-fn to_string_result(value: Value) -> Result<String, String> {
-    match value {
-        Value::String(s) => Ok(s.to_string()),
-        Value::Int(_) => Err("unsupported type conversion from 'int' to string".into()),
-        Value::UInt(_) => Err("unsupported type conversion from 'uint' to string".into()),
-        Value::Float(_) => Err("type conversion error from Double to 'string'".into()),
-        Value::Bool(_) => Err("type conversion error from bool to 'string'".into()),
-        Value::Null => Err("type conversion error from 'null_type' to 'string'".into()),
-        Value::Bytes(_) => Err("type conversion error from Bytes to 'string'".into()),
-        Value::Map(_) => Err("type conversion error from map to 'string'".into()),
-        Value::List(_) => Err("type conversion error from list to 'string'".into()),
-        Value::Timestamp(_) => Err("type conversion error from Timestamp to 'string'".into()),
-        Value::Duration(_) => Err("type conversion error from Duration to 'string'".into()),
-        other => Err(format!("expression returned non-string value: {other:?}")),
-    }
+fn to_string_result(value: &dyn Val) -> Result<String, String> {
+    let message = match value.get_type().kind() {
+        Kind::String => {
+            return value
+                .downcast_ref::<CelString>()
+                .map(|s| s.inner().to_string())
+                .ok_or_else(|| "expression returned non-string value".to_string())
+        }
+        Kind::Int => "unsupported type conversion from 'int' to string",
+        Kind::UInt => "unsupported type conversion from 'uint' to string",
+        Kind::Double => "type conversion error from Double to 'string'",
+        Kind::Boolean => "type conversion error from bool to 'string'",
+        Kind::NullType => "type conversion error from 'null_type' to 'string'",
+        Kind::Bytes => "type conversion error from Bytes to 'string'",
+        Kind::Map => "type conversion error from map to 'string'",
+        Kind::List => "type conversion error from list to 'string'",
+        Kind::Timestamp => "type conversion error from Timestamp to 'string'",
+        Kind::Duration => "type conversion error from Duration to 'string'",
+        Kind::Type => "type conversion not supported for 'type'",
+        _ => {
+            return Err(format!(
+                "expression returned non-string value of type {}",
+                value.get_type().name()
+            ))
+        }
+    };
+    Err(message.to_string())
 }
