@@ -245,4 +245,6 @@ fn bracket_depth(source: &str) -> usize {
 }
 
 #[cfg(test)]
+mod conformance;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,12 @@
+//! cel-spec string, restated.
+
+#[allow(unused_imports)]
+use super::V::*;
+#[allow(unused_imports)]
+use super::{bound, fails, ok, refused, skip, Source, W};
+
+pub const SOURCE: Source = Source {
+    title: "cel-spec string",
+    cases: &[],
+    skipped: &[],
+};
