@@ -410,6 +410,18 @@ pub(super) fn execution_error(err: ExecutionError) -> String {
             Value::Timestamp(_) => "timestamp overflow".into(),
             _ => "integer overflow".into(),
         },
+        // cel-go indexes through attribute qualification (`interpreter/attributes.go`), which
+        // checks bounds itself; an index it cannot use is `types.IndexOrError`'s message.
+        ExecutionError::IndexOutOfBounds(index) => match index {
+            Value::Int(i) => format!("index out of bounds: {i}"),
+            Value::UInt(i) => format!("index out of bounds: {i}"),
+            Value::Float(f) => format!("index out of bounds: {f}"),
+            other => format!("index out of bounds: {other:?}"),
+        },
+        ExecutionError::UnsupportedIndex(index, _) => match index {
+            Value::Float(f) => format!("unsupported index value {f} in list"),
+            other => format!("unsupported index type '{}' in list", other.type_of()),
+        },
         // cel-go's operators on operands of the wrong run-time types: `no such overload`.
         ExecutionError::UnsupportedBinaryOperator(op, l, r) => format!(
             "no such overload: {op} applied to '({}, {})'",
@@ -421,6 +433,16 @@ pub(super) fn execution_error(err: ExecutionError) -> String {
             l.type_of(),
             r.type_of()
         ),
+        // A field of a value that has none: cel-go qualifies it as an index
+        // (`interpreter/attributes.go`): a list's `IndexOrError`, else a missing key, which
+        // cel-go names and the interpreter's error does not carry.
+        ExecutionError::NoSuchOverload(o) if o.function() == "_._" => {
+            match o.argument_types().first().map(String::as_str) {
+                Some("list") => "unsupported index type 'string' in list".into(),
+                Some(t) => format!("no such key (a field of a value of type '{t}')"),
+                None => "no such key".into(),
+            }
+        }
         // cel-go: `no such overload` (naming the function where its interpreter does).
         ExecutionError::NoSuchOverload(o) => {
             let types = o.argument_types();

@@ -1,12 +1,64 @@
-//! cel-spec string, restated.
+//! cel-spec `tests/simple/testdata/string.textproto`, restated. (Its `\U0001F431` escapes are
+//! the text format's: the expressions hold the characters themselves.)
 
-#[allow(unused_imports)]
 use super::V::*;
-#[allow(unused_imports)]
-use super::{bound, fails, ok, refused, skip, Source, W};
+use super::{no, ok, yes, Source};
 
+#[rustfmt::skip]
 pub const SOURCE: Source = Source {
     title: "cel-spec string",
-    cases: &[],
+    cases: &[
+        ok("size/empty", "size('')", Int(0)),
+        ok("size/one_ascii", "size('A')", Int(1)),
+        ok("size/one_unicode", "size('ÿ')", Int(1)),
+        ok("size/ascii", "size('four')", Int(4)),
+        ok("size/unicode", "size('πέντε')", Int(5)),
+        ok("size/bytes_empty", "size(b'')", Int(0)),
+        ok("size/bytes", "size(b'abc')", Int(3)),
+        yes("starts_with/basic_true", "'foobar'.startsWith('foo')"),
+        no("starts_with/basic_false", "'foobar'.startsWith('bar')"),
+        no("starts_with/empty_target", "''.startsWith('foo')"),
+        yes("starts_with/empty_arg", "'foobar'.startsWith('')"),
+        yes("starts_with/empty_empty", "''.startsWith('')"),
+        yes("starts_with/unicode", "'завтра'.startsWith('за')"),
+        yes("starts_with/unicode_smp", "'\u{1F431}\u{1F600}\u{1F61B}'.startsWith('\u{1F431}')"),
+        yes("ends_with/basic_true", "'foobar'.endsWith('bar')"),
+        no("ends_with/basic_false", "'foobar'.endsWith('foo')"),
+        no("ends_with/empty_target", "''.endsWith('foo')"),
+        yes("ends_with/empty_arg", "'foobar'.endsWith('')"),
+        yes("ends_with/empty_empty", "''.endsWith('')"),
+        yes("ends_with/unicode", "'forté'.endsWith('té')"),
+        yes("ends_with/unicode_smp", "'\u{1F431}\u{1F600}\u{1F61B}'.endsWith('\u{1F61B}')"),
+        yes("matches/basic", "'hubba'.matches('ubb')"),
+        no("matches/empty_target", "''.matches('foo|bar')"),
+        yes("matches/empty_arg", "'cows'.matches('')"),
+        yes("matches/empty_empty", "''.matches('')"),
+        yes("matches/re_concat", "'abcd'.matches('bc')"),
+        yes("matches/re_alt", "'grey'.matches('gr(a|e)y')"),
+        yes("matches/re_rep", "'banana'.matches('ba(na)*')"),
+        yes("matches/unicode", "'mañana'.matches('a+ñ+a+')"),
+        yes("matches/unicode_smp", "'\u{1F431}\u{1F600}\u{1F600}'.matches('(a|\u{1F600}){2}')"),
+        ok("concatentation/concat_true", "'he' + 'llo'", Str("hello")),
+        no("concatentation/concat_with_spaces", "'hello' + ' ' == 'hello'"),
+        ok("concatentation/concat_empty_string_beginning", "'' + 'abc'", Str("abc")),
+        ok("concatentation/concat_empty_string_end", "'abc' + ''", Str("abc")),
+        ok("concatentation/concat_empty_with_empty", "'' + ''", Str("")),
+        ok("concatentation/unicode_unicode", "'¢' + 'ÿ' + 'Ȁ'", Str("¢ÿȀ")),
+        ok("concatentation/ascii_unicode", "'r' + 'ô' + 'le'", Str("rôle")),
+        ok("concatentation/ascii_unicode_unicode_smp", "'a' + 'ÿ' + '\u{1F431}'", Str("aÿ\u{1F431}")),
+        ok("concatentation/empty_unicode", "'' + 'Ω' + ''", Str("Ω")),
+        yes("contains/contains_true", "'hello'.contains('he')"),
+        yes("contains/contains_empty", "'hello'.contains('')"),
+        no("contains/contains_false", "'hello'.contains('ol')"),
+        yes("contains/contains_multiple", "'abababc'.contains('ababc')"),
+        yes("contains/contains_unicode", "'Straße'.contains('aß')"),
+        yes("contains/contains_unicode_smp", "'\u{1F431}\u{1F600}\u{1F601}'.contains('\u{1F600}')"),
+        no("contains/empty_contains", "''.contains('something')"),
+        yes("contains/empty_empty", "''.contains('')"),
+        ok("bytes_concat/concat", "b'abc' + b'def'", Bytes(b"abcdef")),
+        ok("bytes_concat/left_unit", r"b'' + b'\xffoo'", Bytes(b"\xffoo")),
+        ok("bytes_concat/right_unit", "b'zxy' + b''", Bytes(b"zxy")),
+        ok("bytes_concat/empty_empty", "b'' + b''", Bytes(b"")),
+    ],
     skipped: &[],
 };
