@@ -7,9 +7,13 @@
 //! conversion fails, `env.Program` fails: `uint(-1)` or `timestamp('2024-13-01')` is an
 //! error before any target is evaluated, even in a branch no evaluation would take. Its
 //! message is the conversion's own (`unsigned integer overflow`), without a position.
+//! Timestamps and durations are read from strings as at run time ([`super::gotime`]).
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::{Context, Value};
+
+use super::gotime::{duration_function, timestamp_function};
+use super::instrument::{time_conversion, DURATION_FUNCTION, TIMESTAMP_FUNCTION};
 
 /// cel-go's `overloads.IsTypeConversionFunction`.
 const CONVERSIONS: [&str; 10] = [
@@ -28,7 +32,12 @@ const CONVERSIONS: [&str; 10] = [
 /// The first conversion of a constant that fails, in cel-go's planning order (operands
 /// first, left to right), as cel-go words it.
 pub fn failed_conversion(expr: &IdedExpr) -> Option<String> {
-    let ctx = Context::default();
+    let mut ctx = Context::default();
+    let registered = [
+        ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
+        ctx.add_function(DURATION_FUNCTION, duration_function()),
+    ];
+    debug_assert!(registered.iter().all(Result::is_ok));
     walk(expr, &ctx).err()
 }
 
@@ -52,12 +61,36 @@ fn walk(e: &IdedExpr, ctx: &Context) -> Result<bool, String> {
                 && CONVERSIONS.contains(&call.func_name.as_str())
                 && all_constant =>
         {
-            match Value::resolve(e, ctx) {
+            let mut e = e.clone();
+            rename_time_conversions(&mut e);
+            match Value::resolve(&e, ctx) {
                 Ok(_) => Ok(true),
                 Err(err) => Err(super::runtime::execution_error(err)),
             }
         }
         _ => Ok(false),
+    }
+}
+
+/// `timestamp(x)` and `duration(x)` in a constant tree, as the instrumented program calls them.
+fn rename_time_conversions(e: &mut IdedExpr) {
+    match &mut e.expr {
+        Expr::Call(c) => {
+            c.args.iter_mut().for_each(rename_time_conversions);
+            if let Some(renamed) = time_conversion(c) {
+                c.func_name = renamed.to_string();
+            }
+        }
+        Expr::List(l) => l.elements.iter_mut().for_each(rename_time_conversions),
+        Expr::Map(m) => {
+            for entry in &mut m.entries {
+                if let EntryExpr::MapEntry(me) = &mut entry.expr {
+                    rename_time_conversions(&mut me.key);
+                    rename_time_conversions(&mut me.value);
+                }
+            }
+        }
+        _ => {}
     }
 }
 

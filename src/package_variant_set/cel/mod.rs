@@ -5,6 +5,7 @@
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
 //! - [`errors`]: cel-go's error format;
 //! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
+//! - [`gotime`]: timestamps and durations read from strings as Go reads them;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
 //!
 //! Porch has no strings extension (`lowerAscii`, `split`, `format`, ...), no optional types and
@@ -30,6 +31,7 @@
 mod checker;
 mod constants;
 mod errors;
+mod gotime;
 mod instrument;
 mod runtime;
 mod stdlib;

@@ -18,8 +18,10 @@ use cel::common::value::{CowVal, Val};
 use cel::objects::{Key, Map};
 use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
+use super::gotime::{duration_function, time_text_function, timestamp_function};
 use super::instrument::{
-    ARG_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_STRING_FUNCTION, UTC_FUNCTION,
+    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_FUNCTION,
+    TIME_TEXT_FUNCTION, UTC_FUNCTION,
 };
 use super::Program;
 use super::VARIABLES;
@@ -36,7 +38,7 @@ pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
 
 /// A function that takes its arguments as the interpreter holds them (no conversion to
 /// [`Value`], which would copy strings and lists): the `cel` crate's own `Function` type.
-type Function = Box<
+pub(super) type Function = Box<
     dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
         + Send
         + Sync,
@@ -216,17 +218,6 @@ pub(super) fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String 
     out
 }
 
-fn timestamp_string_function() -> Function {
-    Box::new(|ftx: &mut FunctionContext<'_, '_>| {
-        let t = ftx
-            .args
-            .first()
-            .and_then(|a| a.downcast_ref::<CelTimestamp>().map(|t| *t.inner()))
-            .ok_or_else(|| ExecutionError::function_error("string", "no such overload"))?;
-        Ok(CowVal::owned(CelString::from(rfc3339_nano(&t))))
-    })
-}
-
 fn utc_function() -> Function {
     Box::new(|ftx: &mut FunctionContext<'_, '_>| {
         let value = ftx
@@ -324,8 +315,10 @@ impl Bindings {
             ctx.add_function(STEP_FUNCTION, step),
             ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
             ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
-            ctx.add_function(TIMESTAMP_STRING_FUNCTION, timestamp_string_function()),
+            ctx.add_function(TIME_TEXT_FUNCTION, time_text_function()),
             ctx.add_function(UTC_FUNCTION, utc_function()),
+            ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
+            ctx.add_function(DURATION_FUNCTION, duration_function()),
         ];
         debug_assert!(registered.iter().all(Result::is_ok));
         Bindings { ctx, meter }
@@ -404,10 +397,12 @@ pub(super) fn execution_error(err: ExecutionError) -> String {
         // cel-go's messages (`common/types`: overflow.go and err.go).
         ExecutionError::DivisionByZero(_) => "division by zero".into(),
         ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
-        ExecutionError::Overflow(_, operand, _) => match operand {
-            Value::UInt(_) => "unsigned integer overflow".into(),
-            Value::Duration(_) => "duration overflow".into(),
-            Value::Timestamp(_) => "timestamp overflow".into(),
+        // A timestamp moved by a duration out of range is a timestamp overflow; durations
+        // added, and timestamps subtracted, overflow as the int64 nanoseconds they are.
+        ExecutionError::Overflow(_, left, right) => match (left, right) {
+            (Value::UInt(_), _) => "unsigned integer overflow".into(),
+            (Value::Timestamp(_), Value::Duration(_))
+            | (Value::Duration(_), Value::Timestamp(_)) => "timestamp overflow".into(),
             _ => "integer overflow".into(),
         },
         // cel-go indexes through attribute qualification (`interpreter/attributes.go`), which

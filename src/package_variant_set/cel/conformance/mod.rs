@@ -29,6 +29,7 @@ mod logic;
 mod macros;
 mod misc;
 mod string;
+mod timestamps;
 
 use cel::common::types::{
     CelBool, CelBytes, CelDouble, CelDuration, CelInt, CelString, CelTimestamp, CelType, CelUInt,
@@ -330,6 +331,8 @@ const SOURCES: &[&Source] = &[
     &misc::PARSE,
     &misc::PLUMBING,
     &string::SOURCE,
+    &timestamps::SOURCE,
+    &timestamps::GO_TEXTS,
     &misc::TYPE_DEDUCTION,
     &misc::SKIPPED_FILES,
     &checker::SOURCE,
