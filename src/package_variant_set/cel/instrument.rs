@@ -11,6 +11,8 @@
 //!   Porch's cel-go; where the checker cannot prove the receiver a
 //!   timestamp (`dyn(t).getHours()`), `@utc(x)` turns a timestamp into UTC at run time.
 //!
+//! `.name` (the root scope's variable) becomes `name`.
+//!
 //! `@` cannot appear in CEL source, so no expression can call or shadow these names. The
 //! shapes the interpreter optimises (`@result + [x]` appends, `@result && p` folds) are kept.
 
@@ -94,6 +96,11 @@ pub fn instrument(expr: &mut IdedExpr, types: &HashMap<u64, Ty>) {
             EntryExpr::StructField(sf) => instrument(&mut sf.value, types),
         }),
         Expr::Select(s) => instrument(&mut s.operand, types),
+        // `.name`, the root scope's variable (the checker refused it where a macro variable
+        // hides it): the interpreter knows it as `name`.
+        Expr::Ident(name) if name.starts_with('.') => {
+            name.remove(0);
+        }
         Expr::Comprehension(c) => {
             instrument(&mut c.iter_range, types);
             instrument(&mut c.accu_init, types);
