@@ -377,6 +377,32 @@ fn conformance() {
     );
 }
 
+/// README's conformance table is what the sources come to.
+#[test]
+fn readme_counts_are_true() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let rows: Vec<String> = SOURCES
+        .iter()
+        .map(|source| {
+            let (c, _, _) = run_source(source);
+            format!(
+                "| {} | {} | {} | {} | {} |",
+                source.title, c.passed, c.refused, c.divergent, c.skipped
+            )
+        })
+        .collect();
+    let table: Vec<&str> = readme
+        .lines()
+        .filter(|l| {
+            ["| cel-spec ", "| cel-go ", "| ours: "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect();
+    assert_eq!(table, rows, "README.md's CEL conformance table");
+}
+
 /// The harness tells a wrong expectation: each of these must fail.
 #[test]
 fn a_wrong_expectation_fails() {
