@@ -14,8 +14,10 @@
 //!   `target`, `repository` dyn), and a test binds only strings, maps and lists: a case with
 //!   bindings is rewritten over them, or skipped.
 //!
-//! What cannot run here at all (protobuf messages, wrappers, extension libraries, optional
-//! types, containers) is counted as skipped, with the reason, per section.
+//! Each source's count line says how many cases passed (cel-go's value or error), were refused
+//! (cel-go evaluates them; a limit of this function refuses them, asserted with its message),
+//! were divergent (the test fails) and were skipped (protobuf messages, containers, bindings
+//! Porch never makes; with the reason). README's table must say the same.
 
 mod basic;
 mod checker;
