@@ -284,8 +284,8 @@ pub fn run(case: &Case) -> Result<(), String> {
     };
     let env = ProgramCache::new().env();
     let bindings = Bindings::new(env, None);
-    let target = case.target.as_ref().map(binding).unwrap_or(Value::Null);
-    let activation = bindings.activation("foo-repo", "bar-package", &target);
+    let target = super::as_val(case.target.as_ref().map(binding).unwrap_or(Value::Null));
+    let activation = bindings.activation("foo-repo", "bar-package", target.as_ref());
     let result = activation.evaluate_with(&program, |v| match case.want {
         W::Val(want) if same(v, &want) => Ok(()),
         _ => Err(format!("value {}", show(v))),
