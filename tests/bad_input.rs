@@ -85,6 +85,10 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             s(&format!("{RL}items: {{a: b}}\n")),
         ),
         (
+            "`results` that is not a list",
+            s(&format!("{RL}items: []\nresults: done\n")),
+        ),
+        (
             "two YAML documents",
             s(&format!("{RL}items: []\n---\n{RL}items: []\n")),
         ),
@@ -453,6 +457,14 @@ fn items_not_a_list() {
     refused(
         "`items` that is not a list",
         &["ResourceList items must be a list of objects at line 3 column 14"],
+    );
+}
+
+#[test]
+fn results_not_a_list() {
+    refused(
+        "`results` that is not a list",
+        &["ResourceList results must be a list, found a scalar"],
     );
 }
 
