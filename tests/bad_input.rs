@@ -260,6 +260,22 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             pvs_list("  targets:\n  - repositories: [{name: edge1, packageNames: [Web]}]\n"),
         ),
         (
+            "a set template setting a package-context key Porch sets (`name`)",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      packageContext: {data: {name: x}}\n"),
+        ),
+        (
+            "a set's CEL key giving a package-context key Porch sets",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      packageContext: {dataExprs: [{keyExpr: \"'package-path'\", value: x}]}\n"),
+        ),
+        (
+            "a set's injector name expression giving an empty name",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      injectors: [{nameExpr: \"''\"}]\n"),
+        ),
+        (
+            "a set's map entry without a key (`labelExprs: [{value: v}]`)",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs: [{value: v}]\n"),
+        ),
+        (
             "two targets producing the same PackageVariant",
             pvs_list(
                 "  targets:\n  - repositories: [{name: edge1}]\n  - repositorySelector: {matchLabels: {env: prod}}\n",
@@ -939,6 +955,62 @@ fn package_name_listed_twice() {
         &["is listed twice, at spec.targets[0].repositories[0].packageNames[0] and at spec.targets[0].repositories[0].packageNames[1]"],
         Where {
             field: Some("spec.targets[0].repositories[0].packageNames[1]"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_template_reserved_context_key() {
+    error_result(
+        "a set template setting a package-context key Porch sets (`name`)",
+        &[
+            r#"must not contain the key "name" (Porch sets it): Porch would refuse every PackageVariant of the set"#,
+        ],
+        Where {
+            field: Some("spec.targets[0].template.packageContext.data.name"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_key_expr_reserved_context_key() {
+    error_result(
+        "a set's CEL key giving a package-context key Porch sets",
+        &[
+            r#"gives the key "package-path", which Porch sets: Porch would refuse the PackageVariant"#,
+        ],
+        Where {
+            field: Some("spec.targets[0].template.packageContext.dataExprs[0].keyExpr"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_injector_name_expr_empty() {
+    error_result(
+        "a set's injector name expression giving an empty name",
+        &["gives an empty injector name: Porch would refuse the PackageVariant (spec.injectors[0].name must not be empty)"],
+        Where {
+            field: Some("spec.targets[0].template.injectors[0].nameExpr"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_map_entry_without_key() {
+    error_result(
+        "a set's map entry without a key (`labelExprs: [{value: v}]`)",
+        &["must not be empty: give the key with `key` or `keyExpr`"],
+        Where {
+            field: Some("spec.targets[0].template.labelExprs[0].key"),
             resource: pvs(),
             ..Default::default()
         },

@@ -8,8 +8,7 @@ use crate::api::package_variant::{Function, PackageVariantSpec};
 use crate::krm::results::ResultItem;
 use std::collections::BTreeMap;
 
-/// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
-pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
+pub use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
 
 fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
     out.push(ResultItem::error(message).field(field).on_config());
