@@ -177,6 +177,21 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             pv_list("  packageContext:\n    data:\n      name: other\n"),
         ),
         (
+            "an empty package-context key (`'': x`)",
+            pv_list("  packageContext:\n    data:\n      '': x\n"),
+        ),
+        (
+            "a null key (`~: x`, `null: x`)",
+            pv_list("  packageContext:\n    data:\n      ~: x\n"),
+        ),
+        (
+            "a null ConfigMap value (`-- key=value` file with `zone: ~`)",
+            s(&resource_list(
+                &[KPTFILE, PACKAGE_CONTEXT],
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ctx\ndata:\n  zone: ~\n",
+            )),
+        ),
+        (
             "a `.` in the PackageVariant name",
             s(&resource_list(
                 &[KPTFILE],
@@ -739,6 +754,44 @@ fn reserved_context_key() {
         Where {
             field: Some("spec.packageContext.data"),
             resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn empty_context_key() {
+    error_result(
+        "an empty package-context key (`'': x`)",
+        &["must not contain an empty key (\"\": \"x\"); name the key"],
+        Where {
+            field: Some("spec.packageContext.data"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn null_key() {
+    error_result(
+        "a null key (`~: x`, `null: x`)",
+        &["cannot read the PackageVariant: a mapping key is null (~); quote it (\"~\") if the text is meant"],
+        Where {
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn null_config_map_value() {
+    error_result(
+        "a null ConfigMap value (`-- key=value` file with `zone: ~`)",
+        &["invalid type: null, expected a string; write a value (\"\" for an empty one) or remove the entry"],
+        Where {
+            field: Some("data.zone"),
+            resource: Some(("ConfigMap", "ctx")),
             ..Default::default()
         },
     );
