@@ -207,6 +207,13 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             s(&resource_list(&[DEPLOYMENT], &pv_config(""))),
         ),
         (
+            "two Kptfiles at path `Kptfile`",
+            s(&resource_list(
+                &[KPTFILE, &KPTFILE.replace("name: pkg", "name: pkg-copy")],
+                &pv_config(""),
+            )),
+        ),
+        (
             "context data but no package context",
             s(&resource_list(
                 &[KPTFILE],
@@ -829,6 +836,19 @@ fn missing_root_kptfile() {
         "a package without a root Kptfile",
         &["root Kptfile not found among the items: expected a kpt.dev/v1 Kptfile at path \"Kptfile\""],
         Where::default(),
+    );
+}
+
+/// Two root Kptfiles: the first was edited silently; which one is the package's is a guess.
+#[test]
+fn two_root_kptfiles() {
+    error_result(
+        "two Kptfiles at path `Kptfile`",
+        &["\"Kptfile\" must hold exactly one Kptfile, found 2 (this one and Kptfile/pkg); keep one"],
+        Where {
+            resource: Some(("Kptfile", "pkg-copy")),
+            ..Default::default()
+        },
     );
 }
 
