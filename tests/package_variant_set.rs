@@ -1745,6 +1745,67 @@ fn cel_time_functions() {
     }
 }
 
+// Issue 15: real expressions, and what cel-go's checker and time conversions refuse, through
+// the binary.
+
+const REPO_EDGE1: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: edge1
+  namespace: default
+spec:
+  type: git
+";
+
+/// Porch's documentation (its user guide's `network-function-auto-namespace` set): a
+/// `repositories` target and `packageExpr: "target.package + '-cumulonimbus'"`.
+#[test]
+fn real_porch_guide_package_expr() {
+    let out = run_case(
+        &[PR_P, REPO_EDGE1],
+        &expr_set(
+            "repositories: [{name: edge1, packageNames: [network-function-auto-namespace-x, network-function-auto-namespace-y]}]",
+            r#"downstream: {packageExpr: "target.package + '-cumulonimbus'"}"#,
+        ),
+        0,
+    );
+    for suffix in ["x", "y"] {
+        let want = format!("package: network-function-auto-namespace-{suffix}-cumulonimbus");
+        assert!(out.stdout.contains(&want), "{want}\n{}", out.stdout);
+    }
+    assert_eq!(created(&out.stdout).len(), 2, "{}", out.stdout);
+    assert!(out.stdout.contains("repo: edge1"), "{}", out.stdout);
+}
+
+/// A compile error cel-go's checker reports is an error result on the field: nothing created.
+#[test]
+fn checker_error_on_the_field() {
+    let out = expr_case(r#"downstream: {packageExpr: "repoDefault + 1"}"#, 1);
+    let results = results(&out.stdout);
+    assert!(
+        results.contains("found no matching overload for '_+_' applied to '(string, int)'"),
+        "{results}"
+    );
+    assert!(
+        results.contains("path: spec.targets[0].template.downstream.packageExpr"),
+        "{results}"
+    );
+    assert!(created(&out.stdout).is_empty(), "{}", out.stdout);
+}
+
+/// Time as cel-go: a duration written as Go writes it, and a timestamp text Go refuses.
+#[test]
+fn time_conversions_as_cel_go() {
+    let out = label_expr("string(duration('1h30m'))", 0);
+    assert!(out.stdout.contains("e: 5400s"), "{}", out.stdout);
+    let out = label_expr("string(timestamp('2024-01-01 00:00:00Z'))", 1);
+    assert!(
+        results(&out.stdout)
+            .contains("type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        "{}",
+        out.stdout
+    );
+
 // ---------------------------------------------------------------------------------------------
 // Variants that Porch's PackageVariant validation (and this function's) would refuse: the set
 // made them before with exit 0, and every one would have stalled in the cluster.
