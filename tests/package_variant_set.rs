@@ -1805,6 +1805,7 @@ fn time_conversions_as_cel_go() {
         "{}",
         out.stdout
     );
+}
 
 // ---------------------------------------------------------------------------------------------
 // Variants that Porch's PackageVariant validation (and this function's) would refuse: the set
