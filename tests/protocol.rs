@@ -435,3 +435,27 @@ fn earlier_results_are_kept_and_ours_appended() {
     );
     assert!(scalar.stdout.is_empty());
 }
+
+/// Input that ends inside the last item's tail (spaces, no line break): what the function
+/// writes after the items starts its own line, so the output reads again (found by fuzzing).
+#[test]
+fn input_ending_in_spaces_after_the_last_item_is_written_readably() {
+    for config in ["", "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data: {zone: a}\n"] {
+        for end in [" ", "   ", "\n ", "  # note"] {
+            let input = format!(
+                "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n{config}items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: x}}\n{end}"
+            );
+            let out = run(&input);
+            assert!(out.code == 0 || out.code == 1, "{end:?}: {}", out.stderr);
+            assert!(!out.stdout.is_empty(), "{end:?}: {}", out.stderr);
+            let again = run(&out.stdout);
+            assert!(
+                !again.stdout.is_empty(),
+                "{config:?} {end:?}: the output does not read again: {}\n{}",
+                again.stderr,
+                out.stdout
+            );
+            assert!(out.stdout.contains("  metadata: {name: x}\n"), "{}", out.stdout);
+        }
+    }
+}

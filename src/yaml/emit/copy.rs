@@ -86,6 +86,11 @@ impl<'a> Emitter<'a> {
     pub fn tail(&mut self, tail: Span, trivia: &Trivia, indent: usize) {
         let delta = self.item_delta(trivia, indent);
         self.copy_lines(tail, delta);
+        // The input may end inside the tail (spaces without a line break): what follows
+        // (`results:`, the next key) must start its own line.
+        if !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
     }
     /// Copies `span` as written, moving its lines after the first right when one of them is
     /// not indented `need` spaces (a line of a flow collection or flow scalar must be indented
