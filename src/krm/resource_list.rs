@@ -392,7 +392,7 @@ fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
     if let Some(next) = entries.get(i + 1) {
         return next.trivia.lead;
     }
-    let start = list.end as usize + src[list.end as usize..].find('\n')? + 1;
+    let start = list.end() as usize + src[list.end() as usize..].find('\n')? + 1;
     let rest = &src[start..];
     let mut end = rest.len();
     let mut at = 0;

@@ -249,7 +249,7 @@ fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<Result
                 if e.value.is_null() {
                     String::new()
                 } else {
-                    s.value.clone()
+                    s.value.to_string()
                 },
             )),
             None => {

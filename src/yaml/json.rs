@@ -121,7 +121,7 @@ fn key_text<'n>(
         }
     };
     scalar
-        .map(|s| s.value.clone())
+        .map(|s| s.value.to_string())
         .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
 }
 
@@ -151,7 +151,7 @@ fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Result<Value, String> {
                 (None, _) => return Err(format!("cannot read the number {}", s.value)),
             }
         }
-        Resolved::Timestamp | Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Timestamp | Resolved::Str => Value::String(s.value.to_string()),
         Resolved::Invalid => {
             return Err(format!(
                 "{:?} is not a valid {}: go-yaml (kpt) refuses it; remove the tag or fix the value",

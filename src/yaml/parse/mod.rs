@@ -21,7 +21,7 @@ pub use stream::ItemOrigin;
 use super::node::{Kind, Node, Scalar, ScalarStyle, Span};
 use std::fmt;
 
-pub use super::node::MAX_DEPTH;
+pub use super::node::{MAX_DEPTH, MAX_TEXT};
 
 /// Mappings up to this many keys are checked for a repeated key as each key is read; wider ones
 /// once, when complete (see [`Parser::check_new_key`]).
@@ -167,10 +167,10 @@ impl<'a> Parser<'a> {
 /// An empty plain scalar (null) at `pos`.
 pub(super) fn null_at(pos: usize) -> Node {
     let mut n = Node::with_kind(Kind::Scalar(Scalar {
-        value: String::new(),
+        value: Default::default(),
         style: ScalarStyle::Plain,
     }));
-    n.src = Some(Span::new(pos, pos));
+    n.set_src(Some(Span::new(pos, pos)));
     n
 }
 
@@ -186,7 +186,7 @@ pub(crate) fn describe(s: &str, pos: usize) -> String {
 impl Node {
     /// A block (not flow) mapping or sequence: its text ends at a line end.
     pub(crate) fn is_block_collection(&self) -> bool {
-        !self.flow && matches!(self.kind, Kind::Mapping(_) | Kind::Sequence(_))
+        !self.is_flow() && matches!(self.kind, Kind::Mapping(_) | Kind::Sequence(_))
     }
 }
 

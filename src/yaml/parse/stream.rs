@@ -41,7 +41,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
-                n.src = Some(span);
+                n.set_src(Some(span));
                 return Ok((n, comment));
             }
             if next.indent > col as i64 {
@@ -77,8 +77,8 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         p.values_left = rest;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
-        node.flow = true;
-        node.src = Some(Span::new(start, p.pos));
+        node.set_flow(true);
+        node.set_src(Some(Span::new(start, p.pos)));
         Ok(node)
     }
 }
@@ -175,6 +175,9 @@ impl<'a> Parser<'a> {
     /// Parses again an item found earlier by [`Parser::parse_resource_list`], with at most
     /// `max_values` entries and items (see [`Parser::with_value_limit`]).
     pub fn reparse_item(src: &'a str, origin: ItemOrigin, max_values: usize) -> PResult<Node> {
+        if src.len() > super::MAX_TEXT {
+            return Parser::new(src).begin_document().map(|_| Node::mapping());
+        }
         match origin {
             ItemOrigin::Block { at } => {
                 let at = at as usize;
