@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 5 benchmarks: generates the workloads, runs W1, W1-floor, the Go peer, W2 and W3
-# interleaved N times, and prints the medians, peak RSS, the ratios against every target and the
-# scaling rows.
+# Issue 5 and 11 benchmarks: generates the workloads, runs W1, W1-floor, the Go peer, W2 and W3
+# interleaved N times, and prints the medians (wall clock and CPU, user + system), peak RSS,
+# the ratios against every target, the scaling rows and W2 at fleet scale (1k, 10k, 100k
+# repositories: CPU and peak RSS per target).
 #
 #   benches/run.sh [-n N] [--quick] [--keep DIR]
 #
@@ -11,7 +12,7 @@
 #   --keep D  write the workloads and outputs to D and keep them (default: a temporary dir)
 #
 # PV_BIN=FILE runs that binary instead of building one.
-# Needs: cargo, /usr/bin/time (Debian `time`). Optional: go + golang-gopkg-yaml.v3-dev (the Go
+# Needs: cargo and rustc, Linux (getrusage). Optional: go + golang-gopkg-yaml.v3-dev (the Go
 # peer), kpt (W3 through `kpt fn eval --exec`), hyperfine (W3 process timing; else a shell loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,11 +42,10 @@ if [ "$QUICK" = 1 ]; then
   W1_N=60; W2_N=60; W1_SCALE="30 60 120"; W2_SCALE="30 60 120"; W3_RUNS=5
   PROFILE=dev; BIN=$ROOT/target/debug/package-variant
 else
-  W1_N=10000; W2_N=10000; W1_SCALE="1000 10000 50000"; W2_SCALE="1000 10000 50000"; W3_RUNS=30
+  W1_N=10000; W2_N=10000; W1_SCALE="1000 10000 50000"; W2_SCALE="1000 10000 100000"; W3_RUNS=30
   PROFILE=release; BIN=$ROOT/target/release/package-variant
 fi
 
-[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 1; }
 
 if [ -n "${PV_BIN:-}" ]; then
   BIN=$(realpath "$PV_BIN")   # compare a saved binary: PV_BIN=/tmp/old benches/run.sh
@@ -54,6 +54,8 @@ else
   cargo build --quiet --profile "$PROFILE" --bin package-variant
 fi
 gen() { cargo bench --quiet --profile dev --bench gen -- "$@"; }
+RUSAGE=$WORK/rusage
+rustc -O --edition 2021 -o "$RUSAGE" benches/support/rusage.rs
 
 echo "== workloads in $WORK"
 for n in $W1_SCALE $W1_N; do [ -f "$WORK/w1-$n.yaml" ] || gen w1 "$n" "$WORK/w1-$n.yaml"; done
@@ -90,23 +92,27 @@ if command -v kpt >/dev/null 2>&1; then
   fi
 fi
 
-# run NAME INPUT CMD...: one timed run; appends microseconds to NAME.us and KB to NAME.rss.
+# run NAME INPUT CMD...: one timed run; appends wall-clock microseconds to NAME.us, CPU
+# microseconds (user + system, what the process itself spent: steadier than the wall clock on a
+# shared machine) to NAME.cpu and peak RSS in KB to NAME.rss (both from getrusage, through
+# benches/support/rusage.rs).
 run() {
   local name=$1 input=$2; shift 2
   local t0=$EPOCHREALTIME
-  if ! /usr/bin/time -f %M -o "$WORK/$name.rss1" "$@" < "$input" > "$WORK/$name.out" 2> "$WORK/$name.err"; then
-    echo "run.sh: $name failed:" >&2; cat "$WORK/$name.err" "$WORK/$name.rss1" >&2; exit 1
+  if ! "$RUSAGE" "$WORK/$name.usage1" "$@" < "$input" > "$WORK/$name.out" 2> "$WORK/$name.err"; then
+    echo "run.sh: $name failed:" >&2; cat "$WORK/$name.err" >&2; exit 1
   fi
   local t1=$EPOCHREALTIME
   echo $(( (${t1/./} - ${t0/./}) )) >> "$WORK/$name.us"
-  tail -n 1 "$WORK/$name.rss1" >> "$WORK/$name.rss"
+  awk '{ print $1 + $2 }' "$WORK/$name.usage1" >> "$WORK/$name.cpu"
+  awk '{ print $3 }' "$WORK/$name.usage1" >> "$WORK/$name.rss"
 }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms() { awk -v us="$(median "$1")" 'BEGIN { printf "%.1f", us / 1000 }'; }
 mb() { awk -v kb="$(median "$1")" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { if (b < 1048576) printf "%.1f KB", b / 1024; else printf "%.1f MB", b / 1048576 }'; }
 
-rm -f "$WORK"/*.us "$WORK"/*.rss
+rm -f "$WORK"/*.us "$WORK"/*.cpu "$WORK"/*.rss
 echo "== main runs (N=$N, interleaved)"
 for ((rep = 1; rep <= N; rep++)); do
   run w1 "$WORK/w1-$W1_N.yaml" "$BIN"
@@ -145,8 +151,7 @@ for ((rep = 1; rep <= N; rep++)); do
     run "w2s$n" "$WORK/w2-$n.yaml" "$BIN"
   done
 done
-cp "$WORK/w1.us" "$WORK/w1s$W1_N.us"; cp "$WORK/w1.rss" "$WORK/w1s$W1_N.rss"
-cp "$WORK/w2.us" "$WORK/w2s$W2_N.us"; cp "$WORK/w2.rss" "$WORK/w2s$W2_N.rss"
+for f in us cpu rss; do cp "$WORK/w1.$f" "$WORK/w1s$W1_N.$f"; cp "$WORK/w2.$f" "$WORK/w2s$W2_N.$f"; done
 
 BIN_SIZE=$(stat -c %s "$BIN")
 if command -v strip >/dev/null 2>&1; then
@@ -155,37 +160,41 @@ fi
 
 W1_IN=$(stat -c %s "$WORK/w1-$W1_N.yaml")
 W1_MS=$(ms "$WORK/w1.us"); FLOOR_MS=$(ms "$WORK/w1floor.us"); W2_MS=$(ms "$WORK/w2.us")
+W1_CPU=$(ms "$WORK/w1.cpu"); FLOOR_CPU=$(ms "$WORK/w1floor.cpu")
 W3_MS=$(awk -v us="$(median "$WORK/w3.us")" 'BEGIN { printf "%.2f", us / 1000 }')
 W1_RSS_KB=$(median "$WORK/w1.rss")
+W2_BIG=${W2_SCALE##* }   # the largest W2: the fleet-scale goals are judged there
+per_item_us() { awk -v us="$(median "$1")" -v n="$2" 'BEGIN { printf "%.2f", us / n }'; }
+per_item_kib() { awk -v kb="$(median "$1")" -v n="$2" 'BEGIN { printf "%.2f", kb / n }'; }
 
 echo
 echo "## Results ($(date -u +%Y-%m-%d), $(nproc) CPUs, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg), median of $N)"
 echo
-printf '| %-36s | %9s | %11s | %11s |\n' workload input "median ms" "peak RSS MB"
-printf '|%s|%s|%s|%s|\n' "--------------------------------------" "-----------" "-------------" "-------------"
-row() { printf '| %-36s | %9s | %11s | %11s |\n' "$1" "$2" "$3" "$4"; }
-row "W1 PackageVariant, $W1_N resources" "$(size_mb "$WORK/w1-$W1_N.yaml")" "$W1_MS" "$(mb "$WORK/w1.rss")"
-row "W1-floor (same PV, nothing to do)" "$(size_mb "$WORK/w1-floor.yaml")" "$FLOOR_MS" "$(mb "$WORK/w1floor.rss")"
+printf '| %-36s | %9s | %9s | %9s | %11s |\n' workload input "median ms" "CPU ms" "peak RSS MB"
+printf '|%s|%s|%s|%s|%s|\n' "--------------------------------------" "-----------" "-----------" "-----------" "-------------"
+row() { printf '| %-36s | %9s | %9s | %9s | %11s |\n' "$1" "$2" "$3" "$4" "$5"; }
+row "W1 PackageVariant, $W1_N resources" "$(size_mb "$WORK/w1-$W1_N.yaml")" "$W1_MS" "$W1_CPU" "$(mb "$WORK/w1.rss")"
+row "W1-floor (same PV, nothing to do)" "$(size_mb "$WORK/w1-floor.yaml")" "$FLOOR_MS" "$FLOOR_CPU" "$(mb "$WORK/w1floor.rss")"
 if [ -n "$GO_PEER" ]; then
-  row "Go peer: yaml.v3 Node round trip W1" "$(size_mb "$WORK/w1-$W1_N.yaml")" "$(ms "$WORK/gopeer.us")" "$(mb "$WORK/gopeer.rss")"
+  row "Go peer: yaml.v3 Node round trip W1" "$(size_mb "$WORK/w1-$W1_N.yaml")" "$(ms "$WORK/gopeer.us")" "$(ms "$WORK/gopeer.cpu")" "$(mb "$WORK/gopeer.rss")"
 fi
-row "W2 PackageVariantSet, $W2_N repos" "$(size_mb "$WORK/w2-$W2_N.yaml")" "$W2_MS" "$(mb "$WORK/w2.rss")"
+row "W2 PackageVariantSet, $W2_N repos" "$(size_mb "$WORK/w2-$W2_N.yaml")" "$W2_MS" "$(ms "$WORK/w2.cpu")" "$(mb "$WORK/w2.rss")"
 if [ -n "$W3_PKG" ]; then
-  row "W3 kpt fn eval --exec, 20 resources" "-" "$(ms "$WORK/w3kpt.us")" "-"
+  row "W3 kpt fn eval --exec, 20 resources" "-" "$(ms "$WORK/w3kpt.us")" "-" "-"
 fi
-row "W3 process alone, 20 resources" "$(awk -v b="$(stat -c %s "$WORK/w3.yaml")" 'BEGIN { printf "%.1f KB", b / 1024 }')" "$W3_MS" "-"
+row "W3 process alone, 20 resources" "$(awk -v b="$(stat -c %s "$WORK/w3.yaml")" 'BEGIN { printf "%.1f KB", b / 1024 }')" "$W3_MS" "-" "-"
 
 echo
-printf '| %-36s | %-24s | %-7s |\n' target measured verdict
-printf '|%s|%s|%s|\n' "--------------------------------------" "--------------------------" "---------"
+printf '| %-40s | %-26s | %-7s |\n' target measured verdict
+printf '|%s|%s|%s|\n' "------------------------------------------" "----------------------------" "---------"
 verdict() { # verdict NAME MEASURED OK(0/1)
   local v
   if [ "$QUICK" = 1 ]; then v="(quick)"; elif [ "$3" = 1 ]; then v="met"; else v="NOT MET"; fi
-  printf '| %-36s | %-24s | %-7s |\n' "$1" "$2" "$v"
+  printf '| %-40s | %-26s | %-7s |\n' "$1" "$2" "$v"
 }
 ok() { awk "BEGIN { exit !($1) }" && echo 1 || echo 0; }
-R=$(awk -v a="$W1_MS" -v b="$FLOOR_MS" 'BEGIN { printf "%.2f", a / b }')
-verdict "W1 <= 1.2x W1-floor" "${R}x" "$(ok "$R <= 1.2")"
+R=$(awk -v a="$W1_CPU" -v b="$FLOOR_CPU" 'BEGIN { printf "%.2f", a / b }')
+verdict "W1 <= 1.05x W1-floor (CPU)" "${R}x" "$(ok "$R <= 1.05")"
 if [ -n "$GO_PEER" ]; then
   R=$(awk -v a="$W1_MS" -v b="$(ms "$WORK/gopeer.us")" 'BEGIN { printf "%.3f", a / b }')
   verdict "W1 <= 0.3x Go peer" "${R}x" "$(ok "$R <= 0.3")"
@@ -193,6 +202,10 @@ else
   verdict "W1 <= 0.3x Go peer" "no Go toolchain" 0
 fi
 verdict "W2 < 0.5 s" "$(awk -v m="$W2_MS" 'BEGIN { printf "%.3f s", m / 1000 }')" "$(ok "$W2_MS < 500")"
+R=$(per_item_us "$WORK/w2s$W2_BIG.cpu" "$W2_BIG")
+verdict "W2 $W2_BIG: CPU <= 25 us per target" "$R us ($(awk -v us="$(median "$WORK/w2s$W2_BIG.cpu")" 'BEGIN { printf "%.2f s", us / 1e6 }'))" "$(ok "$R <= 25")"
+R=$(per_item_kib "$WORK/w2s$W2_BIG.rss" "$W2_BIG")
+verdict "W2 $W2_BIG: peak RSS <= 3 KiB per target" "$R KiB ($(mb "$WORK/w2s$W2_BIG.rss") MB)" "$(ok "$R <= 3")"
 verdict "W3 process < 5 ms" "$W3_MS ms" "$(ok "$W3_MS < 5")"
 R=$(awk -v r="$W1_RSS_KB" -v i="$W1_IN" 'BEGIN { printf "%.2f", r * 1024 / i }')
 verdict "W1 peak RSS <= 5x input" "${R}x ($(mb "$WORK/w1.rss") MB)" "$(ok "$R <= 5")"
@@ -200,15 +213,14 @@ verdict "stripped release binary <= 8 MB" "$(awk -v b="$BIN_SIZE" 'BEGIN { print
 [ -z "$FLOOR_NOTE" ] || echo "WARNING: $FLOOR_NOTE"
 
 echo
-printf '| %-10s | %8s | %9s | %9s | %11s | %11s |\n' scaling size input "median ms" "us per item" "peak RSS MB"
-printf '|%s|%s|%s|%s|%s|%s|\n' "------------" "----------" "-----------" "-----------" "-------------" "-------------"
-for n in $W1_SCALE; do
-  printf '| %-10s | %8s | %9s | %9s | %11s | %11s |\n' W1 "$n" "$(size_mb "$WORK/w1-$n.yaml")" "$(ms "$WORK/w1s$n.us")" \
-    "$(awk -v us="$(median "$WORK/w1s$n.us")" -v n="$n" 'BEGIN { printf "%.2f", us / n }')" "$(mb "$WORK/w1s$n.rss")"
-done
-for n in $W2_SCALE; do
-  printf '| %-10s | %8s | %9s | %9s | %11s | %11s |\n' W2 "$n" "$(size_mb "$WORK/w2-$n.yaml")" "$(ms "$WORK/w2s$n.us")" \
-    "$(awk -v us="$(median "$WORK/w2s$n.us")" -v n="$n" 'BEGIN { printf "%.2f", us / n }')" "$(mb "$WORK/w2s$n.rss")"
-done
+printf '| %-7s | %7s | %9s | %9s | %9s | %12s | %11s | %13s |\n' scaling size input "median ms" "CPU ms" "CPU us/item" "peak RSS MB" "RSS KiB/item"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "---------" "---------" "-----------" "-----------" "-----------" "--------------" "-------------" "---------------"
+scale_row() { # scale_row NAME SIZE PREFIX
+  printf '| %-7s | %7s | %9s | %9s | %9s | %12s | %11s | %13s |\n' "$1" "$2" "$(size_mb "$WORK/$(echo "$1" | tr 'A-Z' 'a-z')-$2.yaml")" \
+    "$(ms "$WORK/$3$2.us")" "$(ms "$WORK/$3$2.cpu")" "$(per_item_us "$WORK/$3$2.cpu" "$2")" "$(mb "$WORK/$3$2.rss")" "$(per_item_kib "$WORK/$3$2.rss" "$2")"
+}
+for n in $W1_SCALE; do scale_row W1 "$n" w1s; done
+for n in $W2_SCALE; do scale_row W2 "$n" w2s; done
+echo "(an item: a resource of W1, a repository of W2, which is one target of its set)"
 echo
 echo "binary: $BIN ($PROFILE); command: benches/run.sh -n $N$([ "$QUICK" = 1 ] && echo ' --quick')"

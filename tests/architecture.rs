@@ -31,6 +31,7 @@ const YAML_LAYERS: &[(&str, &[&str])] = &[
     ("emit", &["node", "style", "resolve"]),
     ("json", &["node", "resolve", "style", "alias"]),
     ("ser", &["node", "style"]),
+    ("text", &["style"]),
 ];
 
 fn src() -> PathBuf {

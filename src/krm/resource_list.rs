@@ -86,12 +86,28 @@ pub struct Changes {
     pub removed: Vec<usize>,
     /// New items, appended in order.
     pub added: Vec<Node>,
+    /// More new items, after `added`, each made only when it is written.
+    pub appended: Option<Box<dyn NewItems>>,
 }
 
 impl Changes {
     pub fn is_empty(&self) -> bool {
-        self.edited.is_empty() && self.removed.is_empty() && self.added.is_empty()
+        self.edited.is_empty()
+            && self.removed.is_empty()
+            && self.added.is_empty()
+            && self.appended.as_ref().is_none_or(|a| a.count() == 0)
     }
+}
+
+/// New items that a function makes one at a time while the output is written
+/// ([`Changes::appended`]): a function that creates many items never holds them all, as trees
+/// or as text. Made after the whole run is decided, so all or nothing still holds.
+pub trait NewItems: fmt::Debug {
+    /// How many items there are.
+    fn count(&self) -> usize;
+    /// Writes item `i` (of `0..count()`) as an entry of the block list `items` (indentation 0),
+    /// as [`Emitter::seq_item_forced`] writes a new node.
+    fn write(&self, i: usize, e: &mut Emitter);
 }
 
 impl<'a> ResourceList<'a> {
@@ -290,7 +306,9 @@ impl<'a> ResourceList<'a> {
         }
         // Counted from `removed`: an index given twice (or out of range) is not removed twice.
         let kept = removed.iter().filter(|&&r| !r).count();
-        if kept + changes.added.len() == 0 {
+        let appended = changes.appended.as_deref();
+        let new = changes.added.len() + appended.map_or(0, |a| a.count());
+        if kept + new == 0 {
             e.out.push_str("items: []\n");
         } else {
             e.out.push_str("items:\n");
@@ -322,6 +340,12 @@ impl<'a> ResourceList<'a> {
         for node in &changes.added {
             e.seq_item_forced(node, &Trivia::default(), 0, false);
             between_items(&mut e.out);
+        }
+        if let Some(a) = appended {
+            for i in 0..a.count() {
+                a.write(i, e);
+                between_items(&mut e.out);
+            }
         }
         if let Some(fc) = &self.function_config {
             let entry = Entry {

@@ -159,6 +159,7 @@ impl<'r, 'a> Package<'r, 'a> {
             edited,
             removed,
             added: Vec::new(),
+            appended: None,
         }
     }
 }

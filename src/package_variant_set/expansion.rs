@@ -9,14 +9,17 @@
 use serde_json::Value;
 
 use super::cel::{self, ProgramCache};
+use super::inputs::{self, Item};
 use super::provenance::{self, Origin, Side};
-use super::reconciliation::{self, DesiredVariant};
+use super::reconciliation::{self, DesiredVariant, Rendered};
+use super::record::Records;
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::validate_package_variant_set;
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
-    PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
+    PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
+    PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{check_strict, decode, package_variant::Upstream, DecodeError};
 use crate::krm::results::{has_errors, ResultItem};
@@ -36,10 +39,11 @@ pub struct Expansion {
     pub cel_compilations: usize,
 }
 
-/// [`Expansion`] before the variants are turned into JSON: the specs typed, the new variants
-/// as [`DesiredVariant`]s written out by [`TypedExpansion::new_variant`]. The ResourceList path
-/// writes these straight to YAML nodes (one tree per variant instead of a JSON value and then
-/// a node).
+/// [`Expansion`] before the variants are written: the specs of updates typed, the new
+/// variants as [`DesiredVariant`]s whose specs [`TypedExpansion::spec`] renders again from what
+/// their render recorded, one at a time, and [`TypedExpansion::new_variant`] completes. The
+/// ResourceList path writes each while the output is written, so a fleet's new variants are
+/// never all held at once.
 #[derive(Debug, Clone, Default)]
 pub struct TypedExpansion {
     pub results: Vec<ResultItem>,
@@ -50,6 +54,30 @@ pub struct TypedExpansion {
     pub creates: Vec<DesiredVariant>,
     pub cel_compilations: usize,
     pub(super) owner: OwnerInfo,
+    specs: Specs,
+}
+
+/// What the specs of the wanted variants are rendered again from: the set's upstream and
+/// templates, and the values each render recorded (its repo and package defaults, then its
+/// expressions' values).
+#[derive(Debug, Clone, Default)]
+struct Specs {
+    upstream: Option<Upstream>,
+    templates: Vec<Option<PackageVariantTemplate>>,
+    record: Records,
+}
+
+impl Specs {
+    fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
+        templates::replay(
+            self.upstream.as_ref(),
+            self.templates.get(d.target).and_then(Option::as_ref),
+            self.record.get(d.record),
+            self.record.get(d.record + 1),
+            &self.record,
+            d.record + 2,
+        )
+    }
 }
 
 /// What every new variant of the set carries: namespace, owner label, owner reference.
@@ -73,12 +101,25 @@ impl TypedExpansion {
         }
     }
 
+    /// The spec of a wanted variant, rendered again from what its render recorded.
+    ///
+    /// The replay runs the render's own code over the values the render produced, so it
+    /// cannot fail where the render succeeded; an error here is a bug, reported as such.
+    pub fn spec(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
+        self.specs.of(d)
+    }
+
     /// The JSON form ([`expand`]'s result).
     pub fn into_json(self) -> Expansion {
         let creates = self
             .creates
             .iter()
-            .map(|d| serde_json::to_value(self.new_variant(d)).unwrap_or(Value::Null))
+            .map(|d| {
+                self.spec(d)
+                    .ok()
+                    .and_then(|spec| serde_json::to_value(self.new_variant(d, &spec)).ok())
+                    .unwrap_or(Value::Null)
+            })
             .collect();
         Expansion {
             results: self.results,
@@ -103,11 +144,12 @@ const SUMMARY_NAMES: usize = 20;
 /// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
 /// functionConfig as JSON.
 pub fn expand(config: &Value, items: &[Value]) -> Expansion {
-    expand_typed(config, items).into_json()
+    expand_typed(config, &inputs::from_json(items)).into_json()
 }
 
-/// [`expand`] with the specs and new variants still typed.
-pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
+/// [`expand`] over the items as the expander reads them, with the specs and new variants
+/// still typed.
+pub fn expand_typed(config: &Value, items: &[Item]) -> TypedExpansion {
     // The binary's work thread already has a big stack, and its panics abort the process:
     // a thread of our own would only add its start-up and teardown.
     if crate::krm::run::exits_after_run() {
@@ -132,7 +174,7 @@ pub fn expand_typed(config: &Value, items: &[Value]) -> TypedExpansion {
     }
 }
 
-fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
+fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let api_version = config
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -205,9 +247,14 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         targets::REPOSITORY_KIND,
         &namespace,
     );
-    let repositories = RepositoryIndex::new(repository_items.iter().filter_map(|&i| items.get(i)));
+    let repositories = RepositoryIndex::new(
+        repository_items
+            .iter()
+            .filter_map(|&i| items.get(i).copied()),
+    );
     let upstream_input = items
         .get(upstream_index)
+        .and_then(Item::json)
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
@@ -236,6 +283,8 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         &upstream_input,
         &repositories,
     );
+    // What each render produced is recorded (defaults, then values) instead of its spec.
+    let mut record = Records::default();
     let mut rendered = Vec::with_capacity(contexts.len());
     for (c, ctx) in contexts.iter().enumerate() {
         let input = RenderInput {
@@ -246,10 +295,24 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
                 .and_then(|t| t.template.as_ref()),
             repo_default: &ctx.repo_default,
             package_default: &ctx.package_default,
-            object: ctx.object.and_then(|i| items.get(i)),
+            object: ctx.object.and_then(|i| items.get(i).copied()),
         };
-        match renderer.render(&input) {
-            Ok(spec) => rendered.push((ctx.target, c, spec)),
+        let at = record.len();
+        let result = record
+            .push(&ctx.repo_default)
+            .and_then(|()| record.push(&ctx.package_default))
+            .map_err(|_| RenderError {
+                field: "template".to_string(),
+                message: "the set's downstreams are too large to hold".to_string(),
+            })
+            .and_then(|()| renderer.record(&input, &mut record));
+        match result {
+            Ok(downstream) => rendered.push(Rendered {
+                target: ctx.target,
+                context: c,
+                downstream,
+                record: at,
+            }),
             Err(e) => {
                 let mut expansion = TypedExpansion::failed(vec![template_error(ctx.target, e)]);
                 expansion.cel_compilations = programs.compilations();
@@ -299,18 +362,37 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
         std::mem::forget(repositories);
         std::mem::forget(contexts);
     }
+    let specs = Specs {
+        upstream: set.spec.upstream.clone(),
+        templates: set
+            .spec
+            .targets
+            .iter()
+            .map(|t| t.template.clone())
+            .collect(),
+        record,
+    };
+    // The few variants that exist already are compared with their items now; the new ones are
+    // rendered again one at a time when they are written.
+    let mut updates = Vec::with_capacity(plan.updates.len());
+    for (i, d) in &plan.updates {
+        match specs.of(d) {
+            Ok(spec) => updates.push((*i, spec)),
+            Err(e) => return failed(vec![template_error(d.target, e)]),
+        }
+    }
     let mut results = plan.warnings;
     results.push(summary(
         &set,
         &namespace,
         items,
         &plan.deletes,
-        &plan.updates,
+        &updates,
         &plan.creates,
     ));
     TypedExpansion {
         results,
-        updates: plan.updates.into_iter().map(|(i, d)| (i, d.spec)).collect(),
+        updates,
         deletes: plan.deletes,
         creates: plan.creates,
         cel_compilations,
@@ -322,6 +404,7 @@ fn expand_here(config: &Value, items: &[Value]) -> TypedExpansion {
             set_name: set.metadata.name,
             set_uid: set.metadata.uid,
         },
+        specs,
     }
 }
 
@@ -364,26 +447,22 @@ fn name_list(names: Vec<String>) -> String {
 fn summary(
     set: &PackageVariantSet,
     namespace: &str,
-    items: &[Value],
+    items: &[Item],
     deletes: &[usize],
-    updates: &[(usize, DesiredVariant)],
+    updates: &[(usize, PackageVariantSpec)],
     creates: &[DesiredVariant],
 ) -> ResultItem {
-    let item_name = |i: usize| {
-        items
-            .get(i)
-            .map_or("", |o| targets::str_at(o, "/metadata/name"))
-            .to_string()
-    };
+    let item_name = |i: usize| items.get(i).map_or("", Item::name).to_string();
     // Porch updates every variant still wanted; the summary tells the ones whose spec really
     // changes from the ones left as they were.
-    let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, d)| {
+    let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, spec)| {
         let current = items
             .get(*i)
+            .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
-        serde_json::to_value(&d.spec).ok().as_ref() != current
+        serde_json::to_value(spec).ok().as_ref() != current
     });
-    let created = name_list(creates.iter().map(|d| d.name.clone()).collect());
+    let created = name_list(creates.iter().map(|d| d.name().to_string()).collect());
     let updated = name_list(changed.iter().map(|(i, _)| item_name(*i)).collect());
     let deleted = name_list(deletes.iter().map(|&i| item_name(i)).collect());
     let kept = if unchanged.is_empty() {
@@ -402,7 +481,7 @@ fn summary(
     let elsewhere = items
         .iter()
         .filter(|o| {
-            let ns = targets::str_at(o, "/metadata/namespace");
+            let ns = o.namespace();
             !ns.is_empty() && ns != namespace
         })
         .count();

@@ -6,6 +6,8 @@
 //! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
 //!   [`validation`]: its steps, named as Porch's controller names them;
 //! - [`provenance`]: which field made each downstream, to report a problem there;
+//! - [`fast_hash`]: the seeded hasher of its maps of names;
+//! - [`record`]: what each render produced, to write its variant again after the decision;
 //! - [`new_variant`]: the PackageVariant objects it writes.
 //!
 //! [`run`] turns the expansion into changes to the ResourceList. Only the items the expander
@@ -15,11 +17,13 @@
 
 pub mod cel;
 pub mod expansion;
+pub mod fast_hash;
 pub mod inputs;
 pub mod naming;
 pub mod new_variant;
 pub mod provenance;
 pub mod reconciliation;
+pub mod record;
 pub mod selector;
 pub mod targets;
 pub mod templates;
@@ -27,9 +31,9 @@ pub mod validation;
 
 pub use expansion::{expand, expand_typed, Expansion, TypedExpansion};
 
-use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::resource_list::{Changes, NewItems, ResourceList};
 use crate::krm::results::{has_errors, ResultItem};
-use crate::yaml::{self, Node};
+use crate::yaml::{self, Emitter, Node, Trivia};
 
 /// Runs the expander for a PackageVariantSet functionConfig.
 pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
@@ -45,12 +49,15 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
             )
         }
     };
-    let items = match inputs::read(rl, &config_json) {
-        Ok(items) => items,
+    let read = match inputs::read(rl, &config_json) {
+        Ok(read) => read,
         Err(errors) => return (Changes::default(), errors),
     };
+    let items = read.items(rl);
     let mut plan = expand_typed(&config_json, &items);
-    drop(items); // before the new trees are built: their memory is reused
+    // The objects read in full are not needed to write the output: their memory is reused.
+    drop(items);
+    drop(read);
     if has_errors(&plan.results) {
         return (Changes::default(), plan.results);
     }
@@ -78,13 +85,10 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
         }
         changes.edited.insert(i, tree);
     }
-    changes.added = plan
-        .creates
-        .iter()
-        .map(|d| yaml::to_node(&plan.new_variant(d)).unwrap_or_else(|_| Node::plain("null")))
-        .collect();
     changes.removed = std::mem::take(&mut plan.deletes);
-    if crate::krm::run::exits_after_run() {
+    if !plan.creates.is_empty() {
+        changes.appended = Some(Box::new(NewVariants(plan)));
+    } else if crate::krm::run::exits_after_run() {
         std::mem::forget(plan); // freed by the exit (see `run_and_exit`)
     }
     (changes, results)
@@ -102,4 +106,35 @@ fn spec_is(tree: &Node, new: &Node) -> bool {
     }
     let mut budget = yaml::alias::Budget::new(yaml::json::MAX_ALIAS_EXPANSION);
     yaml::alias::expanded(&r, spec, &mut budget, false).is_ok_and(|s| s.same_value(new))
+}
+
+/// The set's new PackageVariants, each rendered again and written when the output reaches it:
+/// a fleet's new variants are never held together, as specs, trees or text.
+#[derive(Debug)]
+struct NewVariants(TypedExpansion);
+
+impl NewItems for NewVariants {
+    fn count(&self) -> usize {
+        self.0.creates.len()
+    }
+
+    fn write(&self, i: usize, e: &mut Emitter) {
+        let Some(d) = self.0.creates.get(i) else {
+            return;
+        };
+        // The replay (the render's own code over its recorded values) cannot fail where
+        // the render succeeded; `null` should it ever.
+        let Ok(spec) = self.0.spec(d) else {
+            e.seq_item_forced(&Node::plain("null"), &Trivia::default(), 0, false);
+            return;
+        };
+        let variant = self.0.new_variant(d, &spec);
+        // Straight to text; what that path does not write (unusual strings) goes as a node.
+        if yaml::text::write_item(&variant, &mut e.out).is_ok() {
+            return;
+        }
+        // Serialising these plain structs cannot fail; `null` should it ever.
+        let node = yaml::to_node(&variant).unwrap_or_else(|_| Node::plain("null"));
+        e.seq_item_forced(&node, &Trivia::default(), 0, false);
+    }
 }

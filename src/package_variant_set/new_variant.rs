@@ -12,15 +12,20 @@ use crate::api::package_variant::{
 
 impl TypedExpansion {
     /// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt
-    /// uses to write it to `packagevariants/<name>.yaml`. Serialise it (JSON or YAML node).
-    pub fn new_variant<'a>(&'a self, d: &'a DesiredVariant) -> NewPackageVariant<'a> {
+    /// uses to write it to `packagevariants/<name>.yaml`, with `spec` (see
+    /// [`TypedExpansion::spec`]). Serialise it (JSON or YAML node).
+    pub fn new_variant<'a>(
+        &'a self,
+        d: &'a DesiredVariant,
+        spec: &'a PackageVariantSpec,
+    ) -> NewPackageVariant<'a> {
         let o = &self.owner;
-        let path = format!("packagevariants/{}.yaml", d.name);
+        let path = format!("packagevariants/{}.yaml", d.name());
         NewPackageVariant {
             api_version: PACKAGE_VARIANT_API_VERSION,
             kind: PACKAGE_VARIANT_KIND,
             metadata: NewMetadata {
-                name: &d.name,
+                name: d.name(),
                 namespace: &o.namespace,
                 labels: OwnerLabel { owner: &o.owner },
                 annotations: PathAnnotations {
@@ -39,7 +44,7 @@ impl TypedExpansion {
                     }]
                 }),
             },
-            spec: &d.spec,
+            spec,
         }
     }
 }

@@ -8,11 +8,10 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
+use super::inputs::Item;
 use super::naming;
 use super::reconciliation::Rendered;
-use super::targets::{str_at, DownstreamContext};
+use super::targets::DownstreamContext;
 use crate::api::names;
 use crate::api::package_variant_set::{PackageVariantSet, Target};
 use crate::krm::results::ResultItem;
@@ -21,7 +20,7 @@ use crate::krm::results::ResultItem;
 pub struct Origin<'a> {
     pub set: &'a PackageVariantSet,
     pub ctx: &'a DownstreamContext,
-    pub items: &'a [Value],
+    pub items: &'a [Item<'a>],
 }
 
 /// One side of a problem: the field that produced it, and the object a selector chose.
@@ -104,8 +103,8 @@ impl Origin<'_> {
         };
         let field = format!("{}.{field}", self.prefix());
         let object = self.ctx.object.and_then(|i| self.items.get(i));
-        let kind = object.map_or("", |o| str_at(o, "/kind"));
-        let name = object.map_or("", |o| str_at(o, "/metadata/name"));
+        let kind = object.map_or("", Item::kind);
+        let name = object.map_or("", Item::name);
         Some(Side {
             field,
             object: Some(format!("{kind} {name:?}")),
@@ -172,18 +171,15 @@ pub fn check_downstreams(
     set: &PackageVariantSet,
     contexts: &[DownstreamContext],
     rendered: &[Rendered],
-    items: &[Value],
+    items: &[Item],
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     let mut reported: HashSet<(String, String)> = HashSet::new();
-    for (_, c, spec) in rendered {
-        let Some(ctx) = contexts.get(*c) else {
+    for r in rendered {
+        let Some(ctx) = contexts.get(r.context) else {
             continue;
         };
-        let (repo, package) = spec
-            .downstream
-            .as_ref()
-            .map_or(("", ""), |d| (d.repo.as_str(), d.package.as_str()));
+        let (repo, package) = (r.downstream.repo.as_str(), r.downstream.package.as_str());
         let origin = Origin { set, ctx, items };
         if let Some((side, value, message)) =
             downstream_problem(&set.metadata.name, repo, package, &origin)

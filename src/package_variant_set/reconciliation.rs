@@ -7,12 +7,10 @@
 //! with one identifier or one name, and existing variants that share an identifier or have no
 //! downstream (Porch would panic on the latter).
 
-use std::collections::{HashMap, HashSet};
-
-use crate::api::package_variant::{
-    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
-};
+use crate::api::package_variant::{Downstream, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::fast_hash::{FastMap, FastSet};
+use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::naming;
 use crate::package_variant_set::provenance::Side;
 use crate::package_variant_set::targets::{items_of_kind, str_at};
@@ -21,16 +19,39 @@ use crate::package_variant_set::targets::{items_of_kind, str_at};
 /// when it has no uid, as for a set read from a file).
 pub const OWNER_LABEL: &str = "config.porch.kpt.dev/packagevariantset";
 
-/// One PackageVariant the set wants.
+/// One PackageVariant the set wants: what reconciliation keys it by, and where its render
+/// recorded what its spec is made of (not the spec itself: a fleet's specs are not held).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DesiredVariant {
+    /// `<set>-<repo>-<package>`.
     pub identifier: String,
-    pub name: String,
+    /// The name when it differs from the identifier (cut past 63 bytes).
+    cut_name: Option<String>,
+    /// Where the downstream repo and package start in `identifier`.
+    repo_at: u32,
+    package_at: u32,
     /// Index of the target in `spec.targets` that produced it.
     pub target: usize,
     /// Index of the downstream context (unrolled target entry) that produced it.
     pub context: usize,
-    pub spec: PackageVariantSpec,
+    /// Where its render's values start in the run's [`super::record::Records`].
+    pub record: usize,
+}
+
+impl DesiredVariant {
+    /// Its name: the identifier, or the identifier cut to 63 bytes with a hash.
+    pub fn name(&self) -> &str {
+        self.cut_name.as_deref().unwrap_or(&self.identifier)
+    }
+
+    /// Its downstream repo and package.
+    pub fn downstream(&self) -> (&str, &str) {
+        let (repo, package) = (self.repo_at as usize, self.package_at as usize);
+        (
+            self.identifier.get(repo..package - 1).unwrap_or(""),
+            self.identifier.get(package..).unwrap_or(""),
+        )
+    }
 }
 
 /// The outcome of reconciliation.
@@ -47,25 +68,28 @@ pub struct Plan {
 }
 
 /// Item indexes of the PackageVariants in `namespace` labelled as owned by `owner`.
-pub fn owned_variants(items: &[serde_json::Value], namespace: &str, owner: &str) -> Vec<usize> {
+pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize> {
     let mut owned = items_of_kind(
         items,
         PACKAGE_VARIANT_API_VERSION,
         PACKAGE_VARIANT_KIND,
         namespace,
     );
-    owned.retain(|&i| {
-        items.get(i).and_then(|item| {
-            crate::krm::object::json_at(item, "/metadata/labels")?
-                .get(OWNER_LABEL)?
-                .as_str()
-        }) == Some(owner)
-    });
+    owned.retain(|&i| items.get(i).and_then(|item| item.label(OWNER_LABEL)) == Some(owner));
     owned
 }
 
-/// One rendered downstream: (target index, context index, spec).
-pub type Rendered = (usize, usize, PackageVariantSpec);
+/// One rendered downstream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Index of the target in `spec.targets`.
+    pub target: usize,
+    /// Index of the downstream context.
+    pub context: usize,
+    pub downstream: Downstream,
+    /// Where its render's values start in the run's records.
+    pub record: usize,
+}
 
 /// Keys rendered specs by identifier, in target order.
 ///
@@ -80,16 +104,17 @@ pub fn collect_desired(
     describe: &dyn Fn(usize) -> Side,
 ) -> Result<Vec<DesiredVariant>, Vec<ResultItem>> {
     let mut out: Vec<DesiredVariant> = Vec::with_capacity(rendered.len());
-    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(rendered.len());
+    let mut by_id: FastMap<String, usize> =
+        FastMap::with_capacity_and_hasher(rendered.len(), Default::default());
     // Names cut to 63 bytes with a hash: the only names that can differ from their identifier.
-    let mut cut_names: HashMap<String, usize> = HashMap::new();
+    let mut cut_names: FastMap<String, usize> = FastMap::default();
     let mut errors = Vec::new();
-    for (target, context, spec) in rendered {
-        let (repo, package) = downstream_of(&spec);
-        let identifier = naming::identifier(set_name, &repo, &package);
+    for r in rendered {
+        let (repo, package) = (r.downstream.repo.as_str(), r.downstream.package.as_str());
+        let identifier = naming::identifier(set_name, repo, package);
         if let Some(previous) = by_id.get(&identifier).and_then(|&at| out.get(at)) {
-            let (prev_repo, prev_package) = downstream_of(&previous.spec);
-            let (earlier, later) = (describe(previous.context), describe(context));
+            let (prev_repo, prev_package) = previous.downstream();
+            let (earlier, later) = (describe(previous.context), describe(r.context));
             let message = format!(
                 "{} and {} both produce the PackageVariant identifier {identifier:?}; Porch would keep only the later one: give them different downstream repo or package names (template.downstream) or remove one",
                 earlier.text_with(&format!("downstream {prev_repo:?}/{prev_package:?}")),
@@ -106,7 +131,7 @@ pub fn collect_desired(
             cut_names.get(&name)
         };
         if let Some(previous) = taken.and_then(|&at| out.get(at)) {
-            let (earlier, later) = (describe(previous.context), describe(context));
+            let (earlier, later) = (describe(previous.context), describe(r.context));
             let message = format!(
                 "{} and {} both get the PackageVariant name {name:?} (Porch cuts a name past 63 bytes to 54 and a hash); give one of them a shorter downstream repo or package name",
                 earlier.text_with(&format!("identifier {:?}", previous.identifier)),
@@ -119,12 +144,16 @@ pub fn collect_desired(
             cut_names.insert(name.clone(), out.len());
         }
         by_id.insert(identifier.clone(), out.len());
+        // `<set>-<repo>-<package>`: offsets fit, as no input reaches 4 GiB.
+        let repo_at = set_name.len() + 1;
         out.push(DesiredVariant {
             identifier,
-            name,
-            target,
-            context,
-            spec,
+            cut_name: cut.then_some(name),
+            repo_at: repo_at as u32,
+            package_at: (repo_at + repo.len() + 1) as u32,
+            target: r.target,
+            context: r.context,
+            record: r.record,
         });
     }
     if errors.is_empty() {
@@ -134,25 +163,16 @@ pub fn collect_desired(
     }
 }
 
-fn downstream_of(spec: &PackageVariantSpec) -> (String, String) {
-    spec.downstream
-        .as_ref()
-        .map(|d| (d.repo.clone(), d.package.clone()))
-        .unwrap_or_default()
-}
-
 /// Compares the wanted variants with the owned ones (`owned`: item indexes into `items`).
-pub fn plan(
-    set_name: &str,
-    desired: Vec<DesiredVariant>,
-    items: &[serde_json::Value],
-    owned: &[usize],
-) -> Plan {
+pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned: &[usize]) -> Plan {
     let mut plan = Plan::default();
     // Identifier of each owned variant, from its spec (not its name). Later duplicates win.
-    let mut existing: HashMap<String, usize> = HashMap::new();
+    let mut existing: FastMap<String, usize> = FastMap::default();
     for &i in owned {
-        let Some(item) = items.get(i) else { continue };
+        // Owned variants are read in full.
+        let Some(item) = items.get(i).and_then(Item::json) else {
+            continue;
+        };
         let name = str_at(item, "/metadata/name");
         if !crate::krm::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
             // Porch would panic; it can match nothing, so it is obsolete.
@@ -172,9 +192,7 @@ pub fn plan(
             str_at(item, "/spec/downstream/package"),
         );
         if let Some(earlier) = existing.insert(identifier.clone(), i) {
-            let earlier_name = items
-                .get(earlier)
-                .map_or("", |e| str_at(e, "/metadata/name"));
+            let earlier_name = items.get(earlier).map_or("", Item::name);
             plan.warnings.push(
                 ResultItem::warning(format!(
                     "owned PackageVariants {earlier_name:?} and {name:?} have the same identifier {identifier:?}; only {name:?} is reconciled, {earlier_name:?} is left as it is (as Porch does)"
@@ -183,7 +201,7 @@ pub fn plan(
             );
         }
     }
-    let wanted: HashSet<&str> = desired.iter().map(|d| d.identifier.as_str()).collect();
+    let wanted: FastSet<&str> = desired.iter().map(|d| d.identifier.as_str()).collect();
     let mut obsolete: Vec<usize> = existing
         .iter()
         .filter(|(id, _)| !wanted.contains(id.as_str()))
@@ -207,7 +225,7 @@ pub fn plan(
 /// replace the other one when the output is applied. One error per clash, on the field that
 /// made the new variant (`describe` of its context).
 pub fn name_clashes(
-    items: &[serde_json::Value],
+    items: &[Item],
     namespace: &str,
     plan: &Plan,
     describe: &dyn Fn(usize) -> Side,
@@ -215,8 +233,8 @@ pub fn name_clashes(
     if plan.creates.is_empty() {
         return Vec::new();
     }
-    let deleted: HashSet<usize> = plan.deletes.iter().copied().collect();
-    let mut taken: HashSet<&str> = HashSet::new();
+    let deleted: FastSet<usize> = plan.deletes.iter().copied().collect();
+    let mut taken: FastSet<&str> = FastSet::default();
     for i in items_of_kind(
         items,
         PACKAGE_VARIANT_API_VERSION,
@@ -224,21 +242,20 @@ pub fn name_clashes(
         namespace,
     ) {
         if let Some(item) = items.get(i).filter(|_| !deleted.contains(&i)) {
-            taken.insert(str_at(item, "/metadata/name"));
+            taken.insert(item.name());
         }
     }
     plan.creates
         .iter()
-        .filter(|d| taken.contains(d.name.as_str()))
+        .filter(|d| taken.contains(d.name()))
         .map(|d| {
             let side = describe(d.context);
             let object = side.object.as_ref().map_or(String::new(), |o| format!(" for {o}"));
+            let (repo, package) = d.downstream();
             ResultItem::error(format!(
-                "would create PackageVariant {:?}{object} (downstream {:?}/{:?}), but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
-                d.name,
-                d.spec.downstream.as_ref().map_or("", |ds| ds.repo.as_str()),
-                d.spec.downstream.as_ref().map_or("", |ds| ds.package.as_str()),
-                d.name,
+                "would create PackageVariant {:?}{object} (downstream {repo:?}/{package:?}), but namespace {namespace:?} already has a PackageVariant of that name that this set does not reconcile (Porch: packagevariants.config.porch.kpt.dev {:?} already exists); rename or remove that PackageVariant, or give the set's variant another downstream",
+                d.name(),
+                d.name(),
             ))
             .field(side.field)
             .on_config()
@@ -249,7 +266,8 @@ pub fn name_clashes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::package_variant::Downstream;
+    use crate::api::package_variant::{Downstream, PackageVariantSpec};
+    use crate::package_variant_set::inputs::from_json;
     use serde_json::{json, Value};
 
     /// [`collect_desired`] with one context per spec, described as `ctx<i>`.
@@ -260,7 +278,12 @@ mod tests {
         let rendered = specs
             .into_iter()
             .enumerate()
-            .map(|(c, (t, spec))| (t, c, spec))
+            .map(|(c, (t, spec))| Rendered {
+                target: t,
+                context: c,
+                downstream: spec.downstream.unwrap_or_default(),
+                record: 0,
+            })
             .collect();
         collect_desired(set_name, rendered, &|c| Side::at(format!("ctx{c}")))
     }
@@ -299,7 +322,7 @@ mod tests {
                 Some(("dnrepo2", "dnpkg2")),
             ),
         ];
-        let owned = owned_variants(&items, "default", "my-pvs");
+        let owned = owned_variants(&from_json(&items), "default", "my-pvs");
         let rendered = vec![
             (0, spec("dnrepo2", "dnpkg2")),
             (0, spec("dnrepo3", "dnpkg3")),
@@ -312,13 +335,13 @@ mod tests {
             ),
         ];
         let desired = collect("my-pvs", rendered).unwrap_or_default();
-        let plan = plan("my-pvs", desired, &items, &owned);
+        let plan = plan("my-pvs", desired, &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(
             plan.updates.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
             [1]
         );
-        let mut created: Vec<&str> = plan.creates.iter().map(|d| d.name.as_str()).collect();
+        let mut created: Vec<&str> = plan.creates.iter().map(|d| d.name()).collect();
         created.sort_unstable();
         assert_eq!(
             created,
@@ -336,18 +359,15 @@ mod tests {
             pv("X", "uid-1", Some(("r1", "old"))),
             pv("custom-name", "uid-1", Some(("r1", "keep"))),
         ];
-        let owned = owned_variants(&items, "default", "uid-1");
+        let owned = owned_variants(&from_json(&items), "default", "uid-1");
         let desired =
             collect("s", vec![(0, spec("r1", "new")), (0, spec("r1", "keep"))]).unwrap_or_default();
-        let plan = plan("s", desired, &items, &owned);
+        let plan = plan("s", desired, &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(plan.updates.len(), 1);
         assert_eq!(plan.updates[0].0, 1);
         assert_eq!(
-            plan.creates
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>(),
+            plan.creates.iter().map(|d| d.name()).collect::<Vec<_>>(),
             ["s-r1-new"]
         );
     }
@@ -393,7 +413,7 @@ mod tests {
         assert_eq!(ok.map(|d| d.len()), Ok(2));
         // A cut name equal to another variant's identifier.
         let first = collect("s", vec![(0, spec("r", &long))]).unwrap_or_default();
-        let cut = first[0].name.clone();
+        let cut = first[0].name().to_string();
         assert_ne!(cut, first[0].identifier);
         let (repo, package) = cut
             .split_once('-')
@@ -412,8 +432,8 @@ mod tests {
     #[test]
     fn owned_pv_without_downstream_is_removed_with_a_warning() {
         let items = [pv("broken", "o", None)];
-        let owned = owned_variants(&items, "default", "o");
-        let plan = plan("s", vec![], &items, &owned);
+        let owned = owned_variants(&from_json(&items), "default", "o");
+        let plan = plan("s", vec![], &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
         assert_eq!(plan.warnings.len(), 1);
         assert!(!plan.warnings[0].is_error());
@@ -430,7 +450,7 @@ mod tests {
             json!({"kind": "PackageVariant"}),
             json!(null),
         ];
-        assert_eq!(owned_variants(&items, "default", "o"), [0]);
+        assert_eq!(owned_variants(&from_json(&items), "default", "o"), [0]);
     }
 
     #[test]
@@ -439,9 +459,9 @@ mod tests {
             pv("a", "o", Some(("r", "p"))),
             pv("b", "o", Some(("r", "p"))),
         ];
-        let owned = owned_variants(&items, "default", "o");
+        let owned = owned_variants(&from_json(&items), "default", "o");
         let desired = collect("s", vec![(0, spec("r", "p"))]).unwrap_or_default();
-        let plan = plan("s", desired, &items, &owned);
+        let plan = plan("s", desired, &from_json(&items), &owned);
         assert!(plan.deletes.is_empty());
         assert_eq!(
             plan.updates.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
@@ -456,7 +476,10 @@ mod tests {
             pv("a", "o", Some(("r", "p"))),
             pv("b", "o", Some(("r", "q"))),
         ];
-        let owned = owned_variants(&items, "default", "o");
-        assert_eq!(plan("s", vec![], &items, &owned).deletes, [0, 1]);
+        let owned = owned_variants(&from_json(&items), "default", "o");
+        assert_eq!(
+            plan("s", vec![], &from_json(&items), &owned).deletes,
+            [0, 1]
+        );
     }
 }

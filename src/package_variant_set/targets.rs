@@ -9,6 +9,7 @@
 
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::PackageVariantSetSpec;
+use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::selector::LabelSelector;
 
 /// apiVersion/kind of Porch Repository objects.
@@ -39,32 +40,12 @@ pub fn str_at<'a>(item: &'a serde_json::Value, pointer: &str) -> &'a str {
         .unwrap_or("")
 }
 
-/// True when `item` has this apiVersion and kind and is visible from `namespace` (an item
-/// without namespace counts as being in it).
-pub fn is_kind_in_namespace(
-    item: &serde_json::Value,
-    api_version: &str,
-    kind: &str,
-    namespace: &str,
-) -> bool {
-    if str_at(item, "/apiVersion") != api_version || str_at(item, "/kind") != kind {
-        return false;
-    }
-    let ns = str_at(item, "/metadata/namespace");
-    ns.is_empty() || ns == namespace
-}
-
 /// The indexes of the items of one kind in the namespace, in item order.
-pub fn items_of_kind(
-    items: &[serde_json::Value],
-    api_version: &str,
-    kind: &str,
-    namespace: &str,
-) -> Vec<usize> {
+pub fn items_of_kind(items: &[Item], api_version: &str, kind: &str, namespace: &str) -> Vec<usize> {
     items
         .iter()
         .enumerate()
-        .filter(|(_, item)| is_kind_in_namespace(item, api_version, kind, namespace))
+        .filter(|(_, item)| item.is_kind_in_namespace(api_version, kind, namespace))
         .map(|(i, _)| i)
         .collect()
 }
@@ -73,16 +54,20 @@ pub fn items_of_kind(
 /// and package, and its revision OR its workspaceName. Returns the item index.
 pub fn find_upstream(
     upstream: &Upstream,
-    items: &[serde_json::Value],
+    items: &[Item],
     namespace: &str,
 ) -> Result<usize, String> {
     let found = items.iter().position(|item| {
-        is_kind_in_namespace(
-            item,
-            PACKAGE_REVISION_API_VERSION,
-            PACKAGE_REVISION_KIND,
-            namespace,
-        ) && str_at(item, "/spec/repository") == upstream.repo
+        let Some(item) = item.json().filter(|_| {
+            item.is_kind_in_namespace(
+                PACKAGE_REVISION_API_VERSION,
+                PACKAGE_REVISION_KIND,
+                namespace,
+            )
+        }) else {
+            return false;
+        };
+        str_at(item, "/spec/repository") == upstream.repo
             && str_at(item, "/spec/packageName") == upstream.package
             && (crate::krm::object::json_at(item, "/spec/revision")
                 .and_then(|r| r.as_i64())
@@ -184,7 +169,7 @@ pub fn resource_name(api_version: &str, kind: &str) -> String {
 pub fn unroll_targets(
     spec: &PackageVariantSetSpec,
     upstream_package: &str,
-    items: &[serde_json::Value],
+    items: &[Item],
     namespace: &str,
 ) -> Result<Vec<DownstreamContext>, Vec<TargetError>> {
     let mut out = Vec::new();
@@ -249,16 +234,16 @@ pub fn unroll_targets(
         };
         let mut of_kind = false;
         for (i, item) in items.iter().enumerate() {
-            if !is_kind_in_namespace(item, api_version, kind, namespace) {
+            if !item.is_kind_in_namespace(api_version, kind, namespace) {
                 continue;
             }
             of_kind = true;
-            if compiled.matches_object(item) {
+            if compiled.matches(&|key| item.label(key)) {
                 if out.len() >= MAX_PACKAGE_VARIANTS {
                     errors.push(too_many(t));
                     return Err(errors);
                 }
-                let name = str_at(item, "/metadata/name").to_string();
+                let name = item.name().to_string();
                 out.push(DownstreamContext {
                     target: t,
                     repo_default: name,

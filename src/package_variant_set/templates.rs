@@ -9,13 +9,18 @@
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use cel::common::types::CelMap;
 
 use crate::api::package_variant::{
     Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
+use crate::package_variant_set::fast_hash::FastMap;
+use crate::package_variant_set::inputs::Item;
+use crate::package_variant_set::record::Records;
 
 /// A render failure. `field` is relative to the target (`template.labelExprs[0].valueExpr`);
 /// `message` carries Porch's prefix (`template.labelExprs[0].valueExpr: no such key: x`).
@@ -25,40 +30,40 @@ pub struct RenderError {
     pub message: String,
 }
 
-/// The Repository objects of the set's namespace, as CEL inputs, by name (first wins, as
-/// Porch's lookup takes the first match in list order).
+/// The Repository objects of the set's namespace, by name (first wins, as Porch's lookup
+/// takes the first match in list order).
 ///
-/// Each input is built on first use and then shared: a repositorySelector target's `target`
-/// is the same object as its `repository`, so both bind one value, and repositories no target
-/// reaches are never converted.
+/// CEL's view of a repository is built when a render needs it and dropped after: a
+/// repositorySelector target's `target` is the same object as its `repository`, so both bind
+/// one value, and nothing is kept per repository between renders.
 #[derive(Default)]
 pub struct RepositoryIndex<'a> {
-    by_name: HashMap<&'a str, (&'a serde_json::Value, OnceCell<cel::Value>)>,
+    by_name: FastMap<&'a str, Item<'a>>,
 }
 
 impl<'a> RepositoryIndex<'a> {
-    /// Indexes `repositories` (JSON objects) by `metadata.name`.
-    pub fn new(repositories: impl IntoIterator<Item = &'a serde_json::Value>) -> Self {
-        let mut by_name = HashMap::new();
+    /// Indexes `repositories` by `metadata.name`.
+    pub fn new(repositories: impl IntoIterator<Item = Item<'a>>) -> Self {
+        let mut by_name = FastMap::default();
         for repo in repositories {
-            let name = crate::package_variant_set::targets::str_at(repo, "/metadata/name");
-            by_name.entry(name).or_insert((repo, OnceCell::new()));
+            by_name.entry(repo.name()).or_insert(repo);
         }
         RepositoryIndex { by_name }
     }
 
-    fn get(&self, name: &str) -> Option<&cel::Value> {
-        self.by_name
-            .get(name)
-            .map(|(repo, input)| input.get_or_init(|| cel_env::object_input(repo)))
+    fn get(&self, name: &str) -> Option<Item<'a>> {
+        self.by_name.get(name).copied()
     }
+}
 
-    /// The shared input of `object` when it is the indexed repository of its name.
-    fn input_of(&self, object: &serde_json::Value) -> Option<&cel::Value> {
-        let name = crate::krm::object::json_at(object, "/metadata/name")?.as_str()?;
-        let (repo, input) = self.by_name.get(name)?;
-        std::ptr::eq(*repo, object).then(|| input.get_or_init(|| cel_env::object_input(repo)))
-    }
+/// CEL's view of an object: name, namespace, labels and annotations, borrowed.
+fn object_val<'v>(object: &Item<'v>) -> CelMap<'v> {
+    cel_env::object_val(
+        object.name(),
+        object.namespace(),
+        object.labels(),
+        object.annotations(),
+    )
 }
 
 /// One unrolled downstream, as the renderer needs it.
@@ -67,7 +72,7 @@ pub struct RenderInput<'a> {
     pub repo_default: &'a str,
     pub package_default: &'a str,
     /// The selected object (selector targets); `None` for a `repositories` target.
-    pub object: Option<&'a serde_json::Value>,
+    pub object: Option<Item<'a>>,
 }
 
 /// Everything shared by all renders of one run.
@@ -98,14 +103,40 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// Evaluates expressions of one render, prefixing errors with their template field.
-struct Evaluator<'r> {
-    programs: &'r mut ProgramCache,
-    activation: Activation<'r>,
+/// Where the expressions of a render get their values: CEL ([`Live`]), or the values an
+/// earlier render recorded ([`Replayed`]). One render body serves both, so a replay builds
+/// exactly the spec the live render built.
+trait Values {
+    /// The value of expression `source`; `field` names it in an error.
+    fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError>;
+    /// Looks the downstream repository up and binds it as `repository` (after `repoExpr`).
+    fn repository(&mut self, repo: &str) -> Result<(), RenderError>;
+    /// Whether the spec is wanted beyond its downstream: a recording render only evaluates
+    /// (every expression, in the same order) and leaves the rest to the replay.
+    fn builds(&self) -> bool {
+        true
+    }
 }
 
-impl Evaluator<'_> {
-    fn eval(&mut self, source: &str, field: impl Fn() -> String) -> Result<String, RenderError> {
+/// Evaluates with CEL, prefixing errors with their template field, and records each value
+/// when asked to.
+struct Live<'r, 'v, 'a> {
+    programs: &'r mut ProgramCache,
+    activation: Activation<'v>,
+    repositories: &'r RepositoryIndex<'a>,
+    /// The selected object and CEL's view of it (`target`).
+    object: Option<(Item<'a>, &'v CelMap<'a>)>,
+    /// CEL's view of the repository, when it is not the selected object.
+    repository_val: &'v OnceCell<CelMap<'a>>,
+    record: Option<&'r mut Records>,
+}
+
+impl Values for Live<'_, '_, '_> {
+    fn builds(&self) -> bool {
+        self.record.is_none()
+    }
+
+    fn eval(&mut self, source: &str, field: &dyn Fn() -> String) -> Result<String, RenderError> {
         let fail = |e: String| {
             let field = field();
             RenderError {
@@ -114,48 +145,108 @@ impl Evaluator<'_> {
             }
         };
         let program = self.programs.compile(source).map_err(fail)?;
-        self.activation.evaluate(&program).map_err(fail)
-    }
-
-    /// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins).
-    fn overlay(
-        &mut self,
-        base: &BTreeMap<String, String>,
-        exprs: &[MapExpr],
-        field: &str,
-    ) -> Result<BTreeMap<String, String>, RenderError> {
-        let mut out = base.clone();
-        for (j, me) in exprs.iter().enumerate() {
-            let mut key = me.key.clone().unwrap_or_default();
-            if let Some(e) = &me.key_expr {
-                key = self.eval(e, || format!("{field}[{j}].keyExpr"))?;
-            }
-            let mut value = me.value.clone().unwrap_or_default();
-            if let Some(e) = &me.value_expr {
-                value = self.eval(e, || format!("{field}[{j}].valueExpr"))?;
-            }
-            out.insert(key, value);
+        let value = self.activation.evaluate(&program).map_err(fail)?;
+        if let Some(record) = self.record.as_mut() {
+            record.push(&value).map_err(|_| {
+                fail("the values of the set's expressions are too large to hold".to_string())
+            })?;
         }
-        Ok(out)
+        Ok(value)
     }
 
-    fn functions(
-        &mut self,
-        templates: &[FunctionTemplate],
-        field: &str,
-    ) -> Result<Vec<crate::api::package_variant::Function>, RenderError> {
-        let mut out = Vec::with_capacity(templates.len());
-        for (i, t) in templates.iter().enumerate() {
+    fn repository(&mut self, repo: &str) -> Result<(), RenderError> {
+        // Any template forces the lookup, whether or not an expression uses `repository`.
+        let repository = self.repositories.get(repo).ok_or_else(|| RenderError {
+            field: "template.downstream.repo".to_string(),
+            message: format!("repository {repo:?} could not be loaded"),
+        })?;
+        match self.object {
+            // The selected object is that repository: `target` is `repository`.
+            Some((object, target)) if object.same(&repository) => {
+                self.activation.bind_repository(target);
+            }
+            _ => {
+                let val = self.repository_val.get_or_init(|| object_val(&repository));
+                self.activation.bind_repository(val);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The values of one recorded render, in evaluation order.
+struct Replayed<'a> {
+    record: &'a Records,
+    next: usize,
+}
+
+impl Values for Replayed<'_> {
+    fn eval(&mut self, _: &str, field: &dyn Fn() -> String) -> Result<String, RenderError> {
+        // Only a bug can leave a replay short of values: say so rather than write a wrong spec.
+        if self.next >= self.record.len() {
+            return Err(RenderError {
+                field: field(),
+                message: format!("internal error: no recorded value for {}", field()),
+            });
+        }
+        self.next += 1;
+        Ok(self.record.get(self.next - 1).to_string())
+    }
+
+    fn repository(&mut self, _: &str) -> Result<(), RenderError> {
+        Ok(())
+    }
+}
+
+/// `copyAndOverlayMapExpr`: the static map, then each entry in order (later wins). Empty
+/// when `ev` does not build, its expressions evaluated all the same.
+fn overlay(
+    ev: &mut dyn Values,
+    base: &BTreeMap<String, String>,
+    exprs: &[MapExpr],
+    field: &str,
+) -> Result<BTreeMap<String, String>, RenderError> {
+    let build = ev.builds();
+    let mut out = if build { base.clone() } else { BTreeMap::new() };
+    for (j, me) in exprs.iter().enumerate() {
+        let key = match &me.key_expr {
+            Some(e) => Some(ev.eval(e, &|| format!("{field}[{j}].keyExpr"))?),
+            None => None,
+        };
+        let value = match &me.value_expr {
+            Some(e) => Some(ev.eval(e, &|| format!("{field}[{j}].valueExpr"))?),
+            None => None,
+        };
+        if build {
+            out.insert(
+                key.unwrap_or_else(|| me.key.clone().unwrap_or_default()),
+                value.unwrap_or_else(|| me.value.clone().unwrap_or_default()),
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn functions(
+    ev: &mut dyn Values,
+    templates: &[FunctionTemplate],
+    field: &str,
+) -> Result<Vec<crate::api::package_variant::Function>, RenderError> {
+    let mut out = Vec::with_capacity(templates.len());
+    for (i, t) in templates.iter().enumerate() {
+        let config_map = overlay(
+            ev,
+            &t.config_map,
+            &t.config_map_exprs,
+            &format!("{field}[{i}].configMapExprs"),
+        )?;
+        if ev.builds() {
             let mut f = t.function();
-            f.config_map = self.overlay(
-                &t.config_map,
-                &t.config_map_exprs,
-                &format!("{field}[{i}].configMapExprs"),
-            )?;
+            f.config_map = config_map;
             out.push(f);
         }
-        Ok(out)
     }
+    Ok(out)
 }
 
 /// Every CEL expression of `t` that a render may evaluate, with its field (relative to the
@@ -231,117 +322,199 @@ fn non_empty(s: &Option<String>) -> Option<&str> {
 impl Renderer<'_> {
     /// Renders the spec of one downstream.
     pub fn render(&mut self, input: &RenderInput<'_>) -> Result<PackageVariantSpec, RenderError> {
-        let mut spec = PackageVariantSpec {
-            upstream: self.upstream.cloned(),
-            downstream: Some(Downstream {
-                repo: input.repo_default.to_string(),
-                package: input.package_default.to_string(),
-            }),
-            ..Default::default()
-        };
+        self.render_recording(input, None)
+    }
+
+    /// Evaluates the render of one downstream as [`Renderer::render`] does (same errors),
+    /// appends every value its expressions produce to `record` in evaluation order (nothing
+    /// for a target without template), and returns the downstream alone: [`replay`] builds
+    /// the rest of the spec when it is wanted.
+    pub fn record(
+        &mut self,
+        input: &RenderInput<'_>,
+        record: &mut Records,
+    ) -> Result<Downstream, RenderError> {
+        let spec = self.render_recording(input, Some(record))?;
+        Ok(spec.downstream.unwrap_or_default())
+    }
+
+    fn render_recording(
+        &mut self,
+        input: &RenderInput<'_>,
+        record: Option<&mut Records>,
+    ) -> Result<PackageVariantSpec, RenderError> {
         // No template: no repository lookup and no CEL.
         let Some(t) = input.template else {
-            return Ok(spec);
+            return Ok(untemplated(
+                self.upstream,
+                input.repo_default,
+                input.package_default,
+            ));
         };
-        let target = match input.object {
-            Some(object) => match self.repositories.input_of(object) {
-                Some(shared) => shared.clone(),
-                None => cel_env::object_input(object),
-            },
-            None => cel_env::repositories_target_input(input.repo_default, input.package_default),
+        let target = match &input.object {
+            Some(object) => object_val(object),
+            None => cel_env::repositories_target_val(input.repo_default, input.package_default),
         };
+        let repository_val = OnceCell::new();
         let activation =
             self.bindings
                 .activation(input.repo_default, input.package_default, &target);
-        let mut ev = Evaluator {
+        let mut live = Live {
             programs: &mut *self.programs,
             activation,
+            repositories: self.repositories,
+            object: input.object.map(|o| (o, &target)),
+            repository_val: &repository_val,
+            record,
         };
-
-        // Empty strings count as unset for downstream values and expressions.
-        let mut repo = input.repo_default.to_string();
-        if let Some(d) = &t.downstream {
-            if let Some(r) = non_empty(&d.repo) {
-                repo = r.to_string();
-            }
-            if let Some(e) = non_empty(&d.repo_expr) {
-                repo = ev.eval(e, || "template.downstream.repoExpr".to_string())?;
-            }
-        }
-        // Any template forces the lookup, whether or not an expression uses `repository`.
-        let repository = self.repositories.get(&repo).ok_or_else(|| RenderError {
-            field: "template.downstream.repo".to_string(),
-            message: format!("repository {repo:?} could not be loaded"),
-        })?;
-        ev.activation.bind_repository(repository);
-
-        let mut package = input.package_default.to_string();
-        if let Some(d) = &t.downstream {
-            if let Some(p) = non_empty(&d.package) {
-                package = p.to_string();
-            }
-            if let Some(e) = non_empty(&d.package_expr) {
-                package = ev.eval(e, || "template.downstream.packageExpr".to_string())?;
-            }
-        }
-        spec.downstream = Some(Downstream { repo, package });
-
-        if let Some(p) = &t.adoption_policy {
-            spec.adoption_policy = p.clone();
-        }
-        if let Some(p) = &t.deletion_policy {
-            spec.deletion_policy = p.clone();
-        }
-        spec.labels = ev.overlay(&t.labels, &t.label_exprs, "template.labelExprs")?;
-        spec.annotations = ev.overlay(
-            &t.annotations,
-            &t.annotation_exprs,
-            "template.annotationExprs",
-        )?;
-
-        if let Some(pc) = &t.package_context {
-            let data = ev.overlay(
-                &pc.data,
-                &pc.data_exprs,
-                "template.packageContext.dataExprs",
-            )?;
-            let mut remove: BTreeSet<String> = pc.remove_keys.iter().cloned().collect();
-            for (i, e) in pc.remove_key_exprs.iter().enumerate() {
-                remove
-                    .insert(ev.eval(e, || format!("template.packageContext.removeKeyExprs[{i}]"))?);
-            }
-            // Present even when empty: `packageContext: {}` renders as `packageContext: {}`.
-            spec.package_context = Some(PackageContext {
-                data,
-                remove_keys: remove.into_iter().collect(),
-            });
-        }
-
-        for (i, inj) in t.injectors.iter().enumerate() {
-            let mut name = non_empty(&inj.name).unwrap_or("").to_string();
-            if let Some(e) = non_empty(&inj.name_expr) {
-                name = ev.eval(e, || format!("template.injectors[{i}].nameExpr"))?;
-            }
-            spec.injectors.push(InjectionSelector {
-                group: inj.group.clone(),
-                version: inj.version.clone(),
-                kind: inj.kind.clone(),
-                name,
-            });
-        }
-
-        if let Some(p) = &t.pipeline {
-            let validators = ev.functions(&p.validators, "template.pipeline.validators")?;
-            let mutators = ev.functions(&p.mutators, "template.pipeline.mutators")?;
-            if !validators.is_empty() || !mutators.is_empty() {
-                spec.pipeline = Some(Pipeline {
-                    mutators,
-                    validators,
-                });
-            }
-        }
-        Ok(spec)
+        render_spec(
+            self.upstream,
+            t,
+            input.repo_default,
+            input.package_default,
+            &mut live,
+        )
     }
+}
+
+/// The spec [`Renderer::record`] rendered, built again from the values it recorded from
+/// index `from` of `record` (no CEL, no lookup).
+pub fn replay(
+    upstream: Option<&Upstream>,
+    template: Option<&PackageVariantTemplate>,
+    repo_default: &str,
+    package_default: &str,
+    record: &Records,
+    from: usize,
+) -> Result<PackageVariantSpec, RenderError> {
+    let Some(t) = template else {
+        return Ok(untemplated(upstream, repo_default, package_default));
+    };
+    let mut values = Replayed { record, next: from };
+    render_spec(upstream, t, repo_default, package_default, &mut values)
+}
+
+/// The spec of a target without template: upstream and the default downstream.
+fn untemplated(
+    upstream: Option<&Upstream>,
+    repo_default: &str,
+    package_default: &str,
+) -> PackageVariantSpec {
+    PackageVariantSpec {
+        upstream: upstream.cloned(),
+        downstream: Some(Downstream {
+            repo: repo_default.to_string(),
+            package: package_default.to_string(),
+        }),
+        ..Default::default()
+    }
+}
+
+/// Porch's `renderPackageVariantSpec` for a target with a template, its expressions valued by
+/// `ev`.
+fn render_spec(
+    upstream: Option<&Upstream>,
+    t: &PackageVariantTemplate,
+    repo_default: &str,
+    package_default: &str,
+    ev: &mut dyn Values,
+) -> Result<PackageVariantSpec, RenderError> {
+    let build = ev.builds();
+    let mut spec = PackageVariantSpec {
+        upstream: upstream.filter(|_| build).cloned(),
+        ..Default::default()
+    };
+    // Empty strings count as unset for downstream values and expressions.
+    let mut repo = repo_default.to_string();
+    if let Some(d) = &t.downstream {
+        if let Some(r) = non_empty(&d.repo) {
+            repo = r.to_string();
+        }
+        if let Some(e) = non_empty(&d.repo_expr) {
+            repo = ev.eval(e, &|| "template.downstream.repoExpr".to_string())?;
+        }
+    }
+    ev.repository(&repo)?;
+
+    let mut package = package_default.to_string();
+    if let Some(d) = &t.downstream {
+        if let Some(p) = non_empty(&d.package) {
+            package = p.to_string();
+        }
+        if let Some(e) = non_empty(&d.package_expr) {
+            package = ev.eval(e, &|| "template.downstream.packageExpr".to_string())?;
+        }
+    }
+    spec.downstream = Some(Downstream { repo, package });
+
+    if let Some(p) = &t.adoption_policy {
+        spec.adoption_policy = p.clone();
+    }
+    if let Some(p) = &t.deletion_policy {
+        spec.deletion_policy = p.clone();
+    }
+    spec.labels = overlay(ev, &t.labels, &t.label_exprs, "template.labelExprs")?;
+    spec.annotations = overlay(
+        ev,
+        &t.annotations,
+        &t.annotation_exprs,
+        "template.annotationExprs",
+    )?;
+
+    if let Some(pc) = &t.package_context {
+        let data = overlay(
+            ev,
+            &pc.data,
+            &pc.data_exprs,
+            "template.packageContext.dataExprs",
+        )?;
+        let mut remove: BTreeSet<String> = BTreeSet::new();
+        if build {
+            remove.extend(pc.remove_keys.iter().cloned());
+        }
+        for (i, e) in pc.remove_key_exprs.iter().enumerate() {
+            let key = ev.eval(e, &|| {
+                format!("template.packageContext.removeKeyExprs[{i}]")
+            })?;
+            if build {
+                remove.insert(key);
+            }
+        }
+        // Present even when empty: `packageContext: {}` renders as `packageContext: {}`.
+        spec.package_context = Some(PackageContext {
+            data,
+            remove_keys: remove.into_iter().collect(),
+        });
+    }
+
+    for (i, inj) in t.injectors.iter().enumerate() {
+        let name = match non_empty(&inj.name_expr) {
+            Some(e) => ev.eval(e, &|| format!("template.injectors[{i}].nameExpr"))?,
+            None if build => non_empty(&inj.name).unwrap_or("").to_string(),
+            None => continue,
+        };
+        if !build {
+            continue;
+        }
+        spec.injectors.push(InjectionSelector {
+            group: inj.group.clone(),
+            version: inj.version.clone(),
+            kind: inj.kind.clone(),
+            name,
+        });
+    }
+
+    if let Some(p) = &t.pipeline {
+        let validators = functions(ev, &p.validators, "template.pipeline.validators")?;
+        let mutators = functions(ev, &p.mutators, "template.pipeline.mutators")?;
+        if !validators.is_empty() || !mutators.is_empty() {
+            spec.pipeline = Some(Pipeline {
+                mutators,
+                validators,
+            });
+        }
+    }
+    Ok(spec)
 }
 
 #[cfg(test)]

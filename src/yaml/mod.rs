@@ -7,9 +7,10 @@
 //!
 //! Layers, each importing only those before it: [`resolve`] (what a scalar reads as),
 //! [`style`] (how a string is written), [`node`] (the tree) with `assign` (kyaml's
-//! `SetNestedField` rules), [`alias`] (reading through aliases and merge keys), then [`parse`] (reader, block, flow, scalar, stream), [`emit`], [`json`] and
-//! [`ser`]. Nothing here knows about KRM
-//! resources, ResourceLists or the functions: that is `crate::krm` and above.
+//! `SetNestedField` rules), [`alias`] (reading through aliases and merge keys), then [`parse`]
+//! (reader, block, flow, scalar, stream), [`emit`], [`json`], [`ser`] and [`text`]. Nothing
+//! here knows about KRM resources, ResourceLists or the functions: that is `crate::krm` and
+//! above.
 
 pub mod alias;
 mod assign;
@@ -20,6 +21,7 @@ pub mod parse;
 pub mod resolve;
 pub mod ser;
 pub mod style;
+pub mod text;
 
 pub use emit::Emitter;
 pub use json::{from_json, from_json_sorted, to_json};

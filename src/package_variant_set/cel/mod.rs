@@ -33,16 +33,18 @@ mod runtime;
 mod stdlib;
 mod types;
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use cel::Env;
 
+use super::fast_hash::FastMap;
+
 pub use runtime::{
-    object_input, repositories_target_input, Activation, Bindings, MAX_COMPREHENSION_STEPS,
-    MAX_EXPRESSION_COST, MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST,
+    as_val, object_input, object_val, repositories_target_input, repositories_target_val,
+    Activation, Bindings, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_REGEX_PROGRAM_BYTES,
+    MAX_RUN_COST,
 };
 
 /// Longest accepted expression source, in bytes.
@@ -81,7 +83,7 @@ impl Program {
 /// Compiles each distinct expression source once per run and remembers the outcome (errors too).
 pub struct ProgramCache {
     env: Arc<Env>,
-    programs: HashMap<String, Result<Arc<Program>, String>>,
+    programs: FastMap<String, Result<Arc<Program>, String>>,
     compilations: usize,
 }
 
@@ -98,7 +100,7 @@ impl ProgramCache {
         let env = Env::stdlib().with_optional_support(false);
         ProgramCache {
             env: Arc::new(env),
-            programs: HashMap::new(),
+            programs: FastMap::default(),
             compilations: 0,
         }
     }

@@ -13,8 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelString, CelTimestamp};
+use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelMapKey, CelString, CelTimestamp};
 use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
 use cel::objects::{Key, Map};
 use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
@@ -286,16 +287,88 @@ pub fn repositories_target_input(repo: &str, package: &str) -> Value {
     })
 }
 
+/// A value for [`Bindings::activation`]: the interpreter's own form of `value`.
+pub fn as_val(value: Value) -> Box<dyn Val> {
+    Box::<dyn Val>::try_from(value).unwrap_or_else(|_| Box::new(cel::common::types::CelNull))
+}
+
+/// What CEL sees of an object (as [`object_input`]), in the interpreter's own form and
+/// borrowing the object's strings: `target` and `repository` are built once per target this
+/// way, without copying a string or converting a map.
+pub fn object_val<'v>(
+    name: &'v str,
+    namespace: &'v str,
+    labels: impl Iterator<Item = (&'v str, &'v str)>,
+    annotations: impl Iterator<Item = (&'v str, &'v str)>,
+) -> CelMap<'v> {
+    let strings = |pairs: &mut dyn Iterator<Item = (&'v str, &'v str)>| -> Box<dyn Val + 'v> {
+        let map: HashMap<CelMapKey<'v>, Box<dyn Val + 'v>> = pairs
+            .map(|(k, v)| {
+                (
+                    CelMapKey::from(k),
+                    Box::new(CelString::from(v)) as Box<dyn Val>,
+                )
+            })
+            .collect();
+        Box::new(CelMap::from(map))
+    };
+    let mut labels = labels;
+    let mut annotations = annotations;
+    let mut map: HashMap<CelMapKey<'v>, Box<dyn Val + 'v>> = HashMap::with_capacity(4);
+    map.insert(CelMapKey::from("name"), Box::new(CelString::from(name)));
+    map.insert(
+        CelMapKey::from("namespace"),
+        Box::new(CelString::from(namespace)),
+    );
+    map.insert(CelMapKey::from("labels"), strings(&mut labels));
+    map.insert(CelMapKey::from("annotations"), strings(&mut annotations));
+    CelMap::from(map)
+}
+
+/// `target` of a `repositories` target (as [`repositories_target_input`]), borrowing.
+pub fn repositories_target_val<'v>(repo: &'v str, package: &'v str) -> CelMap<'v> {
+    let mut map: HashMap<CelMapKey<'v>, Box<dyn Val + 'v>> = HashMap::with_capacity(2);
+    map.insert(CelMapKey::from("repo"), Box::new(CelString::from(repo)));
+    map.insert(
+        CelMapKey::from("package"),
+        Box::new(CelString::from(package)),
+    );
+    CelMap::from(map)
+}
+
+/// The variables of one target, looked up by name: nothing is copied into a scope.
+struct Vars<'v> {
+    repo_default: CelString<'v>,
+    package_default: CelString<'v>,
+    target: &'v dyn Val,
+    repository: Option<&'v dyn Val>,
+}
+
+impl VariableResolver for Vars<'_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        let found: &'b dyn Val = match variable {
+            "repoDefault" => &self.repo_default,
+            "packageDefault" => &self.package_default,
+            "target" => self.target,
+            // Unbound until `repoExpr` has been evaluated: then the lookup fails, as in Porch.
+            "repository" => self.repository?,
+            _ => return None,
+        };
+        Some(CowVal::Borrowed(found))
+    }
+}
+
 /// The variables bound for one target ([`Bindings::activation`]). Build once per target and
 /// evaluate all its expressions.
-pub struct Activation<'p> {
-    ctx: Context<'p, 'static>,
-    meter: Arc<Meter>,
+pub struct Activation<'v> {
+    root: &'v Context<'v, 'v>,
+    meter: &'v Meter,
+    vars: Vars<'v>,
 }
 
 /// What every target of a run shares: the environment, `upstream` (converted for the
-/// interpreter once per run, not once per target) and the meter. Each target's variables go
-/// in a child scope ([`Bindings::activation`]); lookups fall through to these.
+/// interpreter once per run, not once per target) and the meter. Each target's variables are
+/// looked up in a child scope ([`Bindings::activation`]); other lookups fall through to these.
 pub struct Bindings {
     ctx: Context<'static, 'static>,
     meter: Arc<Meter>,
@@ -333,28 +406,29 @@ impl Bindings {
 
     /// The activation of one target: `repoDefault`, `packageDefault` and `target` over the
     /// shared bindings. `repository` is bound later.
-    pub fn activation(
-        &self,
-        repo_default: &str,
-        package_default: &str,
-        target: &Value,
-    ) -> Activation<'_> {
-        let mut ctx = self.ctx.new_inner_scope();
-        ctx.add_variable_from_value("repoDefault", repo_default);
-        ctx.add_variable_from_value("packageDefault", package_default);
-        ctx.add_variable_from_value("target", target.clone());
+    pub fn activation<'v>(
+        &'v self,
+        repo_default: &'v str,
+        package_default: &'v str,
+        target: &'v dyn Val,
+    ) -> Activation<'v> {
         Activation {
-            ctx,
-            meter: Arc::clone(&self.meter),
+            root: &self.ctx,
+            meter: &self.meter,
+            vars: Vars {
+                repo_default: CelString::from(repo_default),
+                package_default: CelString::from(package_default),
+                target,
+                repository: None,
+            },
         }
     }
 }
 
-impl Activation<'_> {
+impl<'v> Activation<'v> {
     /// Binds `repository` (after `repoExpr` has been evaluated, as Porch does).
-    pub fn bind_repository(&mut self, repository: &Value) {
-        self.ctx
-            .add_variable_from_value("repository", repository.clone());
+    pub fn bind_repository(&mut self, repository: &'v dyn Val) {
+        self.vars.repository = Some(repository);
     }
 
     /// Evaluates `program`; the result must be a CEL string. Errors use Porch's wording where
@@ -362,8 +436,17 @@ impl Activation<'_> {
     pub fn evaluate(&self, program: &Program) -> Result<String, String> {
         self.meter.steps.store(0, Ordering::Relaxed);
         self.meter.cost.store(0, Ordering::Relaxed);
+        let mut ctx = self.root.new_inner_scope();
+        ctx.set_variable_resolver(&self.vars);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            Value::resolve(&program.expr, &self.ctx)
+            match Value::resolve_val(&program.expr, &ctx) {
+                // The common case: a string, copied out once.
+                Ok(v) => match v.downcast_ref::<CelString>() {
+                    Some(s) => Ok(Ok(s.inner().to_string())),
+                    None => Value::try_from(v.as_ref()).map(Err),
+                },
+                Err(e) => Err(e),
+            }
         }))
         .unwrap_or_else(|_| {
             Err(ExecutionError::InternalError(
@@ -380,7 +463,8 @@ impl Activation<'_> {
             return Err(why);
         }
         match result {
-            Ok(value) => to_string_result(value),
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(value)) => to_string_result(value),
             Err(err) => Err(execution_error(err)),
         }
     }

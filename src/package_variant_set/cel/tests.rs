@@ -14,9 +14,9 @@ fn r1_input() -> Value {
 fn eval_with(expr: &str, target: Option<Value>) -> Result<String, String> {
     let mut cache = ProgramCache::new();
     let program = cache.compile(expr)?;
-    let target = target.unwrap_or(Value::Null);
+    let target = as_val(target.unwrap_or(Value::Null));
     let bindings = Bindings::new(cache.env(), None);
-    let activation = bindings.activation("foo-repo", "bar-package", &target);
+    let activation = bindings.activation("foo-repo", "bar-package", target.as_ref());
     activation.evaluate(&program)
 }
 
@@ -275,9 +275,9 @@ fn deep_nesting_is_rejected_not_a_stack_overflow() {
     ] {
         // Either rejected, or small enough to evaluate: never a crash.
         if let Ok(p) = compile(&deep) {
-            let target = Value::Null;
+            let target = as_val(Value::Null);
             let bindings = Bindings::new(ProgramCache::new().env(), None);
-            let a = bindings.activation("r", "p", &target);
+            let a = bindings.activation("r", "p", target.as_ref());
             let _ = a.evaluate(&p);
         }
     }
@@ -314,9 +314,9 @@ fn evaluate_at_the_depth_limit() {
     ] {
         match compile(&expr) {
             Ok(p) => {
-                let target = Value::Null;
+                let target = as_val(Value::Null);
                 let bindings = Bindings::new(ProgramCache::new().env(), None);
-                let a = bindings.activation("r", "p", &target);
+                let a = bindings.activation("r", "p", target.as_ref());
                 let _ = a.evaluate(&p);
             }
             Err(e) => assert!(e.contains("limit"), "{e}"),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::api::decode;
+use crate::package_variant_set::inputs::{from_json, Item};
 use serde_json::{json, Value};
 
 fn pr(repo: &str, pkg: &str, ws: &str, rev: i64) -> Value {
@@ -32,11 +33,15 @@ fn u1_to_u9_get_upstream_pr() {
         ("u9", up("my-repo", "my-package", "any-workspace", -1), true),
     ];
     for (id, u, found) in cases {
-        assert_eq!(find_upstream(&u, &items, "default").is_ok(), found, "{id}");
+        assert_eq!(
+            find_upstream(&u, &from_json(&items), "default").is_ok(),
+            found,
+            "{id}"
+        );
     }
     let err = find_upstream(
         &up("my-repo", "my-package", "any-workspace", 0),
-        &items,
+        &from_json(&items),
         "default",
     )
     .unwrap_err();
@@ -74,10 +79,13 @@ fn upstream_first_match_in_item_order_and_namespace_only() {
         pr("r", "p", "", 1),
     ];
     assert_eq!(
-        find_upstream(&up("r", "p", "", 1), &items, "default"),
+        find_upstream(&up("r", "p", "", 1), &from_json(&items), "default"),
         Ok(2)
     );
-    assert_eq!(find_upstream(&up("r", "p", "", 1), &items, "other"), Ok(0));
+    assert_eq!(
+        find_upstream(&up("r", "p", "", 1), &from_json(&items), "other"),
+        Ok(0)
+    );
 }
 
 fn obj(api_version: &str, kind: &str, name: &str, ns: Option<&str>, labels: Value) -> Value {
@@ -98,7 +106,7 @@ fn unroll(spec: Value, items: &[Value]) -> Result<Unrolled, Vec<TargetError>> {
             message: e.message,
         }]
     })?;
-    unroll_targets(&spec, "up", items, "default").map(|v| {
+    unroll_targets(&spec, "up", &from_json(items), "default").map(|v| {
         v.into_iter()
             .map(|c| (c.repo_default, c.package_default, c.object))
             .collect()
@@ -279,13 +287,8 @@ fn namespace_rules() {
     assert_eq!(effective_namespace(""), "default");
     assert_eq!(effective_namespace("ns"), "ns");
     let item = obj("v1", "ConfigMap", "a", None, json!({}));
-    assert!(is_kind_in_namespace(&item, "v1", "ConfigMap", "anything"));
-    assert!(!is_kind_in_namespace(
-        &json!("scalar"),
-        "v1",
-        "ConfigMap",
-        "default"
-    ));
+    assert!(Item::Json(&item).is_kind_in_namespace("v1", "ConfigMap", "anything"));
+    assert!(!Item::Json(&json!("scalar")).is_kind_in_namespace("v1", "ConfigMap", "default"));
 }
 
 #[test]

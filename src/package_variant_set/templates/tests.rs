@@ -36,19 +36,38 @@ fn render_ctx(
     };
     let upstream_input = cel_env::object_input(&upstream_pr());
     let repos = repos();
-    let index = RepositoryIndex::new(&repos);
+    let index = RepositoryIndex::new(repos.iter().map(Item::Json));
     let mut programs = ProgramCache::new();
     let mut renderer = Renderer::new(&mut programs, Some(&upstream), &upstream_input, &index);
     let input = RenderInput {
         template: template.as_ref(),
         repo_default,
         package_default: "p",
-        object,
+        object: object.map(Item::Json),
     };
-    renderer
-        .render(&input)
-        .map(|s| s.to_json())
-        .map_err(|e| e.message)
+    let rendered = renderer.render(&input);
+    // Every render here also checks the recording render and its replay: the same error,
+    // or the same downstream and, built again from the record alone, the same spec.
+    let mut record = Records::default();
+    record.push("kept").unwrap_or_default();
+    let recorded = renderer.record(&input, &mut record);
+    match (&rendered, &recorded) {
+        (Ok(spec), Ok(downstream)) => {
+            assert_eq!(spec.downstream.as_ref(), Some(downstream));
+            let replayed = replay(
+                Some(&upstream),
+                template.as_ref(),
+                repo_default,
+                "p",
+                &record,
+                1,
+            );
+            assert_eq!(replayed.as_ref(), Ok(spec));
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("render and record disagree: {rendered:?} / {recorded:?}"),
+    }
+    rendered.map(|s| s.to_json()).map_err(|e| e.message)
 }
 
 fn render(template: Option<Value>) -> Result<Value, String> {
@@ -232,12 +251,18 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
     let exprs: Vec<MapExpr> = decode(&exprs, "").map_err(|e| e.message)?;
     let mut programs = ProgramCache::new();
     let bindings = Bindings::new(programs.env(), None);
-    let activation = bindings.activation("foo-repo", "bar-package", &cel::Value::Null);
-    let mut ev = Evaluator {
+    let null = cel_env::as_val(cel::Value::Null);
+    let activation = bindings.activation("foo-repo", "bar-package", null.as_ref());
+    let index = RepositoryIndex::default();
+    let mut ev = Live {
         programs: &mut programs,
         activation,
+        repositories: &index,
+        object: None,
+        repository_val: &OnceCell::new(),
+        record: None,
     };
-    let out = ev.overlay(&base, &exprs, "f").map_err(|e| e.message)?;
+    let out = super::overlay(&mut ev, &base, &exprs, "f").map_err(|e| e.message)?;
     serde_json::to_value(out).map_err(|e| e.to_string())
 }
 
