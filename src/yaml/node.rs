@@ -12,8 +12,8 @@ pub use super::style::ScalarStyle;
 use std::fmt;
 use std::num::NonZeroU32;
 
-pub mod text;
-pub use text::Text;
+pub mod short_str;
+pub use short_str::ShortStr;
 
 /// Deepest nesting of collections accepted (by the parser, and by every walk of a tree).
 pub const MAX_DEPTH: usize = 256;
@@ -73,7 +73,7 @@ impl fmt::Debug for Span {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scalar {
     /// The decoded value (escapes processed, lines folded, block indentation removed).
-    pub value: Text,
+    pub value: ShortStr,
     pub style: ScalarStyle,
 }
 
@@ -91,7 +91,7 @@ pub enum Kind {
     Mapping(Vec<Entry>),
     Sequence(Vec<Item>),
     /// `*name`: kept as written; resolved only when converting to JSON.
-    Alias(Text),
+    Alias(ShortStr),
 }
 
 /// One `key: value` pair of a mapping, with the comments around it.
@@ -240,7 +240,7 @@ impl Node {
     }
 
     /// A new string scalar; its quoting is chosen when written.
-    pub fn string(value: impl Into<Text>) -> Node {
+    pub fn string(value: impl Into<ShortStr>) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: value.into(),
             style: ScalarStyle::Plain,
@@ -249,7 +249,7 @@ impl Node {
     }
 
     /// A new plain scalar written exactly as given (numbers, booleans, `null`).
-    pub fn plain(text: impl Into<Text>) -> Node {
+    pub fn plain(text: impl Into<ShortStr>) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: text.into(),
             style: ScalarStyle::Plain,
@@ -257,7 +257,7 @@ impl Node {
     }
 
     /// A new scalar with an explicit style.
-    pub fn scalar(value: impl Into<Text>, style: ScalarStyle) -> Node {
+    pub fn scalar(value: impl Into<ShortStr>, style: ScalarStyle) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: value.into(),
             style,

@@ -13,7 +13,7 @@ pub const INLINE: usize = 22;
 
 /// Immutable text: inline up to [`INLINE`] bytes, else boxed. 24 bytes.
 #[derive(Clone)]
-pub struct Text(Repr);
+pub struct ShortStr(Repr);
 
 #[derive(Clone)]
 enum Repr {
@@ -21,10 +21,10 @@ enum Repr {
     Heap(Box<str>),
 }
 
-impl Text {
+impl ShortStr {
     /// The empty text.
-    pub const fn new() -> Text {
-        Text(Repr::Inline {
+    pub const fn new() -> ShortStr {
+        ShortStr(Repr::Inline {
             len: 0,
             bytes: [0; INLINE],
         })
@@ -49,107 +49,107 @@ impl Text {
     }
 }
 
-impl Default for Text {
-    fn default() -> Text {
-        Text::new()
+impl Default for ShortStr {
+    fn default() -> ShortStr {
+        ShortStr::new()
     }
 }
 
-impl From<&str> for Text {
-    fn from(s: &str) -> Text {
+impl From<&str> for ShortStr {
+    fn from(s: &str) -> ShortStr {
         if s.len() <= INLINE {
             let mut bytes = [0; INLINE];
             bytes[..s.len()].copy_from_slice(s.as_bytes());
-            Text(Repr::Inline {
+            ShortStr(Repr::Inline {
                 len: s.len() as u8,
                 bytes,
             })
         } else {
-            Text(Repr::Heap(s.into()))
+            ShortStr(Repr::Heap(s.into()))
         }
     }
 }
 
-impl From<String> for Text {
-    fn from(s: String) -> Text {
+impl From<String> for ShortStr {
+    fn from(s: String) -> ShortStr {
         if s.len() <= INLINE {
-            Text::from(s.as_str())
+            ShortStr::from(s.as_str())
         } else {
-            Text(Repr::Heap(s.into_boxed_str()))
+            ShortStr(Repr::Heap(s.into_boxed_str()))
         }
     }
 }
 
-impl From<&String> for Text {
-    fn from(s: &String) -> Text {
-        Text::from(s.as_str())
+impl From<&String> for ShortStr {
+    fn from(s: &String) -> ShortStr {
+        ShortStr::from(s.as_str())
     }
 }
 
-impl From<Text> for String {
-    fn from(t: Text) -> String {
+impl From<ShortStr> for String {
+    fn from(t: ShortStr) -> String {
         t.into_string()
     }
 }
 
-impl Deref for Text {
+impl Deref for ShortStr {
     type Target = str;
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
-impl AsRef<str> for Text {
+impl AsRef<str> for ShortStr {
     fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
-impl Borrow<str> for Text {
+impl Borrow<str> for ShortStr {
     fn borrow(&self) -> &str {
         self.as_str()
     }
 }
 
-impl PartialEq for Text {
-    fn eq(&self, other: &Text) -> bool {
+impl PartialEq for ShortStr {
+    fn eq(&self, other: &ShortStr) -> bool {
         self.as_str() == other.as_str()
     }
 }
 
-impl Eq for Text {}
+impl Eq for ShortStr {}
 
-impl PartialEq<str> for Text {
+impl PartialEq<str> for ShortStr {
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other
     }
 }
 
-impl PartialEq<&str> for Text {
+impl PartialEq<&str> for ShortStr {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
     }
 }
 
-impl PartialEq<String> for Text {
+impl PartialEq<String> for ShortStr {
     fn eq(&self, other: &String) -> bool {
         self.as_str() == other
     }
 }
 
-impl std::hash::Hash for Text {
+impl std::hash::Hash for ShortStr {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.as_str().hash(state)
     }
 }
 
-impl fmt::Debug for Text {
+impl fmt::Debug for ShortStr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
-impl fmt::Display for Text {
+impl fmt::Display for ShortStr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -161,11 +161,11 @@ mod tests {
 
     #[test]
     fn inline_up_to_the_limit_then_boxed() {
-        assert_eq!(std::mem::size_of::<Text>(), 24);
+        assert_eq!(std::mem::size_of::<ShortStr>(), 24);
         for s in ["", "a", "é-ü", &"x".repeat(INLINE), &"y".repeat(INLINE + 1)] {
-            let t = Text::from(s);
+            let t = ShortStr::from(s);
             assert_eq!(t.as_str(), s);
-            assert_eq!(Text::from(s.to_string()), t);
+            assert_eq!(ShortStr::from(s.to_string()), t);
             assert_eq!(t.clone().into_string(), s);
             assert_eq!(matches!(t.0, Repr::Inline { .. }), s.len() <= INLINE);
         }
