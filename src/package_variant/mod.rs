@@ -49,14 +49,19 @@ impl PackageVariant {
     /// result with its field path, in document order, and nothing is decoded then.
     pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
         let meta = ObjectMeta::from_node(config);
-        let json = to_json(config).map_err(|e| {
+        let mut json = to_json(config).map_err(|e| {
             vec![ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config()]
         })?;
         let problems = check_strict(&json, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
         if !problems.is_empty() {
             return Err(problems.into_iter().map(config_error).collect());
         }
-        let spec_json = json.get("spec").cloned().unwrap_or(Value::Null);
+        // Taken, not cloned: a wide spec would be held twice.
+        let spec_json = json
+            .as_object_mut()
+            .and_then(|o| o.shift_remove("spec"))
+            .unwrap_or(Value::Null);
+        drop(json);
         let spec = if spec_json.is_null() {
             PackageVariantSpec::default()
         } else {

@@ -338,7 +338,9 @@ const FIELD_ORDER: &[&str] = &[
     "nodePort",
 ];
 
-fn field_rank(key: &str) -> usize {
+/// Where kyaml writes a mapping key of a typed Go value: keys of lower rank first, equal ranks
+/// alphabetically (the order of [`from_json_sorted`]).
+pub fn field_rank(key: &str) -> usize {
     static RANKS: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
     let ranks = RANKS.get_or_init(|| {
         FIELD_ORDER

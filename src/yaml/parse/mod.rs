@@ -165,6 +165,16 @@ impl<'a> Parser<'a> {
 }
 
 /// An empty plain scalar (null) at `pos`.
+/// A collection's entries or items at their final size. Why: a wide mapping's `Vec` grows by
+/// doubling, so up to half of it would be held empty for as long as the tree lives; short
+/// ones keep their slack (a shrink would cost a `realloc` each for a few bytes).
+pub(super) fn fitted<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity() - v.len() > 64 {
+        v.shrink_to_fit();
+    }
+    v
+}
+
 pub(super) fn null_at(pos: usize) -> Node {
     let mut n = Node::with_kind(Kind::Scalar(Scalar {
         value: Default::default(),
