@@ -66,8 +66,9 @@ pub struct ResourceList<'a> {
     src: &'a str,
     /// `apiVersion` as sent; echoed back.
     pub api_version: String,
-    /// The functionConfig, if any.
-    pub function_config: Option<Node>,
+    /// The functionConfig, if any, as the entry the output writes (so writing it needs no
+    /// copy of a wide tree).
+    function_config: Option<Entry>,
     /// The items, as read (where each is, and its metadata).
     pub items: Items,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
@@ -207,7 +208,12 @@ impl<'a> ResourceList<'a> {
             .iter_mut()
             .find(|e| e.key.scalar_text() == "functionConfig")
             .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
-            .filter(|v| !v.is_null());
+            .filter(|v| !v.is_null())
+            .map(|value| Entry {
+                key: Node::string("functionConfig"),
+                value,
+                trivia: Trivia::default(),
+            });
         Ok(ResourceList {
             src,
             api_version,
@@ -216,6 +222,11 @@ impl<'a> ResourceList<'a> {
             json,
             tail,
         })
+    }
+
+    /// The functionConfig, if any.
+    pub fn function_config(&self) -> Option<&Node> {
+        self.function_config.as_ref().map(|e| &e.value)
     }
 
     /// The source text the list was read from.
@@ -237,7 +248,7 @@ impl<'a> ResourceList<'a> {
 
     /// Fills in `resourceRef` and `file` of results from their subjects.
     pub fn resolve(&self, results: &mut [ResultItem]) {
-        let config_meta = self.function_config.as_ref().map(ObjectMeta::from_node);
+        let config_meta = self.function_config().map(ObjectMeta::from_node);
         for r in results {
             let meta = match r.subject {
                 Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),
@@ -347,13 +358,8 @@ impl<'a> ResourceList<'a> {
                 between_items(&mut e.out);
             }
         }
-        if let Some(fc) = &self.function_config {
-            let entry = Entry {
-                key: Node::string("functionConfig"),
-                value: fc.clone(),
-                trivia: Trivia::default(),
-            };
-            e.entries_forced(std::slice::from_ref(&entry), 0, self.json);
+        if let Some(entry) = &self.function_config {
+            e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
         if !results.is_empty() {
             let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();

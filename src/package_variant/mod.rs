@@ -20,7 +20,7 @@ pub mod validation;
 use crate::api::package_variant::{
     PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
-use crate::api::{check_strict, decode, DecodeError};
+use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
@@ -65,7 +65,8 @@ impl PackageVariant {
         let spec = if spec_json.is_null() {
             PackageVariantSpec::default()
         } else {
-            decode::<PackageVariantSpec>(&spec_json, "spec").map_err(|e| vec![config_error(e)])?
+            decode_owned::<PackageVariantSpec>(spec_json, "spec")
+                .map_err(|e| vec![config_error(e)])?
         };
         Ok(PackageVariant {
             name: meta.name,
