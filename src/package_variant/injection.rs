@@ -221,7 +221,7 @@ pub fn inject(
             "spec"
         };
         p.field = Some(field);
-        // Loaded once however many points it fills; only read, so it is never emitted.
+        // Only read, so it is never emitted; released once its field is read (below).
         let source = pkg.tree(u)?;
         let Some(value) = source.get(field) else {
             p.errors.push(format!(
@@ -239,6 +239,9 @@ pub fn inject(
                 continue;
             }
         };
+        // Why: a wide source would be held beside the point's tree and the value written into
+        // it; reading it again for another point costs no more than converting its field does.
+        pkg.release(u);
         write(pkg, p.item, field, value, &um.name)?;
         p.injected = Some(um.name.clone());
     }
