@@ -165,11 +165,12 @@ impl<'a> Parser<'a> {
 }
 
 /// An empty plain scalar (null) at `pos`.
-/// A collection's entries or items at their final size. Why: a wide mapping's `Vec` grows by
-/// doubling, so up to half of it would be held empty for as long as the tree lives; short
-/// ones keep their slack (a shrink would cost a `realloc` each for a few bytes).
+/// A collection's entries or items at their final size. Why: a `Vec` grows by doubling from
+/// four, so a wide mapping would hold up to half of it empty, and a one-entry mapping (`{a: 1}`
+/// in a long list) three empty entries, for as long as the tree lives. Slack of less than one
+/// cache line is kept (a shrink costs a `realloc`).
 pub(super) fn fitted<T>(mut v: Vec<T>) -> Vec<T> {
-    if v.capacity() - v.len() > 64 {
+    if (v.capacity() - v.len()) * std::mem::size_of::<T>() > 64 {
         v.shrink_to_fit();
     }
     v
