@@ -5,22 +5,11 @@
 mod common;
 
 use common::{
-    items_section, pv_config, pvs_config, resource_list, results_section, run, KPTFILE,
-    PACKAGE_CONTEXT, UPSTREAM_PR,
+    items_section, pv_config, pvs_config, resource_list, results_section, run, INJECTION_POINT,
+    KPTFILE, PACKAGE_CONTEXT, UPSTREAM_PR,
 };
 
 // ---------------------------------------------------------------- namespace isolation
-
-const POINT: &str = "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: endpoints
-  annotations:
-    kpt.dev/config-injection: required
-    config.kubernetes.io/path: endpoints.yaml
-data:
-  db: placeholder
-";
 
 /// An in-cluster ConfigMap `us-east1-endpoints` whose `metadata` body is `metadata` (lines
 /// indented by two spaces, without the in-cluster annotation, which is added), with `before`
@@ -39,7 +28,7 @@ fn pv_in_team_a() -> String {
 /// Runs a PackageVariant of namespace team-a over one in-cluster object.
 fn inject(object: &str) -> common::Run {
     run(&resource_list(
-        &[KPTFILE, PACKAGE_CONTEXT, POINT, object],
+        &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, object],
         &pv_in_team_a(),
     ))
 }
@@ -133,7 +122,7 @@ fn the_package_variants_namespace_through_an_alias() {
     );
     let object = in_cluster("", "  namespace: team-a\n", "SECRET-OF-TEAM-A");
     let out = run(&resource_list(
-        &[KPTFILE, PACKAGE_CONTEXT, POINT, &object],
+        &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &object],
         &config,
     ));
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -161,7 +150,7 @@ fn an_alias_to_an_anchor_outside_the_object_is_an_error() {
     .replace("us-east1-endpoints", "other");
     let object = in_cluster("", "  namespace: *ns\n", "SECRET-OF-TEAM-B");
     let input = resource_list(
-        &[KPTFILE, PACKAGE_CONTEXT, POINT, &first, &object],
+        &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &first, &object],
         &pv_in_team_a(),
     );
     let out = run(&input);
@@ -190,7 +179,7 @@ fn a_collection_where_a_string_belongs_is_an_error() {
             &[
                 KPTFILE,
                 PACKAGE_CONTEXT,
-                POINT,
+                INJECTION_POINT,
                 &in_cluster("", metadata, "SECRET"),
             ],
             &pv_in_team_a(),

@@ -181,3 +181,42 @@ fn files_fit_in_one_read() {
         long.join("\n")
     );
 }
+
+/// README › Design › The map names every module of each folder it lists, so a newcomer finds a
+/// module from the map and the map never names a room that is gone.
+#[test]
+fn readme_map_names_every_module() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `src/"))
+        .collect();
+    assert!(rows.len() >= 5, "the map's rows: {rows:?}");
+    for row in rows {
+        let folder = row
+            .trim_start_matches("| `")
+            .split('`')
+            .next()
+            .unwrap()
+            .trim_start_matches("src/")
+            .trim_end_matches('/');
+        let dir = src().join(folder);
+        assert!(
+            dir.is_dir(),
+            "the map names src/{folder}/, which does not exist"
+        );
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let is_module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+            if !is_module || name == "mod" || name == "tests" {
+                continue;
+            }
+            assert!(
+                row.contains(&format!("`{name}`")) || row.contains(&format!("`{name}/`")),
+                "README's map row for src/{folder}/ does not name its module `{name}`"
+            );
+        }
+    }
+}

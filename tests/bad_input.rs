@@ -85,6 +85,10 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             s(&format!("{RL}items: {{a: b}}\n")),
         ),
         (
+            "`results` that is not a list",
+            s(&format!("{RL}items: []\nresults: done\n")),
+        ),
+        (
             "two YAML documents",
             s(&format!("{RL}items: []\n---\n{RL}items: []\n")),
         ),
@@ -173,6 +177,21 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             pv_list("  packageContext:\n    data:\n      name: other\n"),
         ),
         (
+            "an empty package-context key (`'': x`)",
+            pv_list("  packageContext:\n    data:\n      '': x\n"),
+        ),
+        (
+            "a null key (`~: x`, `null: x`)",
+            pv_list("  packageContext:\n    data:\n      ~: x\n"),
+        ),
+        (
+            "a null ConfigMap value (`-- key=value` file with `zone: ~`)",
+            s(&resource_list(
+                &[KPTFILE, PACKAGE_CONTEXT],
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ctx\ndata:\n  zone: ~\n",
+            )),
+        ),
+        (
             "a `.` in the PackageVariant name",
             s(&resource_list(
                 &[KPTFILE],
@@ -186,6 +205,13 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
         (
             "a package without a root Kptfile",
             s(&resource_list(&[DEPLOYMENT], &pv_config(""))),
+        ),
+        (
+            "two Kptfiles at path `Kptfile`",
+            s(&resource_list(
+                &[KPTFILE, &KPTFILE.replace("name: pkg", "name: pkg-copy")],
+                &pv_config(""),
+            )),
         ),
         (
             "context data but no package context",
@@ -254,6 +280,22 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
         (
             "a generated PackageVariant name Kubernetes would refuse",
             pvs_list("  targets:\n  - repositories: [{name: edge1, packageNames: [Web]}]\n"),
+        ),
+        (
+            "a set template setting a package-context key Porch sets (`name`)",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      packageContext: {data: {name: x}}\n"),
+        ),
+        (
+            "a set's CEL key giving a package-context key Porch sets",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      packageContext: {dataExprs: [{keyExpr: \"'package-path'\", value: x}]}\n"),
+        ),
+        (
+            "a set's injector name expression giving an empty name",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      injectors: [{nameExpr: \"''\"}]\n"),
+        ),
+        (
+            "a set's map entry without a key (`labelExprs: [{value: v}]`)",
+            pvs_list("  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs: [{value: v}]\n"),
         ),
         (
             "two targets producing the same PackageVariant",
@@ -453,6 +495,14 @@ fn items_not_a_list() {
     refused(
         "`items` that is not a list",
         &["ResourceList items must be a list of objects at line 3 column 14"],
+    );
+}
+
+#[test]
+fn results_not_a_list() {
+    refused(
+        "`results` that is not a list",
+        &["ResourceList results must be a list, found a scalar"],
     );
 }
 
@@ -717,6 +767,44 @@ fn reserved_context_key() {
 }
 
 #[test]
+fn empty_context_key() {
+    error_result(
+        "an empty package-context key (`'': x`)",
+        &["must not contain an empty key (\"\": \"x\"); name the key"],
+        Where {
+            field: Some("spec.packageContext.data"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn null_key() {
+    error_result(
+        "a null key (`~: x`, `null: x`)",
+        &["cannot read the PackageVariant: a mapping key is null (~); quote it (\"~\") if the text is meant"],
+        Where {
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn null_config_map_value() {
+    error_result(
+        "a null ConfigMap value (`-- key=value` file with `zone: ~`)",
+        &["invalid type: null, expected a string; write a value (\"\" for an empty one) or remove the entry"],
+        Where {
+            field: Some("data.zone"),
+            resource: Some(("ConfigMap", "ctx")),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
 fn dot_in_package_variant_name() {
     error_result(
         "a `.` in the PackageVariant name",
@@ -748,6 +836,19 @@ fn missing_root_kptfile() {
         "a package without a root Kptfile",
         &["root Kptfile not found among the items: expected a kpt.dev/v1 Kptfile at path \"Kptfile\""],
         Where::default(),
+    );
+}
+
+/// Two root Kptfiles: the first was edited silently; which one is the package's is a guess.
+#[test]
+fn two_root_kptfiles() {
+    error_result(
+        "two Kptfiles at path `Kptfile`",
+        &["\"Kptfile\" must hold exactly one Kptfile, found 2 (this one and Kptfile/pkg); keep one"],
+        Where {
+            resource: Some(("Kptfile", "pkg-copy")),
+            ..Default::default()
+        },
     );
 }
 
@@ -927,6 +1028,62 @@ fn package_name_listed_twice() {
         &["is listed twice, at spec.targets[0].repositories[0].packageNames[0] and at spec.targets[0].repositories[0].packageNames[1]"],
         Where {
             field: Some("spec.targets[0].repositories[0].packageNames[1]"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_template_reserved_context_key() {
+    error_result(
+        "a set template setting a package-context key Porch sets (`name`)",
+        &[
+            r#"must not contain the key "name" (Porch sets it): Porch would refuse every PackageVariant of the set"#,
+        ],
+        Where {
+            field: Some("spec.targets[0].template.packageContext.data.name"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_key_expr_reserved_context_key() {
+    error_result(
+        "a set's CEL key giving a package-context key Porch sets",
+        &[
+            r#"gives the key "package-path", which Porch sets: Porch would refuse the PackageVariant"#,
+        ],
+        Where {
+            field: Some("spec.targets[0].template.packageContext.dataExprs[0].keyExpr"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_injector_name_expr_empty() {
+    error_result(
+        "a set's injector name expression giving an empty name",
+        &["gives an empty injector name: Porch would refuse the PackageVariant (spec.injectors[0].name must not be empty)"],
+        Where {
+            field: Some("spec.targets[0].template.injectors[0].nameExpr"),
+            resource: pvs(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn set_map_entry_without_key() {
+    error_result(
+        "a set's map entry without a key (`labelExprs: [{value: v}]`)",
+        &["must not be empty: give the key with `key` or `keyExpr`"],
+        Where {
+            field: Some("spec.targets[0].template.labelExprs[0].key"),
             resource: pvs(),
             ..Default::default()
         },

@@ -102,6 +102,19 @@ metadata:
 ";
 
 /// The package context of [`KPTFILE`]'s package.
+/// An injection point: the ConfigMap `endpoints` (`kpt.dev/config-injection: required`) with
+/// one placeholder value.
+pub const INJECTION_POINT: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: endpoints
+  annotations:
+    kpt.dev/config-injection: required
+    config.kubernetes.io/path: endpoints.yaml
+data:
+  db: placeholder
+";
+
 pub const PACKAGE_CONTEXT: &str = "apiVersion: v1
 kind: ConfigMap
 metadata:

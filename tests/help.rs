@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{resource_list, run, KPTFILE, PACKAGE_CONTEXT};
+use common::{resource_list, run, INJECTION_POINT, KPTFILE, PACKAGE_CONTEXT};
 use std::process::Command;
 
 fn help() -> String {
@@ -71,16 +71,6 @@ fn help_has_every_part_of_the_documentation() {
 #[test]
 fn the_package_variant_example_runs() {
     let config = example(&help(), "PackageVariant");
-    let endpoints = "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: endpoints
-  annotations:
-    kpt.dev/config-injection: required
-    config.kubernetes.io/path: endpoints.yaml
-data:
-  db: placeholder
-";
     let in_cluster = "apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -93,7 +83,7 @@ data:
 ";
     let context = PACKAGE_CONTEXT.replace("  name: pkg\n", "  name: pkg\n  legacy-key: x\n");
     let out = run(&resource_list(
-        &[KPTFILE, &context, endpoints, in_cluster],
+        &[KPTFILE, &context, INJECTION_POINT, in_cluster],
         &config,
     ));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);

@@ -28,7 +28,7 @@
 mod shell;
 
 use package_variant::yaml;
-use shell::{bin_dir, path_with, Scratch};
+use shell::{bin_dir, copy_dir, path_with, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,19 +118,6 @@ fn kpt_available() {
             "kpt is not on PATH. Install kpt {KPT_VERSION} (https://kpt.dev/installation/kpt-cli/: \
              download the kpt_linux_amd64 binary of that release, chmod +x, put it on PATH) and run the tests again."
         ),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

@@ -921,8 +921,14 @@ fn d13_empty_maps_omitted_and_missing_key_or_value() {
     insta::assert_snapshot!("d13_empty_labels_omitted", empty.stdout);
     let key_only = run_case(&FIXTURES, &render_set("labelExprs: [{key: k}]"), 0);
     insta::assert_snapshot!("d13_key_only", key_only.stdout);
-    let value_only = run_case(&FIXTURES, &render_set("labelExprs: [{value: v}]"), 0);
-    insta::assert_snapshot!("d13_value_only", value_only.stdout);
+    // Porch renders `labels: {"": v}`; an empty key is refused instead (see
+    // template_empty_injector_names_and_keys_are_refused).
+    let value_only = run_case(&FIXTURES, &render_set("labelExprs: [{value: v}]"), 1);
+    assert!(
+        results(&value_only.stdout).contains("path: spec.targets[0].template.labelExprs[0].key"),
+        "{}",
+        value_only.stdout
+    );
 }
 
 #[test]
@@ -949,10 +955,15 @@ fn d15_empty_downstream_strings_are_unset() {
     );
 }
 
+/// Porch renders `injectors: [{name: ""}]`, which its own PackageVariant validation then
+/// refuses (the variant stalls); the set refuses it first.
 #[test]
 fn d16_injector_with_empty_name() {
-    insta::assert_snapshot!(
-        run_case(&FIXTURES, &render_set(r#"injectors: [{name: ""}]"#), 0).stdout
+    let out = run_case(&FIXTURES, &render_set(r#"injectors: [{name: ""}]"#), 1);
+    assert!(
+        results(&out.stdout).contains("path: spec.targets[0].template.injectors[0].name"),
+        "{}",
+        out.stdout
     );
 }
 
@@ -1732,4 +1743,158 @@ fn cel_time_functions() {
     ] {
         assert!(out.stdout.contains(line), "{line} not in\n{}", out.stdout);
     }
+}
+
+// Issue 15: real expressions, and what cel-go's checker and time conversions refuse, through
+// the binary.
+
+const REPO_EDGE1: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: edge1
+  namespace: default
+spec:
+  type: git
+";
+
+/// Porch's documentation (its user guide's `network-function-auto-namespace` set): a
+/// `repositories` target and `packageExpr: "target.package + '-cumulonimbus'"`.
+#[test]
+fn real_porch_guide_package_expr() {
+    let out = run_case(
+        &[PR_P, REPO_EDGE1],
+        &expr_set(
+            "repositories: [{name: edge1, packageNames: [network-function-auto-namespace-x, network-function-auto-namespace-y]}]",
+            r#"downstream: {packageExpr: "target.package + '-cumulonimbus'"}"#,
+        ),
+        0,
+    );
+    for suffix in ["x", "y"] {
+        let want = format!("package: network-function-auto-namespace-{suffix}-cumulonimbus");
+        assert!(out.stdout.contains(&want), "{want}\n{}", out.stdout);
+    }
+    assert_eq!(created(&out.stdout).len(), 2, "{}", out.stdout);
+    assert!(out.stdout.contains("repo: edge1"), "{}", out.stdout);
+}
+
+/// A compile error cel-go's checker reports is an error result on the field: nothing created.
+#[test]
+fn checker_error_on_the_field() {
+    let out = expr_case(r#"downstream: {packageExpr: "repoDefault + 1"}"#, 1);
+    let results = results(&out.stdout);
+    assert!(
+        results.contains("found no matching overload for '_+_' applied to '(string, int)'"),
+        "{results}"
+    );
+    assert!(
+        results.contains("path: spec.targets[0].template.downstream.packageExpr"),
+        "{results}"
+    );
+    assert!(created(&out.stdout).is_empty(), "{}", out.stdout);
+}
+
+/// Time as cel-go: a duration written as Go writes it, and a timestamp text Go refuses.
+#[test]
+fn time_conversions_as_cel_go() {
+    let out = label_expr("string(duration('1h30m'))", 0);
+    assert!(out.stdout.contains("e: 5400s"), "{}", out.stdout);
+    let out = label_expr("string(timestamp('2024-01-01 00:00:00Z'))", 1);
+    assert!(
+        results(&out.stdout)
+            .contains("type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        "{}",
+        out.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variants that Porch's PackageVariant validation (and this function's) would refuse: the set
+// made them before with exit 0, and every one would have stalled in the cluster.
+
+/// The error results of a refused render of `template`: (field path, message) pairs.
+fn refused_render(template: &str) -> Vec<(String, String)> {
+    let out = run_case(&FIXTURES, &render_set(template), 1);
+    let results = results(&out.stdout);
+    let messages: Vec<&str> = results
+        .lines()
+        .filter_map(|l| l.strip_prefix("- message: "))
+        .collect();
+    let fields: Vec<&str> = results
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("path: spec."))
+        .collect();
+    assert_eq!(messages.len(), fields.len(), "{results}");
+    fields
+        .into_iter()
+        .map(|f| format!("spec.{f}"))
+        .zip(
+            messages
+                .into_iter()
+                .map(|m| m.trim_matches('\'').to_string()),
+        )
+        .collect()
+}
+
+#[test]
+fn template_context_keys_porch_sets_are_refused() {
+    let t = "spec.targets[0].template.packageContext";
+    let r = refused_render(
+        "packageContext:\n  data: {name: x}\n  dataExprs: [{key: package-path, value: y}]\n  removeKeys: [name]",
+    );
+    let fields: Vec<&str> = r.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            format!("{t}.data.name"),
+            format!("{t}.removeKeys[0]"),
+            format!("{t}.dataExprs[0].key"),
+        ]
+    );
+    assert!(
+        r[0].1
+            .starts_with("must not contain the key \"name\" (Porch sets it)"),
+        "{r:?}"
+    );
+    let r =
+        refused_render(r#"packageContext: {dataExprs: [{keyExpr: "'package-path'", value: x}]}"#);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].0, format!("{t}.dataExprs[0].keyExpr"));
+    assert!(
+        r[0].1
+            .starts_with("gives the key \"package-path\", which Porch sets"),
+        "{r:?}"
+    );
+    let r = refused_render(r#"packageContext: {removeKeyExprs: ["'name'"]}"#);
+    assert_eq!(r[0].0, format!("{t}.removeKeyExprs[0]"));
+}
+
+#[test]
+fn template_empty_injector_names_and_keys_are_refused() {
+    let t = "spec.targets[0].template";
+    let r = refused_render("injectors: [{name: ''}]");
+    assert_eq!(r[0].0, format!("{t}.injectors[0].name"));
+    assert!(r[0].1.starts_with("must not be empty"), "{r:?}");
+    let r = refused_render("injectors: [{nameExpr: ''}]");
+    assert_eq!(r[0].0, format!("{t}.injectors[0].nameExpr"));
+    let r = refused_render(r#"injectors: [{nameExpr: "''"}]"#);
+    assert_eq!(r[0].0, format!("{t}.injectors[0].nameExpr"));
+    assert!(r[0].1.starts_with("gives an empty injector name"), "{r:?}");
+    let r = refused_render(r#"labelExprs: [{keyExpr: "''", value: v}]"#);
+    assert_eq!(
+        r,
+        [(
+            format!("{t}.labelExprs[0].keyExpr"),
+            "gives an empty key; a key must not be empty".to_string()
+        )]
+    );
+    let r = refused_render("annotationExprs: [{value: v}]");
+    assert_eq!(r[0].0, format!("{t}.annotationExprs[0].key"));
+    // The same fields with real values still render.
+    run_case(
+        &FIXTURES,
+        &render_set(
+            "injectors: [{nameExpr: \"'x-' + target.repo\"}]\nlabelExprs: [{keyExpr: \"'k'\", value: v}]\npackageContext: {dataExprs: [{keyExpr: \"'zone'\", value: a}], removeKeyExprs: [\"'old'\"]}",
+        ),
+        0,
+    );
 }

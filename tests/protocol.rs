@@ -385,3 +385,53 @@ fn output_that_cannot_be_written_exits_1() {
     assert_eq!(broken.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&broken.stderr).contains("cannot write stdout"));
 }
+
+/// An earlier function's `results` (a pipeline through stdin without kpt, which would strip
+/// them) are kept as they came, comments included, and this run's results follow; on an error
+/// too. They were dropped before.
+#[test]
+fn earlier_results_are_kept_and_ours_appended() {
+    let earlier = "results:
+# from set-labels
+- message: 'earlier warning'
+  severity: warning
+  tags: {x: 'y'}
+";
+    let items = [common::KPTFILE, common::PACKAGE_CONTEXT];
+    let ok = run(&format!(
+        "{}{earlier}",
+        resource_list(
+            &items,
+            &common::pv_config("  packageContext:\n    data: {a: b}\n")
+        )
+    ));
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(ok.stdout.ends_with(earlier), "{}", ok.stdout);
+    assert!(ok.stdout.contains("\n    a: b\n"), "{}", ok.stdout);
+
+    let refused = run(&format!(
+        "{}{earlier}",
+        resource_list(
+            &items,
+            &common::pv_config("  packageContext:\n    data: {name: b}\n")
+        )
+    ));
+    assert_eq!(refused.code, 1);
+    let results = common::results_section(&refused.stdout);
+    assert!(results.starts_with(earlier), "{results}");
+    assert!(
+        results[earlier.len()..].starts_with("- message: 'Invalid value: {\"name\":\"b\"}"),
+        "{results}"
+    );
+
+    let scalar = run(&format!(
+        "{}results: oops\n",
+        resource_list(&items, &common::pv_config(""))
+    ));
+    assert_eq!(scalar.code, 1);
+    assert_eq!(
+        scalar.stderr,
+        "package-variant: ResourceList results must be a list, found a scalar\n"
+    );
+    assert!(scalar.stdout.is_empty());
+}

@@ -6,21 +6,10 @@ mod common;
 
 use common::{
     items_section, pv_config, pvs_config, repository, resource_list, results_section, run, Run,
-    KPTFILE, PACKAGE_CONTEXT, UPSTREAM_PR,
+    INJECTION_POINT, KPTFILE, PACKAGE_CONTEXT, UPSTREAM_PR,
 };
 
 // ---------------------------------------------------------------- namespaces
-
-const POINT: &str = "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: endpoints
-  annotations:
-    kpt.dev/config-injection: required
-    config.kubernetes.io/path: endpoints.yaml
-data:
-  db: placeholder
-";
 
 fn in_cluster(namespace: Option<&str>, db: &str) -> String {
     let ns = namespace.map_or(String::new(), |n| format!("  namespace: {n}\n"));
@@ -50,7 +39,10 @@ fn in_cluster_objects_of_another_namespace_are_never_injected() {
         (Some("team-a"), "default"),
     ] {
         let foreign = in_cluster(Some(other_ns), "SECRET-OF-ANOTHER-TEAM");
-        let input = resource_list(&[KPTFILE, PACKAGE_CONTEXT, POINT, &foreign], &pv_in(pv_ns));
+        let input = resource_list(
+            &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &foreign],
+            &pv_in(pv_ns),
+        );
         let out = run(&input);
         assert_eq!(out.code, 0, "{pv_ns:?}/{other_ns}: {}", out.stdout);
         assert!(
@@ -84,7 +76,7 @@ fn in_cluster_objects_of_the_same_namespace_are_injected() {
         let foreign = in_cluster(Some("team-b"), "SECRET-OF-ANOTHER-TEAM");
         // The foreign object comes first: first match would pick it if namespaces were ignored.
         let input = resource_list(
-            &[KPTFILE, PACKAGE_CONTEXT, POINT, &foreign, &mine],
+            &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &foreign, &mine],
             &pv_in(pv_ns),
         );
         let out = run(&input);
@@ -324,7 +316,7 @@ fn no_files_and_no_network_beyond_the_loader() {
         &[
             KPTFILE,
             PACKAGE_CONTEXT,
-            POINT,
+            INJECTION_POINT,
             &in_cluster(None, "db.example.com"),
         ],
         &pv_config("  injectors:\n  - name: us-east1-endpoints\n  packageContext:\n    data: {region: us}\n"),

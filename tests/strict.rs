@@ -382,6 +382,78 @@ fn kpt_empty_config_and_config_map_fields() {
     );
 }
 
+/// Null and empty package-context keys and null values: they were read as "" (a ConfigMap's
+/// `~` value and `~` key, the key then merging silently with a `''` key) or as the text "~"
+/// (a PackageVariant's `~` key), and written, exit 0.
+#[test]
+fn null_and_empty_context_keys_and_values_are_refused() {
+    let cm = |data: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\ndata:\n{data}")
+    };
+    assert_eq!(
+        refused(&pv_input(&cm("  a: ~\n  b: x\n"))),
+        one(
+            "data.a",
+            "invalid type: null, expected a string; write a value (\"\" for an empty one) or remove the entry"
+        )
+    );
+    let got = refused(&pv_input(&cm("  '': a\n  ~: b\n")));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0]
+            .1
+            .ends_with("a mapping key is null (~); quote it (\"~\") if the text is meant"),
+        "{got:?}"
+    );
+    assert_eq!(
+        refused(&pv_input(&cm("  '': a\n"))),
+        one(
+            "data",
+            "must not contain an empty key (\"\": \"a\"); name the key"
+        )
+    );
+    assert_eq!(
+        refused(&pv_input(&cm("  &k a: x\n  *k : y\n"))),
+        one(
+            "data",
+            "ConfigMap data keys must be written out, not given through an alias"
+        )
+    );
+    let got = refused(&pv_input(&pv_config(
+        "  packageContext:\n    data: {null: x}\n",
+    )));
+    assert!(
+        got[0]
+            .1
+            .ends_with("a mapping key is null (null); quote it (\"null\") if the text is meant"),
+        "{got:?}"
+    );
+    assert_eq!(
+        refused(&pv_input(&pv_config(
+            "  packageContext:\n    data: {'': x}\n    removeKeys: ['']\n"
+        ))),
+        [
+            (
+                "spec.packageContext.data".to_string(),
+                "must not contain an empty key (\"\": \"x\"); name the key".to_string()
+            ),
+            (
+                "spec.packageContext.removeKeys".to_string(),
+                "must not contain an empty key".to_string()
+            )
+        ]
+    );
+    // Quoted, the same texts are ordinary keys and values.
+    let out = run(&pv_input(&cm("  '~': ''\n  'null': '~'\n")));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("\n    \"null\": \"~\"\n    \"~\": \"\"\n"),
+        "{}",
+        out.stdout
+    );
+}
+
 // ------------------------------------------------------------------ complete inputs
 
 #[test]

@@ -2,6 +2,9 @@
 //! repository; a refused run exits 1, kpt prints the error with its field path, and `git
 //! status` is clean afterwards.
 
+mod shell;
+
+use shell::{copy_dir, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,43 +15,6 @@ fn bin() -> PathBuf {
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
-}
-
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "package-variant-strict-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {

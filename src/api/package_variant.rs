@@ -20,6 +20,8 @@ pub const PACKAGE_VARIANT_FINALIZER: &str = "config.porch.kpt.dev/packagevariant
 pub const PACKAGE_VARIANT_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";
 /// kind of PackageVariant objects.
 pub const PACKAGE_VARIANT_KIND: &str = "PackageVariant";
+/// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
+pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
 
 /// `spec.upstream`: the package revision a variant is cloned from.
 ///

@@ -7,7 +7,7 @@
 
 use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
-use crate::krm::results::{ResultItem, Subject};
+use crate::krm::results::{self, ResultItem, Subject};
 use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
@@ -69,6 +69,8 @@ pub struct ResourceList<'a> {
     /// The functionConfig, if any, as the entry the output writes (so writing it needs no
     /// copy of a wide tree).
     function_config: Option<Entry>,
+    /// The `results` that came in (an earlier function's): kept, ours are appended.
+    previous_results: Option<Node>,
     /// The items, as read (where each is, and its metadata).
     pub items: Items,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
@@ -204,20 +206,30 @@ impl<'a> ResourceList<'a> {
         } else {
             items_tail(src, &entries)
         };
-        let function_config = entries
-            .iter_mut()
-            .find(|e| e.key.scalar_text() == "functionConfig")
-            .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
-            .filter(|v| !v.is_null())
-            .map(|value| Entry {
-                key: Node::string("functionConfig"),
-                value,
-                trivia: Trivia::default(),
-            });
+        let mut take = |key: &str| {
+            entries
+                .iter_mut()
+                .find(|e| e.key.scalar_text() == key)
+                .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
+                .filter(|v| !v.is_null())
+        };
+        let function_config = take("functionConfig").map(|value| Entry {
+            key: Node::string("functionConfig"),
+            value,
+            trivia: Trivia::default(),
+        });
+        let previous_results = take("results");
+        if let Some(r) = previous_results.as_ref().filter(|r| !r.is_sequence()) {
+            return Err(InputError(format!(
+                "ResourceList results must be a list, found a {}",
+                r.kind()
+            )));
+        }
         Ok(ResourceList {
             src,
             api_version,
             function_config,
+            previous_results,
             items,
             json,
             tail,
@@ -361,11 +373,10 @@ impl<'a> ResourceList<'a> {
         if let Some(entry) = &self.function_config {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
-        if !results.is_empty() {
-            let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
+        if let Some(value) = results::combined(self.previous_results.as_ref(), results) {
             let entry = Entry {
                 key: Node::string("results"),
-                value: crate::yaml::from_json(&serde_json::Value::Array(list)),
+                value,
                 trivia: Trivia::default(),
             };
             e.entries(std::slice::from_ref(&entry), 0, false);
@@ -434,39 +445,6 @@ fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
         at += line.len();
     }
     (end > 0).then(|| Span::new(start, start + end))
-}
-
-/// A result as the wire format writes it: message, severity, resourceRef, field, file.
-fn result_json(r: &ResultItem) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut m = Map::new();
-    m.insert("message".into(), Value::String(r.message.clone()));
-    m.insert("severity".into(), Value::String(r.severity.as_str().into()));
-    if let Some(rr) = &r.resource_ref {
-        let mut o = Map::new();
-        o.insert("apiVersion".into(), json!(rr.api_version));
-        o.insert("kind".into(), json!(rr.kind));
-        o.insert("name".into(), json!(rr.name));
-        if let Some(ns) = &rr.namespace {
-            o.insert("namespace".into(), json!(ns));
-        }
-        m.insert("resourceRef".into(), Value::Object(o));
-    }
-    if let Some(p) = &r.field_path {
-        m.insert("field".into(), json!({ "path": p }));
-    }
-    if let Some(f) = &r.file {
-        let mut o = Map::new();
-        o.insert("path".into(), json!(f.path));
-        if let Some(i) = &f.index {
-            match i.parse::<i64>() {
-                Ok(n) => o.insert("index".into(), json!(n)),
-                Err(_) => o.insert("index".into(), json!(i)),
-            };
-        }
-        m.insert("file".into(), Value::Object(o));
-    }
-    Value::Object(m)
 }
 
 #[cfg(test)]

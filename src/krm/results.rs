@@ -5,6 +5,7 @@
 //! `file` fields from the object's own metadata and annotations, so no mutation needs to know
 //! how kpt names files.
 
+use crate::yaml::Node;
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -141,4 +142,52 @@ impl fmt::Display for ResultItem {
 /// True when any result is an error: the run fails and the items go back unchanged.
 pub fn has_errors(results: &[ResultItem]) -> bool {
     results.iter().any(ResultItem::is_error)
+}
+
+/// A result as the wire format writes it: message, severity, resourceRef, field, file.
+fn result_json(r: &ResultItem) -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let mut m = Map::new();
+    m.insert("message".into(), Value::String(r.message.clone()));
+    m.insert("severity".into(), Value::String(r.severity.as_str().into()));
+    if let Some(rr) = &r.resource_ref {
+        let mut o = Map::new();
+        o.insert("apiVersion".into(), json!(rr.api_version));
+        o.insert("kind".into(), json!(rr.kind));
+        o.insert("name".into(), json!(rr.name));
+        if let Some(ns) = &rr.namespace {
+            o.insert("namespace".into(), json!(ns));
+        }
+        m.insert("resourceRef".into(), Value::Object(o));
+    }
+    if let Some(p) = &r.field_path {
+        m.insert("field".into(), json!({ "path": p }));
+    }
+    if let Some(f) = &r.file {
+        let mut o = Map::new();
+        o.insert("path".into(), json!(f.path));
+        if let Some(i) = &f.index {
+            match i.parse::<i64>() {
+                Ok(n) => o.insert("index".into(), json!(n)),
+                Err(_) => o.insert("index".into(), json!(i)),
+            };
+        }
+        m.insert("file".into(), Value::Object(o));
+    }
+    Value::Object(m)
+}
+
+/// The output's `results`: those that came in (an earlier function's, kept as they were
+/// written), then this run's. `None` when there are none at all.
+pub fn combined(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
+    let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
+    let new = crate::yaml::from_json(&serde_json::Value::Array(list));
+    let Some(previous) = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty())) else {
+        return (!results.is_empty()).then_some(new);
+    };
+    let mut all = previous.clone();
+    if let (Some(items), Some(new)) = (all.items_mut(), new.items()) {
+        items.extend(new.iter().cloned());
+    }
+    Some(all)
 }

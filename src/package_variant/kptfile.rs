@@ -26,11 +26,26 @@ pub fn find_root(pkg: &Package) -> Result<usize, Box<ResultItem>> {
         .into_iter()
         .filter(|&i| pkg.meta(i).is(KPTFILE_API_VERSION, KPTFILE_KIND))
         .collect();
-    if let Some(&i) = kptfiles
+    let at_root: Vec<usize> = kptfiles
         .iter()
-        .find(|&&i| pkg.meta(i).path() == Some(KPTFILE_KIND))
-    {
-        return Ok(i);
+        .copied()
+        .filter(|&i| pkg.meta(i).path() == Some(KPTFILE_KIND))
+        .collect();
+    match at_root.as_slice() {
+        [i] => return Ok(*i),
+        // kpt writes one file per path: which of them is the package's is a guess.
+        [_, second, ..] => {
+            return Err(Box::new(
+                ResultItem::error(format!(
+                    "\"Kptfile\" must hold exactly one Kptfile, found {} (this one and {}); \
+                     keep one",
+                    at_root.len(),
+                    pkg.meta(at_root[0]).describe()
+                ))
+                .on_item(*second),
+            ))
+        }
+        [] => {}
     }
     match kptfiles.as_slice() {
         [i] if pkg.meta(*i).path().is_none() => Ok(*i),

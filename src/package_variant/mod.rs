@@ -248,16 +248,26 @@ fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<Result
         )));
     };
     for e in entries {
-        let key = e.key.as_str().unwrap_or("").to_string();
+        let Some(key) = e.key.as_str().map(str::to_string) else {
+            // An alias as a key (YAML's `*k : v`): write the key itself.
+            return Err(bad(
+                "ConfigMap data keys must be written out, not given through an alias".to_string(),
+            ));
+        };
         match e.value.as_scalar() {
-            Some(s) => out.push((
-                key,
-                if e.value.is_null() {
-                    String::new()
-                } else {
-                    s.value.to_string()
-                },
-            )),
+            // `~` is no value: neither "" nor the text "~" is surely meant (as in a
+            // PackageVariant's packageContext.data).
+            Some(_) if e.value.is_null() => {
+                return Err(Box::new(
+                    ResultItem::error(
+                        "invalid type: null, expected a string; write a value (\"\" for an \
+                         empty one) or remove the entry",
+                    )
+                    .field(format!("data.{key}"))
+                    .on_config(),
+                ))
+            }
+            Some(s) => out.push((key, s.value.to_string())),
             None => {
                 return Err(bad(format!(
                     "ConfigMap data {key:?} must be a string, found a {}",
@@ -266,8 +276,14 @@ fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<Result
             }
         }
     }
-    // Keys that read the same (e.g. `~` and `""`) keep the smallest value, as before.
-    out.sort();
-    out.dedup_by(|b, a| a.0 == b.0);
-    Ok(out.into_iter().collect())
+    let mut data = BTreeMap::new();
+    for (key, value) in out {
+        // Only aliases can make two keys of one mapping the same text.
+        if data.insert(key.clone(), value).is_some() {
+            return Err(bad(format!(
+                "ConfigMap data has the key {key:?} twice; keep one"
+            )));
+        }
+    }
+    Ok(data)
 }

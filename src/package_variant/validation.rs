@@ -8,8 +8,7 @@ use crate::api::package_variant::{Function, PackageVariantSpec};
 use crate::krm::results::ResultItem;
 use std::collections::BTreeMap;
 
-/// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
-pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
+pub use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
 
 fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
     out.push(ResultItem::error(message).field(field).on_config());
@@ -94,7 +93,8 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
 
 /// Porch's reserved-key check over context `data` and `removeKeys`, with the field paths to
 /// report. Order: per reserved key, data first, then each occurrence in removeKeys. The message
-/// is Porch's after its `<field>: ` prefix.
+/// is Porch's after its `<field>: ` prefix. Then an empty key, which Porch would write as a
+/// ConfigMap key Kubernetes refuses (and which no one means).
 pub fn reserved_keys(
     data: &BTreeMap<String, String>,
     remove_keys: &[String],
@@ -123,6 +123,13 @@ pub fn reserved_keys(
                 ),
             );
         }
+    }
+    if let Some(v) = data.get("") {
+        let message = format!("must not contain an empty key (\"\": {v:?}); name the key");
+        err(&mut out, data_field, message);
+    }
+    if remove_keys.iter().any(String::is_empty) {
+        err(&mut out, remove_field, "must not contain an empty key");
     }
     out
 }

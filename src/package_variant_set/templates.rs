@@ -15,6 +15,7 @@ use cel::common::types::CelMap;
 
 use crate::api::package_variant::{
     Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
+    RESERVED_CONTEXT_KEYS,
 };
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
@@ -205,12 +206,18 @@ fn overlay(
     base: &BTreeMap<String, String>,
     exprs: &[MapExpr],
     field: &str,
+    reserved: &[&str],
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let build = ev.builds();
     let mut out = if build { base.clone() } else { BTreeMap::new() };
     for (j, me) in exprs.iter().enumerate() {
         let key = match &me.key_expr {
-            Some(e) => Some(ev.eval(e, &|| format!("{field}[{j}].keyExpr"))?),
+            Some(e) => {
+                let at = || format!("{field}[{j}].keyExpr");
+                let key = ev.eval(e, &at)?;
+                check_key(&key, reserved, at())?;
+                Some(key)
+            }
             None => None,
         };
         let value = match &me.value_expr {
@@ -239,6 +246,7 @@ fn functions(
             &t.config_map,
             &t.config_map_exprs,
             &format!("{field}[{i}].configMapExprs"),
+            &[],
         )?;
         if ev.builds() {
             let mut f = t.function();
@@ -247,6 +255,26 @@ fn functions(
         }
     }
     Ok(out)
+}
+
+/// Refuses a key an expression gave that no PackageVariant can hold: an empty one, or one of
+/// `reserved` (the package context keys Porch sets, which Porch's PackageVariant validation
+/// refuses: every variant of the set would stall).
+fn check_key(key: &str, reserved: &[&str], field: String) -> Result<(), RenderError> {
+    let why = if key.is_empty() {
+        "gives an empty key; a key must not be empty".to_string()
+    } else if reserved.contains(&key) {
+        format!(
+            "gives the key {key:?}, which Porch sets: Porch would refuse the PackageVariant \
+             (spec.packageContext: must not contain the key {key:?})"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(RenderError {
+        message: format!("{field}: {why}"),
+        field,
+    })
 }
 
 /// Every CEL expression of `t` that a render may evaluate, with its field (relative to the
@@ -453,12 +481,13 @@ fn render_spec(
     if let Some(p) = &t.deletion_policy {
         spec.deletion_policy = p.clone();
     }
-    spec.labels = overlay(ev, &t.labels, &t.label_exprs, "template.labelExprs")?;
+    spec.labels = overlay(ev, &t.labels, &t.label_exprs, "template.labelExprs", &[])?;
     spec.annotations = overlay(
         ev,
         &t.annotations,
         &t.annotation_exprs,
         "template.annotationExprs",
+        &[],
     )?;
 
     if let Some(pc) = &t.package_context {
@@ -467,15 +496,16 @@ fn render_spec(
             &pc.data,
             &pc.data_exprs,
             "template.packageContext.dataExprs",
+            RESERVED_CONTEXT_KEYS,
         )?;
         let mut remove: BTreeSet<String> = BTreeSet::new();
         if build {
             remove.extend(pc.remove_keys.iter().cloned());
         }
         for (i, e) in pc.remove_key_exprs.iter().enumerate() {
-            let key = ev.eval(e, &|| {
-                format!("template.packageContext.removeKeyExprs[{i}]")
-            })?;
+            let at = || format!("template.packageContext.removeKeyExprs[{i}]");
+            let key = ev.eval(e, &at)?;
+            check_key(&key, RESERVED_CONTEXT_KEYS, at())?;
             if build {
                 remove.insert(key);
             }
@@ -489,7 +519,22 @@ fn render_spec(
 
     for (i, inj) in t.injectors.iter().enumerate() {
         let name = match non_empty(&inj.name_expr) {
-            Some(e) => ev.eval(e, &|| format!("template.injectors[{i}].nameExpr"))?,
+            Some(e) => {
+                let at = || format!("template.injectors[{i}].nameExpr");
+                let name = ev.eval(e, &at)?;
+                if name.is_empty() {
+                    // Porch's PackageVariant validation: spec.injectors[i].name must not be empty.
+                    return Err(RenderError {
+                        message: format!(
+                            "{}: gives an empty injector name: Porch would refuse the \
+                             PackageVariant (spec.injectors[{i}].name must not be empty)",
+                            at()
+                        ),
+                        field: at(),
+                    });
+                }
+                name
+            }
             None if build => non_empty(&inj.name).unwrap_or("").to_string(),
             None => continue,
         };

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
 use crate::api::package_variant_set::{
     MapExpr, PackageVariantSet, PackageVariantTemplate, RepositoryTarget,
 };
@@ -198,11 +199,9 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
     map_exprs(&t.label_exprs, &format!("{f}.labelExprs"), out);
     map_exprs(&t.annotation_exprs, &format!("{f}.annotationExprs"), out);
     if let Some(pc) = &t.package_context {
-        map_exprs(
-            &pc.data_exprs,
-            &format!("{f}.packageContext.dataExprs"),
-            out,
-        );
+        let pf = format!("{f}.packageContext");
+        map_exprs(&pc.data_exprs, &format!("{pf}.dataExprs"), out);
+        reserved_context_keys(pc, &pf, out);
     }
     for (j, inj) in t.injectors.iter().enumerate() {
         let p = format!("{f}.injectors[{j}]");
@@ -215,6 +214,21 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
         }
         if inj.name.is_none() && inj.name_expr.is_none() {
             err(out, p.clone(), "must specify either `name` or `nameExpr`");
+        } else if inj.name_expr.as_deref().is_none_or(str::is_empty)
+            && inj.name.as_deref().is_none_or(str::is_empty)
+        {
+            // Rendered as an empty name, which Porch's PackageVariant validation refuses.
+            let which = if inj.name.is_some() {
+                "name"
+            } else {
+                "nameExpr"
+            };
+            err(
+                out,
+                format!("{p}.{which}"),
+                "must not be empty: name the in-cluster object to inject (Porch would refuse \
+                 the PackageVariant: spec.injectors[].name must not be empty)",
+            );
         }
     }
     if let Some(pipeline) = &t.pipeline {
@@ -230,6 +244,37 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
                 if func.name.contains('.') {
                     err(out, format!("{p}.name"), "must not contain '.'");
                 }
+            }
+        }
+    }
+}
+
+/// Static context keys that Porch sets (`name`, `package-path`): Porch's PackageVariant
+/// validation would refuse every variant of the set that sets or removes one.
+fn reserved_context_keys(
+    pc: &crate::api::package_variant_set::PackageContextTemplate,
+    f: &str,
+    out: &mut Vec<ResultItem>,
+) {
+    let refuse = |out: &mut Vec<ResultItem>, field: String, key: &str| {
+        let message = format!(
+            "must not contain the key {key:?} (Porch sets it): Porch would refuse every \
+             PackageVariant of the set (spec.packageContext: must not contain the key {key:?})"
+        );
+        err(out, field, message);
+    };
+    for key in RESERVED_CONTEXT_KEYS {
+        if pc.data.contains_key(*key) {
+            refuse(out, format!("{f}.data.{key}"), key);
+        }
+        for (j, me) in pc.data_exprs.iter().enumerate() {
+            if me.key_expr.is_none() && me.key.as_deref() == Some(*key) {
+                refuse(out, format!("{f}.dataExprs[{j}].key"), key);
+            }
+        }
+        for (j, k) in pc.remove_keys.iter().enumerate() {
+            if k == key {
+                refuse(out, format!("{f}.removeKeys[{j}]"), key);
             }
         }
     }
@@ -252,6 +297,14 @@ fn map_exprs(exprs: &[MapExpr], f: &str, out: &mut Vec<ResultItem>) {
                 out,
                 p.clone(),
                 "may specify only one of `value` and `valueExpr`",
+            );
+        }
+        if me.key_expr.is_none() && me.key.as_deref().is_none_or(str::is_empty) {
+            // Porch renders it as the key "": a mistake, never a key anyone means.
+            err(
+                out,
+                format!("{p}.key"),
+                "must not be empty: give the key with `key` or `keyExpr`",
             );
         }
     }
@@ -487,11 +540,18 @@ mod tests {
     }
 
     #[test]
-    fn d16_empty_injector_name_passes_and_d17_config_map_exprs_unchecked() {
+    fn d16_empty_injector_name_refused_and_d17_config_map_exprs_unchecked() {
+        // Porch passes an empty injector name; its PackageVariant validation then refuses the
+        // variant, so the set refuses it first.
         let t = json!([{"repositories": [{"name": "r"}], "template": {
             "injectors": [{"name": ""}],
             "pipeline": {"mutators": [{"image": "x", "configMapExprs": [{"key": "a", "keyExpr": "'b'", "value": "v"}]}]}}}]);
-        assert!(messages(Some(with_up(t))).is_empty());
+        let m = messages(Some(with_up(t)));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].starts_with("spec.targets[0].template.injectors[0].name must not be empty"),
+            "{m:?}"
+        );
     }
 
     #[test]

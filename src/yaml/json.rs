@@ -106,21 +106,29 @@ fn key_text<'n>(
     anchors: &mut HashMap<&'n str, &'n Node>,
     in_alias: bool,
 ) -> Result<String, String> {
-    let scalar = match key.kind() {
-        Kind::Alias(name) => anchors
+    let node = match key.kind() {
+        Kind::Alias(name) => *anchors
             .get(name.as_str())
-            .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?
-            .as_scalar(),
+            .ok_or_else(|| format!("alias *{name} refers to an unknown anchor"))?,
         _ => {
             if !in_alias {
                 if let Some(a) = key.props().and_then(|p| p.anchor.as_deref()) {
                     anchors.insert(a, key);
                 }
             }
-            key.as_scalar()
+            key
         }
     };
-    scalar
+    // kubectl and the API server (sigs.k8s.io/yaml) refuse a null key; reading it as its text
+    // (`~`) or as "" would be a guess.
+    if node.is_null() {
+        let text = node.as_scalar().map_or("", |s| s.value.as_str());
+        return Err(format!(
+            "a mapping key is null ({}); quote it (\"{text}\") if the text is meant",
+            if text.is_empty() { "empty" } else { text }
+        ));
+    }
+    node.as_scalar()
         .map(|s| s.value.to_string())
         .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
 }

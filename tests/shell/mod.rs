@@ -38,6 +38,20 @@ impl Drop for Scratch {
     }
 }
 
+/// Copies the directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// A directory under `scratch` holding `package-variant` (this crate's binary).
 pub fn bin_dir(scratch: &Path) -> PathBuf {
     let dir = scratch.join("bin");

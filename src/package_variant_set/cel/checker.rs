@@ -74,7 +74,7 @@ impl<'e> Checker<'e> {
                 self.set(e, t);
             }
             Expr::Ident(name) => {
-                let t = match self.lookup(name) {
+                let t = match self.lookup(e.id, name) {
                     Some(t) => t,
                     None => {
                         self.error(e.id, undeclared(name));
@@ -215,7 +215,19 @@ impl<'e> Checker<'e> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Ty> {
+    fn lookup(&mut self, id: u64, name: &str) -> Option<Ty> {
+        // `.name` is the root scope's `name`, past any macro variable. The interpreter has no
+        // root scope: where a macro variable hides it, the expression is refused.
+        if let Some(root) = name.strip_prefix('.') {
+            if self.scopes.iter().any(|(n, _)| *n == root) {
+                self.error(
+                    id,
+                    format!("'{name}' is the variable '{root}', which a macro variable of the same name hides here: rename the macro variable"),
+                );
+                return Some(Ty::Error);
+            }
+            return self.lookup(id, root);
+        }
         if let Some((_, t)) = self.scopes.iter().rev().find(|(n, _)| *n == name) {
             return Some(t.clone());
         }

@@ -4,9 +4,14 @@
 //!   `in`, `contains`, `size`, conversions, the key of `[]`) is passed through `@arg(x)`, which
 //!   charges its size before the operation runs, unless the checker proved it a scalar;
 //! - `matches` becomes `@matches(text, pattern)`, with a cached, size-limited regex;
-//! - timestamp getters without a time zone read UTC, and `string(timestamp)` keeps the
-//!   timestamp's offset, as in Porch's cel-go; where the checker cannot prove the receiver a
+//! - `timestamp(x)` and `duration(x)` become `@timestamp(x)` and `@duration(x)`, which read
+//!   strings as Go does ([`super::gotime`]);
+//! - timestamp getters without a time zone read UTC, and `string(x)` of a timestamp keeps
+//!   its offset and of a duration is Go's float64 seconds (`string(@time_text(x))`), as in
+//!   Porch's cel-go; where the checker cannot prove the receiver a
 //!   timestamp (`dyn(t).getHours()`), `@utc(x)` turns a timestamp into UTC at run time.
+//!
+//! `.name` (the root scope's variable) becomes `name`.
 //!
 //! `@` cannot appear in CEL source, so no expression can call or shadow these names. The
 //! shapes the interpreter optimises (`@result + [x]` appends, `@result && p` folds) are kept.
@@ -27,8 +32,12 @@ pub const ARG_FUNCTION: &str = "@arg";
 pub const MATCHES_FUNCTION: &str = "@matches";
 /// A timestamp in UTC; any other value unchanged (the receiver of a getter of unknown type).
 pub const UTC_FUNCTION: &str = "@utc";
-/// `string(timestamp)` as cel-go writes it (RFC 3339 in the timestamp's own offset).
-pub const TIMESTAMP_STRING_FUNCTION: &str = "@timestamp_string";
+/// A timestamp or duration as `string()` of it reads in cel-go; any other value unchanged.
+pub const TIME_TEXT_FUNCTION: &str = "@time_text";
+/// `timestamp(x)`, reading a string as Go does ([`super::gotime`]).
+pub const TIMESTAMP_FUNCTION: &str = "@timestamp";
+/// `duration(x)`, reading a string as Go does ([`super::gotime`]).
+pub const DURATION_FUNCTION: &str = "@duration";
 
 /// The timestamp getters; without a time zone they read UTC (Porch's `DefaultUTCTimeZone`).
 const GETTERS: [&str; 10] = [
@@ -87,6 +96,11 @@ pub fn instrument(expr: &mut IdedExpr, types: &HashMap<u64, Ty>) {
             EntryExpr::StructField(sf) => instrument(&mut sf.value, types),
         }),
         Expr::Select(s) => instrument(&mut s.operand, types),
+        // `.name`, the root scope's variable (the checker refused it where a macro variable
+        // hides it): the interpreter knows it as `name`.
+        Expr::Ident(name) if name.starts_with('.') => {
+            name.remove(0);
+        }
         Expr::Comprehension(c) => {
             instrument(&mut c.iter_range, types);
             instrument(&mut c.accu_init, types);
@@ -147,10 +161,6 @@ fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
         }
         return;
     }
-    if name == "string" && c.target.is_none() && c.args.len() == 1 && is_timestamp(&c.args[0]) {
-        c.func_name = TIMESTAMP_STRING_FUNCTION.to_string();
-        return;
-    }
     if name == "matches" {
         let mut args: Vec<IdedExpr> = c.target.take().map(|t| *t).into_iter().collect();
         args.append(&mut c.args);
@@ -171,6 +181,15 @@ fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
         return;
     }
     let appending = name == operators::ADD && c.args.iter().any(is_accumulator);
+    let renamed = time_conversion(c);
+    // `string(x)` of what may be a timestamp or a duration.
+    let time_text = name == "string"
+        && c.target.is_none()
+        && c.args.len() == 1
+        && matches!(
+            types.get(&c.args[0].id),
+            Some(Ty::Timestamp | Ty::Duration | Ty::Dyn) | None
+        );
     if let Some(t) = &mut c.target {
         if needs_meter(t, types, appending) {
             **t = metered(std::mem::take(&mut **t));
@@ -180,6 +199,26 @@ fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
         if needs_meter(a, types, appending) {
             *a = metered(std::mem::take(a));
         }
+    }
+    if let Some(renamed) = renamed {
+        c.func_name = renamed.to_string();
+    }
+    if time_text {
+        if let Some(arg) = c.args.first_mut() {
+            *arg = call(TIME_TEXT_FUNCTION, vec![std::mem::take(arg)]);
+        }
+    }
+}
+
+/// The function `timestamp(x)` or `duration(x)` is evaluated with, if `c` is one.
+pub fn time_conversion(c: &CallExpr) -> Option<&'static str> {
+    if c.target.is_some() || c.args.len() != 1 {
+        return None;
+    }
+    match c.func_name.as_str() {
+        "timestamp" => Some(TIMESTAMP_FUNCTION),
+        "duration" => Some(DURATION_FUNCTION),
+        _ => None,
     }
 }
 

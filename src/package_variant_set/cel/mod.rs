@@ -4,6 +4,8 @@
 //!
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
 //! - [`errors`]: cel-go's error format;
+//! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
+//! - [`gotime`]: timestamps and durations read from strings as Go reads them;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
 //!
 //! Porch has no strings extension (`lowerAscii`, `split`, `format`, ...), no optional types and
@@ -27,7 +29,9 @@
 //! release profile, which aborts: the checks above are what prevent panics there).
 
 mod checker;
+mod constants;
 mod errors;
+mod gotime;
 mod instrument;
 mod runtime;
 mod stdlib;
@@ -180,6 +184,9 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
     if !literal_errors.is_empty() {
         return Err(errors::compile_errors(source, &info, literal_errors));
     }
+    if let Some(failure) = constants::failed_conversion(&expr) {
+        return Err(failure);
+    }
     instrument::instrument(&mut expr, &types);
     Ok(Program {
         source: source.to_string(),
@@ -241,5 +248,7 @@ fn bracket_depth(source: &str) -> usize {
     max
 }
 
+#[cfg(test)]
+mod conformance;
 #[cfg(test)]
 mod tests;

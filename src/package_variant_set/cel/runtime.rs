@@ -13,14 +13,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cel::common::types::{CelBool, CelBytes, CelList, CelMap, CelMapKey, CelString, CelTimestamp};
+use cel::common::types::{
+    CelBool, CelBytes, CelList, CelMap, CelMapKey, CelString, CelTimestamp, Kind,
+};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::objects::{Key, Map};
 use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
+use super::gotime::{duration_function, time_text_function, timestamp_function};
 use super::instrument::{
-    ARG_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_STRING_FUNCTION, UTC_FUNCTION,
+    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_FUNCTION,
+    TIME_TEXT_FUNCTION, UTC_FUNCTION,
 };
 use super::Program;
 use super::VARIABLES;
@@ -37,7 +41,7 @@ pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
 
 /// A function that takes its arguments as the interpreter holds them (no conversion to
 /// [`Value`], which would copy strings and lists): the `cel` crate's own `Function` type.
-type Function = Box<
+pub(super) type Function = Box<
     dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
         + Send
         + Sync,
@@ -189,7 +193,7 @@ fn matches_function(meter: Arc<Meter>) -> Function {
 }
 
 /// Go's `time.RFC3339Nano` layout: fraction without trailing zeros, `Z` for UTC.
-fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
+pub(super) fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
     use chrono::{Datelike, Timelike};
     let mut out = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
@@ -215,17 +219,6 @@ fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
         out.push_str(&format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60));
     }
     out
-}
-
-fn timestamp_string_function() -> Function {
-    Box::new(|ftx: &mut FunctionContext<'_, '_>| {
-        let t = ftx
-            .args
-            .first()
-            .and_then(|a| a.downcast_ref::<CelTimestamp>().map(|t| *t.inner()))
-            .ok_or_else(|| ExecutionError::function_error("string", "no such overload"))?;
-        Ok(CowVal::owned(CelString::from(rfc3339_nano(&t))))
-    })
 }
 
 fn utc_function() -> Function {
@@ -397,8 +390,10 @@ impl Bindings {
             ctx.add_function(STEP_FUNCTION, step),
             ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
             ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
-            ctx.add_function(TIMESTAMP_STRING_FUNCTION, timestamp_string_function()),
+            ctx.add_function(TIME_TEXT_FUNCTION, time_text_function()),
             ctx.add_function(UTC_FUNCTION, utc_function()),
+            ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
+            ctx.add_function(DURATION_FUNCTION, duration_function()),
         ];
         debug_assert!(registered.iter().all(Result::is_ok));
         Bindings { ctx, meter }
@@ -434,67 +429,136 @@ impl<'v> Activation<'v> {
     /// Evaluates `program`; the result must be a CEL string. Errors use Porch's wording where
     /// it is known (`no such key: k`, `no such attribute(s): repository`, conversion errors).
     pub fn evaluate(&self, program: &Program) -> Result<String, String> {
+        self.evaluate_with(program, to_string_result)
+    }
+
+    /// Evaluates `program` and hands its value, as the interpreter holds it, to `read`.
+    pub(super) fn evaluate_with<R>(
+        &self,
+        program: &Program,
+        read: impl FnOnce(&dyn Val) -> Result<R, String>,
+    ) -> Result<R, String> {
         self.meter.steps.store(0, Ordering::Relaxed);
         self.meter.cost.store(0, Ordering::Relaxed);
         let mut ctx = self.root.new_inner_scope();
         ctx.set_variable_resolver(&self.vars);
         let result = catch_unwind(AssertUnwindSafe(|| {
+            // The value as the interpreter holds it: a string is copied out once, by `read`.
             match Value::resolve_val(&program.expr, &ctx) {
-                // The common case: a string, copied out once.
-                Ok(v) => match v.downcast_ref::<CelString>() {
-                    Some(s) => Ok(Ok(s.inner().to_string())),
-                    None => Value::try_from(v.as_ref()).map(Err),
-                },
-                Err(e) => Err(e),
+                Ok(value) => read(value.as_ref()),
+                Err(err) => Err(execution_error(err)),
             }
         }))
-        .unwrap_or_else(|_| {
-            Err(ExecutionError::InternalError(
-                "the CEL interpreter panicked".into(),
-            ))
-        });
+        .unwrap_or_else(|_| Err("internal error: the CEL interpreter panicked".into()));
         let stopped = self
             .meter
             .stopped
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some(why) = stopped {
-            return Err(why);
-        }
-        match result {
-            Ok(Ok(text)) => Ok(text),
-            Ok(Err(value)) => to_string_result(value),
-            Err(err) => Err(execution_error(err)),
+        match stopped {
+            Some(why) => Err(why),
+            None => result,
         }
     }
 }
 
-fn execution_error(err: ExecutionError) -> String {
+/// An evaluation error as cel-go words it.
+pub(super) fn execution_error(err: ExecutionError) -> String {
     match err {
         ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
         ExecutionError::UndeclaredReference(name) if VARIABLES.contains(&name.as_str()) => {
             format!("no such attribute(s): {name}")
         }
         ExecutionError::UndeclaredReference(name) => format!("undeclared reference to '{name}'"),
+        // cel-go's conversion and function errors carry no function name.
+        ExecutionError::FunctionError { message, .. } => message,
+        // cel-go's messages (`common/types`: overflow.go and err.go).
+        ExecutionError::DivisionByZero(_) => "division by zero".into(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+        // A timestamp moved by a duration out of range is a timestamp overflow; durations
+        // added, and timestamps subtracted, overflow as the int64 nanoseconds they are.
+        ExecutionError::Overflow(_, left, right) => match (left, right) {
+            (Value::UInt(_), _) => "unsigned integer overflow".into(),
+            (Value::Timestamp(_), Value::Duration(_))
+            | (Value::Duration(_), Value::Timestamp(_)) => "timestamp overflow".into(),
+            _ => "integer overflow".into(),
+        },
+        // cel-go indexes through attribute qualification (`interpreter/attributes.go`), which
+        // checks bounds itself; an index it cannot use is `types.IndexOrError`'s message.
+        ExecutionError::IndexOutOfBounds(index) => match index {
+            Value::Int(i) => format!("index out of bounds: {i}"),
+            Value::UInt(i) => format!("index out of bounds: {i}"),
+            Value::Float(f) => format!("index out of bounds: {f}"),
+            other => format!("index out of bounds: {other:?}"),
+        },
+        ExecutionError::UnsupportedIndex(index, _) => match index {
+            Value::Float(f) => format!("unsupported index value {f} in list"),
+            other => format!("unsupported index type '{}' in list", other.type_of()),
+        },
+        // cel-go's operators on operands of the wrong run-time types: `no such overload`.
+        ExecutionError::UnsupportedBinaryOperator(op, l, r) => format!(
+            "no such overload: {op} applied to '({}, {})'",
+            l.type_of(),
+            r.type_of()
+        ),
+        ExecutionError::ValuesNotComparable(l, r) => format!(
+            "no such overload: comparison applied to '({}, {})'",
+            l.type_of(),
+            r.type_of()
+        ),
+        // A field of a value that has none: cel-go qualifies it as an index
+        // (`interpreter/attributes.go`): a list's `IndexOrError`, else a missing key, which
+        // cel-go names and the interpreter's error does not carry.
+        ExecutionError::NoSuchOverload(o) if o.function() == "_._" => {
+            match o.argument_types().first().map(String::as_str) {
+                Some("list") => "unsupported index type 'string' in list".into(),
+                Some(t) => format!("no such key (a field of a value of type '{t}')"),
+                None => "no such key".into(),
+            }
+        }
+        // cel-go: `no such overload` (naming the function where its interpreter does).
+        ExecutionError::NoSuchOverload(o) => {
+            let types = o.argument_types();
+            let signature = match (o.is_member_function(), types.split_first()) {
+                (true, Some((receiver, rest))) => format!("{receiver}.({})", rest.join(", ")),
+                _ => format!("({})", types.join(", ")),
+            };
+            format!(
+                "no such overload: {} applied to '{signature}'",
+                o.function()
+            )
+        }
         other => other.to_string(),
     }
 }
 
 /// cel-go's `ConvertToNative(string)`: only strings convert.
-fn to_string_result(value: Value) -> Result<String, String> {
-    match value {
-        Value::String(s) => Ok(s.to_string()),
-        Value::Int(_) => Err("unsupported type conversion from 'int' to string".into()),
-        Value::UInt(_) => Err("unsupported type conversion from 'uint' to string".into()),
-        Value::Float(_) => Err("type conversion error from Double to 'string'".into()),
-        Value::Bool(_) => Err("type conversion error from bool to 'string'".into()),
-        Value::Null => Err("type conversion error from 'null_type' to 'string'".into()),
-        Value::Bytes(_) => Err("type conversion error from Bytes to 'string'".into()),
-        Value::Map(_) => Err("type conversion error from map to 'string'".into()),
-        Value::List(_) => Err("type conversion error from list to 'string'".into()),
-        Value::Timestamp(_) => Err("type conversion error from Timestamp to 'string'".into()),
-        Value::Duration(_) => Err("type conversion error from Duration to 'string'".into()),
-        other => Err(format!("expression returned non-string value: {other:?}")),
-    }
+fn to_string_result(value: &dyn Val) -> Result<String, String> {
+    let message = match value.get_type().kind() {
+        Kind::String => {
+            return value
+                .downcast_ref::<CelString>()
+                .map(|s| s.inner().to_string())
+                .ok_or_else(|| "expression returned non-string value".to_string())
+        }
+        Kind::Int => "unsupported type conversion from 'int' to string",
+        Kind::UInt => "unsupported type conversion from 'uint' to string",
+        Kind::Double => "type conversion error from Double to 'string'",
+        Kind::Boolean => "type conversion error from bool to 'string'",
+        Kind::NullType => "type conversion error from 'null_type' to 'string'",
+        Kind::Bytes => "type conversion error from Bytes to 'string'",
+        Kind::Map => "type conversion error from map to 'string'",
+        Kind::List => "type conversion error from list to 'string'",
+        Kind::Timestamp => "type conversion error from Timestamp to 'string'",
+        Kind::Duration => "type conversion error from Duration to 'string'",
+        Kind::Type => "type conversion not supported for 'type'",
+        _ => {
+            return Err(format!(
+                "expression returned non-string value of type {}",
+                value.get_type().name()
+            ))
+        }
+    };
+    Err(message.to_string())
 }

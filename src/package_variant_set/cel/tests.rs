@@ -138,6 +138,43 @@ fn results_must_be_strings_with_porch_messages() {
         Err("type conversion error from list to 'string'".into())
     );
     assert_eq!(eval("string(1)"), Ok("1".into()));
+    // A type value is not a string, though the interpreter would convert it to its name.
+    assert_eq!(
+        eval("type(1)"),
+        Err("type conversion not supported for 'type'".into())
+    );
+}
+
+#[test]
+fn evaluation_errors_in_cel_go_words() {
+    for (expr, want) in [
+        ("string(1 / 0)", "division by zero"),
+        ("string(1 % 0)", "modulus by zero"),
+        ("string(9223372036854775807 + 1)", "integer overflow"),
+        ("string(0u - 1u)", "unsigned integer overflow"),
+        ("dyn(1) + 'a'", "no such overload"),
+    ] {
+        let got = eval_with(expr, Some(Value::from("x"))).unwrap_err();
+        assert!(got.contains(want), "{expr}: {got}");
+    }
+}
+
+#[test]
+fn a_failed_conversion_of_a_constant_is_a_compile_error() {
+    // Porch's cel-go (OptOptimize) evaluates it when it builds the program.
+    for (expr, want) in [
+        (
+            "false ? string(uint(-1)) : 'a'",
+            "unsigned integer overflow",
+        ),
+        ("string(int(1e99))", "integer overflow"),
+        (
+            r"string(b'\xff')",
+            "invalid UTF-8 in bytes, cannot convert to string",
+        ),
+    ] {
+        assert_eq!(compile(expr).map(|_| ()), Err(want.to_string()), "{expr}");
+    }
 }
 
 #[test]

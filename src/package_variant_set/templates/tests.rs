@@ -262,7 +262,7 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
         repository_val: &OnceCell::new(),
         record: None,
     };
-    let out = super::overlay(&mut ev, &base, &exprs, "f").map_err(|e| e.message)?;
+    let out = super::overlay(&mut ev, &base, &exprs, "f", &[]).map_err(|e| e.message)?;
     serde_json::to_value(out).map_err(|e| e.to_string())
 }
 

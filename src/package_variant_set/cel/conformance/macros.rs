@@ -1,0 +1,55 @@
+//! cel-spec `tests/simple/testdata/macros.textproto`, restated. Its cases over mixed lists
+//! and maps (`[1, 'foo', 3]`) are refused by Porch's `HomogeneousAggregateLiterals`.
+
+use super::V::*;
+use super::{fails, no, ok, refused, yes, Source};
+
+#[rustfmt::skip]
+pub const SOURCE: Source = Source {
+    title: "cel-spec macros",
+    cases: &[
+        yes("exists/list_elem_all_true", "[1, 2, 3].exists(e, e > 0)"),
+        yes("exists/list_elem_some_true", "[1, 2, 3].exists(e, e == 2)"),
+        no("exists/list_elem_none_true", "[1, 2, 3].exists(e, e > 3)"),
+        refused("exists/list_elem_type_shortcircuit", "[1, 'foo', 3].exists(e, e != '1')", "1:5: expected type 'int' but found 'string'"),
+        refused("exists/list_elem_type_exhaustive", "[1, 'foo', 3].exists(e, e == '10')", "1:5: expected type 'int' but found 'string'"),
+        fails("exists/list_elem_exists_error", "[1, 2, 3].exists(e, e / 0 == 17)", "division by zero"),
+        no("exists/list_empty", "[].exists(e, e == 2)"),
+        yes("exists/map_key", "{'key1':1, 'key2':2}.exists(k, k == 'key2')"),
+        yes("exists/not_map_key", "!{'key1':1, 'key2':2}.exists(k, k == 'key3')"),
+        refused("exists/map_key_type_shortcircuit", "{'key':1, 1:21}.exists(k, k != 2)", "1:11: expected type 'string' but found 'int'"),
+        refused("exists/map_key_type_exhaustive", "!{'key':1, 1:42}.exists(k, k == 2)", "1:12: expected type 'string' but found 'int'"),
+        yes("all/list_elem_all_true", "[1, 2, 3].all(e, e > 0)"),
+        no("all/list_elem_some_true", "[1, 2, 3].all(e, e == 2)"),
+        no("all/list_elem_none_true", "[1, 2, 3].all(e, e == 17)"),
+        refused("all/list_elem_type_shortcircuit", "[1, 'foo', 3].all(e, e == 1)", "1:5: expected type 'int' but found 'string'"),
+        refused("all/list_elem_type_exhaustive", "[1, 'foo', 3].all(e, e % 2 == 1)", "1:5: expected type 'int' but found 'string'"),
+        no("all/list_elem_error_shortcircuit", "[1, 2, 3].all(e, 6 / (2 - e) == 6)"),
+        fails("all/list_elem_error_exhaustive", "[1, 2, 3].all(e, e / 0 != 17)", "division by zero"),
+        yes("all/list_empty", "[].all(e, e > 0)"),
+        no("all/map_key", "{'key1':1, 'key2':2}.all(k, k == 'key2')"),
+        no("exists_one/list_empty", "[].exists_one(a, a == 7)"),
+        yes("exists_one/list_one_true", "[7].exists_one(a, a == 7)"),
+        no("exists_one/list_one_false", "[8].exists_one(a, a == 7)"),
+        no("exists_one/list_none", "[1, 2, 3].exists_one(x, x > 20)"),
+        yes("exists_one/list_one", "[6, 7, 8].exists_one(foo, foo % 5 == 2)"),
+        no("exists_one/list_many", "[0, 1, 2, 3, 4].exists_one(n, n % 2 == 1)"),
+        no("exists_one/list_all", "['foal', 'foo', 'four'].exists_one(n, n.startsWith('fo'))"),
+        fails("exists_one/list_no_shortcircuit", "[3, 2, 1, 0].exists_one(n, 12 / n > 1)", "division by zero"),
+        yes("exists_one/map_one", "{6: 'six', 7: 'seven', 8: 'eight'}.exists_one(foo, foo % 5 == 2)"),
+        ok("map/list_empty", "[].map(n, n / 2)", List(&[])),
+        ok("map/list_one", "[3].map(n, n * n)", List(&[Int(9)])),
+        ok("map/list_many", "[2, 4, 6].map(n, n / 2)", List(&[Int(1), Int(2), Int(3)])),
+        fails("map/list_error", "[2, 1, 0].map(n, 4 / n)", "division by zero"),
+        ok("filter/list_empty", "[].filter(n, n % 2 == 0)", List(&[])),
+        ok("filter/list_one_true", "[2].filter(n, n == 2)", List(&[Int(2)])),
+        ok("filter/list_one_false", "[1].filter(n, n > 3)", List(&[])),
+        ok("filter/list_none", "[1, 2, 3].filter(e, e > 3)", List(&[])),
+        ok("filter/list_some", "[0, 1, 2, 3, 4].filter(x, x % 2 == 1)", List(&[Int(1), Int(3)])),
+        ok("filter/list_all", "[1, 2, 3].filter(n, n > 0)", List(&[Int(1), Int(2), Int(3)])),
+        fails("filter/list_no_shortcircuit", "[3, 2, 1, 0].filter(n, 12 / n > 4)", "division by zero"),
+        ok("nested/filter_all", "['signer'].filter(signer, ['artifact'].all(artifact, true))", List(&[Str("signer")])),
+        yes("nested/all_all", "['signer'].all(signer, ['artifact'].all(artifact, true))"),
+    ],
+    skipped: &[],
+};

@@ -1,0 +1,133 @@
+//! cel-spec `tests/simple/testdata/timestamps.textproto`, restated. A conversion of a constant
+//! that fails (`timestamp('0000-...')`) is folded when Porch's cel-go builds the program
+//! (`OptOptimize`), so it fails before evaluation: here a compile error, as there.
+
+use super::V::*;
+use super::{bound, fails, no, ok, refused, yes, Source, W};
+
+#[rustfmt::skip]
+pub const SOURCE: Source = Source {
+    title: "cel-spec timestamps",
+    cases: &[
+        ok("timestamp_conversions/toInt_timestamp", "int(timestamp('2009-02-13T23:31:30Z'))", Int(1234567890)),
+        ok("timestamp_conversions/toString_timestamp", "string(timestamp('2009-02-13T23:31:30Z'))", Str("2009-02-13T23:31:30Z")),
+        ok("timestamp_conversions/toString_timestamp_nanos", "string(timestamp('9999-12-31T23:59:59.999999999Z'))", Str("9999-12-31T23:59:59.999999999Z")),
+        ok("timestamp_conversions/toType_timestamp", "type(timestamp('2009-02-13T23:31:30Z'))", Type("google.protobuf.Timestamp")),
+        ok("duration_conversions/toString_duration", "string(duration('1000000s'))", Str("1000000s")),
+        ok("duration_conversions/toType_duration", "type(duration('1000000s'))", Type("google.protobuf.Duration")),
+        ok("timestamp_selectors/getDate", "timestamp('2009-02-13T23:31:30Z').getDate()", Int(13)),
+        ok("timestamp_selectors/getDayOfMonth", "timestamp('2009-02-13T23:31:30Z').getDayOfMonth()", Int(12)),
+        ok("timestamp_selectors/getDayOfWeek", "timestamp('2009-02-13T23:31:30Z').getDayOfWeek()", Int(5)),
+        ok("timestamp_selectors/getDayOfYear", "timestamp('2009-02-13T23:31:30Z').getDayOfYear()", Int(43)),
+        ok("timestamp_selectors/getFullYear", "timestamp('2009-02-13T23:31:30Z').getFullYear()", Int(2009)),
+        ok("timestamp_selectors/getHours", "timestamp('2009-02-13T23:31:30Z').getHours()", Int(23)),
+        ok("timestamp_selectors/getMilliseconds", "timestamp('2009-02-13T23:31:20.123456789Z').getMilliseconds()", Int(123)),
+        ok("timestamp_selectors/getMinutes", "timestamp('2009-02-13T23:31:30Z').getMinutes()", Int(31)),
+        ok("timestamp_selectors/getMonth", "timestamp('2009-02-13T23:31:30Z').getMonth()", Int(1)),
+        ok("timestamp_selectors/getSeconds", "timestamp('2009-02-13T23:31:30Z').getSeconds()", Int(30)),
+        ok("timestamp_selectors_tz/getDate", "timestamp('2009-02-13T23:31:30Z').getDate('Australia/Sydney')", Int(14)),
+        ok("timestamp_selectors_tz/getDayOfMonth_name_pos", "timestamp('2009-02-13T23:31:30Z').getDayOfMonth('US/Central')", Int(12)),
+        ok("timestamp_selectors_tz/getDayOfMonth_numerical_pos", "timestamp('2009-02-13T23:31:30Z').getDayOfMonth('+11:00')", Int(13)),
+        ok("timestamp_selectors_tz/getDayOfMonth_numerical_neg", "timestamp('2009-02-13T02:00:00Z').getDayOfMonth('-02:30')", Int(11)),
+        ok("timestamp_selectors_tz/getDayOfMonth_name_neg", "timestamp('2009-02-13T02:00:00Z').getDayOfMonth('America/St_Johns')", Int(11)),
+        ok("timestamp_selectors_tz/getDayOfWeek", "timestamp('2009-02-13T23:31:30Z').getDayOfWeek('UTC')", Int(5)),
+        ok("timestamp_selectors_tz/getDayOfYear", "timestamp('2009-02-13T23:31:30Z').getDayOfYear('US/Central')", Int(43)),
+        ok("timestamp_selectors_tz/getFullYear", "timestamp('2009-02-13T23:31:30Z').getFullYear('-09:30')", Int(2009)),
+        ok("timestamp_selectors_tz/getHours", "timestamp('2009-02-13T23:31:30Z').getHours('02:00')", Int(1)),
+        ok("timestamp_selectors_tz/getMinutes", "timestamp('2009-02-13T23:31:30Z').getMinutes('Asia/Kathmandu')", Int(16)),
+        ok("timestamp_selectors_tz/getMonth", "timestamp('2009-02-13T23:31:30Z').getMonth('UTC')", Int(1)),
+        ok("timestamp_selectors_tz/getSeconds", "timestamp('2009-02-13T23:31:30Z').getSeconds('-00:00')", Int(30)),
+        yes("timestamp_equality/eq_same", "timestamp('2009-02-13T23:31:30Z') == timestamp('2009-02-13T23:31:30Z')"),
+        no("timestamp_equality/eq_diff", "timestamp('2009-02-13T23:31:29Z') == timestamp('2009-02-13T23:31:30Z')"),
+        no("timestamp_equality/neq_same", "timestamp('1945-05-07T02:41:00Z') != timestamp('1945-05-07T02:41:00Z')"),
+        yes("timestamp_equality/neq_diff", "timestamp('2000-01-01T00:00:00Z') != timestamp('2001-01-01T00:00:00Z')"),
+        yes("duration_equality/eq_same", "duration('123s') == duration('123s')"),
+        no("duration_equality/eq_diff", "duration('60s') == duration('3600s')"),
+        no("duration_equality/neq_same", "duration('604800s') != duration('604800s')"),
+        yes("duration_equality/neq_diff", "duration('86400s') != duration('86164s')"),
+        yes("timestamp_arithmetic/add_duration_to_time", "timestamp('2009-02-13T23:00:00Z') + duration('240s') == timestamp('2009-02-13T23:04:00Z')"),
+        yes("timestamp_arithmetic/add_time_to_duration", "duration('120s') + timestamp('2009-02-13T23:01:00Z') == timestamp('2009-02-13T23:03:00Z')"),
+        yes("timestamp_arithmetic/add_duration_to_duration", "duration('600s') + duration('50s') == duration('650s')"),
+        yes("timestamp_arithmetic/add_time_to_duration_nanos_negative", "timestamp('0001-01-01T00:00:01.000000001Z') + duration('-999999999ns') == timestamp('0001-01-01T00:00:00.000000002Z')"),
+        yes("timestamp_arithmetic/add_time_to_duration_nanos_positive", "timestamp('0001-01-01T00:00:01.999999999Z') + duration('999999999ns') == timestamp('0001-01-01T00:00:02.999999998Z')"),
+        yes("timestamp_arithmetic/subtract_duration_from_time", "timestamp('2009-02-13T23:10:00Z') - duration('600s') == timestamp('2009-02-13T23:00:00Z')"),
+        yes("timestamp_arithmetic/subtract_time_from_time", "timestamp('2009-02-13T23:31:00Z') - timestamp('2009-02-13T23:29:00Z') == duration('120s')"),
+        yes("timestamp_arithmetic/subtract_duration_from_duration", "duration('900s') - duration('42s') == duration('858s')"),
+        yes("comparisons/leq_timestamp_true", "timestamp('2009-02-13T23:00:00Z') <= timestamp('2009-02-13T23:00:00Z')"),
+        no("comparisons/leq_timestamp_false", "timestamp('2009-02-13T23:00:00Z') <= timestamp('2009-02-13T22:59:59Z')"),
+        yes("comparisons/leq_duration_true", "duration('200s') <= duration('200s')"),
+        no("comparisons/leq_duration_false", "duration('300s') <= duration('200s')"),
+        yes("comparisons/less_timestamp_true", "timestamp('2009-02-13T23:00:00Z') < timestamp('2009-03-13T23:00:00Z')"),
+        yes("comparisons/less_duration_true", "duration('200s') < duration('300s')"),
+        yes("comparisons/geq_timestamp_true", "timestamp('2009-02-13T23:00:00Z') >= timestamp('2009-02-13T23:00:00Z')"),
+        no("comparisons/geq_timestamp_false", "timestamp('2009-02-13T22:58:00Z') >= timestamp('2009-02-13T23:00:00Z')"),
+        yes("comparisons/geq_duration_true", "duration('200s') >= duration('200s')"),
+        no("comparisons/geq_duration_false", "duration('120s') >= duration('200s')"),
+        yes("comparisons/greater_timestamp_true", "timestamp('2009-02-13T23:59:00Z') > timestamp('2009-02-13T23:00:00Z')"),
+        yes("comparisons/greater_duration_true", "duration('300s') > duration('200s')"),
+        ok("duration_converters/get_hours", "duration('10000s').getHours()", Int(2)),
+        // A Duration variable there (123s and 321456789ns); Porch binds none: a literal here.
+        // cel-go gives the whole duration in milliseconds (Go's `Milliseconds()`), not the
+        // case's 321; its own conformance run skips this case.
+        ok("duration_converters/get_milliseconds", "duration('123.321456789s').getMilliseconds()", Int(123321)),
+        ok("duration_converters/get_minutes", "duration('3730s').getMinutes()", Int(62)),
+        ok("duration_converters/get_seconds", "duration('3730s').getSeconds()", Int(3730)),
+        refused("timestamp_range/from_string_under", "timestamp('0000-01-01T00:00:00Z')", "timestamp overflow"),
+        refused("timestamp_range/from_string_over", "timestamp('10000-01-01T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        fails("timestamp_range/add_duration_under", "timestamp('0001-01-01T00:00:00Z') + duration('-1s')", "timestamp overflow"),
+        fails("timestamp_range/add_duration_over", "timestamp('9999-12-31T23:59:59Z') + duration('1s')", "timestamp overflow"),
+        fails("timestamp_range/add_duration_nanos_over", "timestamp('9999-12-31T23:59:59.999999999Z') + duration('1ns')", "timestamp overflow"),
+        fails("timestamp_range/add_duration_nanos_under", "timestamp('0001-01-01T00:00:00Z') + duration('-1ns')", "timestamp overflow"),
+        fails("timestamp_range/sub_time_duration_over", "timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')", "integer overflow"),
+        fails("timestamp_range/sub_time_duration_under", "timestamp('0001-01-01T00:00:00Z') - timestamp('9999-12-31T23:59:59Z')", "integer overflow"),
+        refused("duration_range/from_string_under", "duration('-320000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration_range/from_string_over", "duration('320000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        // 200000000000s is past Go's durations (about 292 years) already: each operand is a
+        // constant that fails to convert, before any addition.
+        refused("duration_range/add_under", "duration('-200000000000s') + duration('-200000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration_range/add_over", "duration('200000000000s') + duration('200000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration_range/sub_under", "duration('-200000000000s') - duration('200000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration_range/sub_over", "duration('200000000000s') - duration('-200000000000s')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+    ],
+    skipped: &[],
+};
+
+/// Ours: texts that Go's `time.Parse(time.RFC3339, ...)` and `time.ParseDuration` read
+/// differently from the `cel` crate's parsers, and Go's formatting of a duration (its seconds
+/// as a float64). A constant's failure is a compile error; through a variable, an evaluation
+/// error.
+#[rustfmt::skip]
+pub const GO_TEXTS: Source = Source {
+    title: "ours: Go's time texts",
+    cases: &[
+        refused("timestamp/space_separator", "timestamp('2024-01-01 00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        refused("timestamp/lowercase", "timestamp('2024-01-01t00:00:00z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        refused("timestamp/leap_second", "timestamp('2016-12-31T23:59:60Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        refused("timestamp/no_zone", "timestamp('2024-01-01T00:00:00')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        refused("timestamp/not_a_day", "timestamp('2023-02-29T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"),
+        ok("timestamp/one_digit_hour", "string(timestamp('2024-01-01T9:00:00Z'))", Str("2024-01-01T09:00:00Z")),
+        ok("timestamp/comma_fraction", "string(timestamp('2024-01-01T00:00:00,25Z'))", Str("2024-01-01T00:00:00.25Z")),
+        ok("timestamp/ten_fraction_digits", "string(timestamp('2024-01-01T00:00:00.1234567891Z'))", Str("2024-01-01T00:00:00.123456789Z")),
+        bound("timestamp/variable_space_separator", "string(timestamp(target))", Str("2024-01-01 00:00:00Z"), W::Eval("type conversion error from 'string' to 'google.protobuf.Timestamp'")),
+        bound("timestamp/variable_year_zero", "string(timestamp(target))", Str("0000-06-01T00:00:00Z"), W::Eval("timestamp overflow")),
+        refused("timestamp/int_out_of_range", "timestamp(253402300800)", "timestamp overflow"),
+        ok("timestamp/int_last", "string(timestamp(253402300799))", Str("9999-12-31T23:59:59Z")),
+        refused("duration/trailing_text", "duration('1sfoo')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration/no_unit", "duration('1')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration/day_unit", "duration('1d')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration/empty", "duration('')", "type conversion error from 'string' to 'google.protobuf.Duration'"),
+        refused("duration/int", "duration(5)", "type conversion error from 'int' to 'google.protobuf.Duration'"),
+        ok("duration/zero", "string(duration('0'))", Str("0s")),
+        ok("duration/micro_sign", "string(duration('1µs'))", Str("0.000001s")),
+        ok("duration/fraction_of_hour", "string(duration('1.5h'))", Str("5400s")),
+        ok("duration/largest", "string(duration('9223372036854775807ns'))", Str("9223372036.854776s")),
+        ok("duration/float_seconds", "string(duration('100000000.000000001s'))", Str("100000000s")),
+        ok("duration/float_seconds_dyn", "string(dyn(duration('100000000.000000001s')))", Str("100000000s")),
+        ok("timestamp/offset_kept_dyn", "string(dyn(timestamp('2024-01-01T00:00:00+05:30')))", Str("2024-01-01T00:00:00+05:30")),
+        ok("duration/negative", "string(duration('-1.5s'))", Str("-1.5s")),
+        bound("duration/variable_trailing_text", "string(duration(target))", Str("1sfoo"), W::Eval("type conversion error from 'string' to 'google.protobuf.Duration'")),
+        fails("duration/add_overflow", "duration('2562047h') + duration('2562047h')", "integer overflow"),
+        fails("timestamp/sub_overflow", "timestamp('2262-01-01T00:00:00Z') - timestamp('1677-01-01T00:00:00Z')", "integer overflow"),
+    ],
+    skipped: &[],
+};
