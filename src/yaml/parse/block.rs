@@ -259,7 +259,7 @@ impl<'a> Parser<'a> {
         }
         self.check_keys_unique(&entries)?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Mapping(super::fitted(entries)));
+        let mut node = Node::with_kind(Kind::Mapping(self.fitted(entries)));
         node.set_src(Some(Span::new(start, end)));
         Ok(node)
     }
@@ -399,7 +399,7 @@ impl<'a> Parser<'a> {
                 Ok(())
             })?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Sequence(super::fitted(items)));
+        let mut node = Node::with_kind(Kind::Sequence(self.fitted(items)));
         node.set_src(Some(span));
         Ok(node)
     }

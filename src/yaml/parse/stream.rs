@@ -34,10 +34,12 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
                 let rest = p.values_left;
+                let fit = std::mem::replace(&mut p.fit, false);
                 let span =
                     p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |n, t, at| {
                         on_item(n, t, ItemOrigin::Block { at: at as u32 })
                     })?;
+                p.fit = fit;
                 p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
@@ -67,6 +69,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         p.pos += 1;
         let on_item = &mut *self.on_item;
         let rest = p.values_left;
+        let fit = std::mem::replace(&mut p.fit, false);
         p.flow_seq_entries(n, start, true, &mut |item, at, ls| {
             let origin = ItemOrigin::Flow {
                 at: at as u32,
@@ -74,6 +77,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
             };
             on_item(item.value, item.trivia, origin)
         })?;
+        p.fit = fit;
         p.values_left = rest;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
