@@ -130,7 +130,13 @@ fn mutations(c: &mut Criterion) {
             let mut pkg = Package::new(&rl, None);
             let mut points = injection::find_points(&pkg);
             let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
-            let _ = injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points);
+            let _ = injection::inject(
+                &mut pkg,
+                pv.namespace_given.then_some(pv.namespace.as_str()),
+                &pv.spec.injectors,
+                &in_cluster,
+                &mut points,
+            );
             points.len()
         })
     });
@@ -138,7 +144,13 @@ fn mutations(c: &mut Criterion) {
         let mut pkg = Package::new(&rl, None);
         let mut points = injection::find_points(&pkg);
         let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
-        let _ = injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points);
+        let _ = injection::inject(
+            &mut pkg,
+            pv.namespace_given.then_some(pv.namespace.as_str()),
+            &pv.spec.injectors,
+            &in_cluster,
+            &mut points,
+        );
         points
     };
     g.bench_function("conditions_and_gates", |b| {

@@ -238,6 +238,19 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
                 &pv_config(""),
             )),
         ),
+        (
+            "an in-cluster object without a namespace, for a PackageVariant that names its own",
+            s(&resource_list(
+                &[
+                    KPTFILE,
+                    PACKAGE_CONTEXT,
+                    &point("endpoints", "required"),
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: db.example.com\n",
+                ],
+                &pv_config("  injectors:\n  - name: us-east1-endpoints\n")
+                    .replace("  name: my-pv\n", "  name: my-pv\n  namespace: team-a\n"),
+            )),
+        ),
         ("a CEL syntax error", pvs_expr("packageExpr", "1 +")),
         (
             "a CEL function Porch does not have",

@@ -62,13 +62,13 @@ fn in_cluster_objects_of_another_namespace_are_never_injected() {
     }
 }
 
-/// The control: the same object in the PackageVariant's namespace (or without namespace) is
-/// injected, so the test above would see a leak if there were one.
+/// The control: the same object in the PackageVariant's namespace (or, when neither names one,
+/// as in Porch's own tests, without namespace) is injected, so the test above would see a leak
+/// if there were one.
 #[test]
 fn in_cluster_objects_of_the_same_namespace_are_injected() {
     for (pv_ns, obj_ns) in [
         (Some("team-a"), Some("team-a")),
-        (Some("team-a"), None),
         (None, Some("default")),
         (None, None),
     ] {
@@ -88,6 +88,36 @@ fn in_cluster_objects_of_the_same_namespace_are_injected() {
         );
         assert!(!items.contains("SECRET-OF-ANOTHER-TEAM"), "{items}");
     }
+}
+
+/// A PackageVariant that names its namespace never takes an in-cluster object that names none:
+/// it may have come from any namespace. The run is refused, every item as it came, and the
+/// message says what to write.
+#[test]
+fn an_in_cluster_object_without_namespace_is_refused_for_a_namespaced_variant() {
+    let unknown = in_cluster(None, "db.unknown.example.com");
+    let input = resource_list(
+        &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &unknown],
+        &pv_in(Some("team-a")),
+    );
+    let out = run(&input);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+    let results = results_section(&out.stdout);
+    assert!(
+        results.contains("has no namespace")
+            && results.contains("write metadata.namespace: \"team-a\"")
+            && results.contains("path: metadata.namespace"),
+        "{results}"
+    );
+    // With the namespace written, the same object is injected.
+    let known = in_cluster(Some("team-a"), "db.unknown.example.com");
+    let out = run(&resource_list(
+        &[KPTFILE, PACKAGE_CONTEXT, INJECTION_POINT, &known],
+        &pv_in(Some("team-a")),
+    ));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(items_section(&out.stdout).contains("db: db.unknown.example.com"));
 }
 
 // ---------------------------------------------------------------- CEL sees metadata only

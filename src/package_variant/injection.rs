@@ -143,7 +143,8 @@ pub fn validate_points(points: &[InjectionPoint]) -> Vec<ResultItem> {
 }
 
 /// The in-cluster objects that count for a PackageVariant in `namespace`, and info results for
-/// the ones skipped because they live in another namespace.
+/// the ones skipped because they live in another namespace. One without a namespace counts, but
+/// [`inject`] refuses to inject it into a PackageVariant that names its namespace.
 pub fn in_cluster_objects(pkg: &Package, namespace: &str) -> (Vec<usize>, Vec<ResultItem>) {
     let mut used = Vec::new();
     let mut skipped = Vec::new();
@@ -175,6 +176,7 @@ fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
 /// Injects into every point (required or optional), recording the outcome on the point.
 pub fn inject(
     pkg: &mut Package,
+    given_namespace: Option<&str>,
     injectors: &[InjectionSelector],
     in_cluster: &[usize],
     points: &mut [InjectionPoint],
@@ -215,6 +217,22 @@ pub fn inject(
             continue;
         };
         let um = rl.meta(u);
+        if let (None, Some(namespace)) = (&um.namespace, given_namespace) {
+            // Porch reads the object from the PackageVariant's namespace; an item without one
+            // may have come from any namespace, so it is not injected on trust. (When neither
+            // names one, as in Porch's own tests, both are taken to be in the same namespace.)
+            return Err(Box::new(
+                ResultItem::error(format!(
+                    "in-cluster object {} has no namespace, so it cannot be told from another \
+                     namespace's object of that name: write metadata.namespace: {namespace:?} \
+                     (the PackageVariant's namespace; `kubectl get -n {namespace} -o yaml` \
+                     writes it)",
+                    um.describe()
+                ))
+                .field("metadata.namespace")
+                .on_item(u),
+            ));
+        }
         let field = if um.group().is_empty() && um.kind == "ConfigMap" {
             "data"
         } else {

@@ -41,6 +41,9 @@ pub struct PackageVariant {
     pub name: String,
     /// `metadata.namespace`, or `default`.
     pub namespace: String,
+    /// Whether `metadata.namespace` was written: then an in-cluster object without a namespace
+    /// is not injected (it may come from any namespace).
+    pub namespace_given: bool,
     pub spec: PackageVariantSpec,
 }
 
@@ -70,6 +73,7 @@ impl PackageVariant {
         };
         Ok(PackageVariant {
             name: meta.name,
+            namespace_given: meta.namespace.is_some(),
             namespace: meta
                 .namespace
                 .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
@@ -136,7 +140,14 @@ fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>),
     }
     let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, &pv.namespace);
     results.extend(skipped);
-    injection::inject(&mut pkg, &pv.spec.injectors, &in_cluster, &mut points).map_err(one)?;
+    injection::inject(
+        &mut pkg,
+        pv.namespace_given.then_some(pv.namespace.as_str()),
+        &pv.spec.injectors,
+        &in_cluster,
+        &mut points,
+    )
+    .map_err(one)?;
     results.extend(points.iter().map(|p| point_result(&pkg, p)));
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
