@@ -182,6 +182,40 @@ pub fn from_json_sorted(v: &Value) -> Node {
     build(v, true)
 }
 
+/// [`from_json_sorted`], consuming `v`: each part is dropped once its node is built, so a wide
+/// value is not held twice (as JSON and as nodes) while it is converted.
+pub fn from_json_sorted_owned(v: Value) -> Node {
+    match v {
+        Value::String(s) => Node::string(s),
+        Value::Array(a) => {
+            let items = a
+                .into_iter()
+                .map(|x| Item {
+                    value: from_json_sorted_owned(x),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Sequence(items))
+        }
+        Value::Object(o) => {
+            // Keys are unique in a JSON object: an unstable sort gives `build`'s order.
+            let mut pairs: Vec<(usize, String, Value)> =
+                o.into_iter().map(|(k, v)| (field_rank(&k), k, v)).collect();
+            pairs.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let entries = pairs
+                .into_iter()
+                .map(|(_, k, v)| Entry {
+                    key: Node::string(k),
+                    value: from_json_sorted_owned(v),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Mapping(entries))
+        }
+        other => build(&other, true),
+    }
+}
+
 fn build(v: &Value, sorted: bool) -> Node {
     match v {
         Value::Null => Node::plain("null"),
