@@ -6,6 +6,7 @@
 //! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
 //! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
 //! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
+//! cargo bench --bench gen -- hostile-value NAME N FILE  # a workload of support/hostile_values.rs
 //! ```
 //!
 //! Not a benchmark itself: a `harness = false` bench target so it never ships with the product.
@@ -13,11 +14,14 @@
 #[path = "support/workloads.rs"]
 mod workloads;
 
+#[path = "support/hostile_values.rs"]
+mod hostile_values;
+
 use std::process::exit;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen (w1 ITEMS | w2 REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE"
+        "usage: gen (w1 ITEMS | w2 REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE | gen hostile-value NAME N FILE"
     );
     exit(2)
 }
@@ -52,6 +56,15 @@ fn main() {
         ),
         ["w3", file] => (workloads::w3(), file),
         ["w3-config", file] => (workloads::w1_package_variant(0), file),
+        ["hostile-value", name, n, file] => {
+            let Some((_, generate, _)) = hostile_values::WORKLOADS
+                .iter()
+                .find(|(w, _, _)| w.contains(name))
+            else {
+                usage()
+            };
+            (generate(count(n)), file)
+        }
         _ => usage(),
     };
     if let Err(e) = std::fs::write(file, text) {

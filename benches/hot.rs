@@ -90,7 +90,7 @@ fn mutations(c: &mut Criterion) {
         Ok(rl) => rl,
         Err(e) => panic!("{e}"),
     };
-    let pv = match rl.function_config.as_ref().map(PackageVariant::decode) {
+    let pv = match rl.function_config().map(PackageVariant::decode) {
         Some(Ok(pv)) => pv,
         _ => panic!("W1 has a PackageVariant functionConfig"),
     };

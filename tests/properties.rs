@@ -373,12 +373,12 @@ fn document_text(entries: &[MapEntry], head: &Option<String>, foot: &Option<Stri
 fn touch_all(n: &mut Node) {
     if let Some(entries) = n.entries_mut() {
         for e in entries {
-            e.trivia.whole = None;
+            e.trivia.set_whole(None);
             touch_all(&mut e.value);
         }
     } else if let Some(items) = n.items_mut() {
         for i in items {
-            i.trivia.whole = None;
+            i.trivia.set_whole(None);
             touch_all(&mut i.value);
         }
     }

@@ -228,13 +228,13 @@ fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 fn touch_all(n: &mut Node) {
     if let Some(entries) = n.entries_mut() {
         for e in entries {
-            e.trivia.whole = None;
+            e.trivia.set_whole(None);
             touch_all(&mut e.key);
             touch_all(&mut e.value);
         }
     } else if let Some(items) = n.items_mut() {
         for i in items {
-            i.trivia.whole = None;
+            i.trivia.set_whole(None);
             touch_all(&mut i.value);
         }
     }

@@ -49,6 +49,25 @@ pub fn decode<T: DeserializeOwned>(
     value: &serde_json::Value,
     prefix: &str,
 ) -> Result<T, DecodeError> {
+    decode_from(value, prefix)
+}
+
+/// [`decode`], consuming `value`: its strings move into `T` instead of being copied, so a wide
+/// value is not held twice while it is decoded.
+pub fn decode_owned<T: DeserializeOwned>(
+    value: serde_json::Value,
+    prefix: &str,
+) -> Result<T, DecodeError> {
+    decode_from(value, prefix)
+}
+
+fn decode_from<'de, T: DeserializeOwned, D: serde::Deserializer<'de>>(
+    value: D,
+    prefix: &str,
+) -> Result<T, DecodeError>
+where
+    D::Error: std::fmt::Display,
+{
     serde_path_to_error::deserialize(value).map_err(|err| {
         let inner = humanize(&err.inner().to_string());
         let rel = err.path().to_string();

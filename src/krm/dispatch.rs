@@ -25,7 +25,7 @@ pub struct Function {
 /// Runs the function of `functions` that the functionConfig asks for.
 pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultItem>) {
     let accepted = accepted(functions);
-    let Some(config) = &rl.function_config else {
+    let Some(config) = rl.function_config() else {
         return fail(
             ResultItem::error(format!(
                 "no functionConfig was given; {accepted}{HOW_TO_GIVE}"

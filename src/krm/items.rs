@@ -90,7 +90,7 @@ impl Items {
             self.metas.push(meta);
             (self.metas.len() - 1) as u32
         };
-        let comment = trivia.comment.map_or(0, |c| c.start + 1);
+        let comment = trivia.comment.map_or(0, |c| c.start() + 1);
         let slot = match origin {
             ItemOrigin::Block { at } => {
                 if self.slots.is_empty() {
@@ -98,7 +98,7 @@ impl Items {
                 }
                 Slot {
                     at,
-                    aux: trivia.whole.map_or(at, |w| w.end),
+                    aux: trivia.whole().map_or(at, |w| w.end()),
                     comment,
                     meta,
                 }

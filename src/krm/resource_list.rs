@@ -66,8 +66,9 @@ pub struct ResourceList<'a> {
     src: &'a str,
     /// `apiVersion` as sent; echoed back.
     pub api_version: String,
-    /// The functionConfig, if any.
-    pub function_config: Option<Node>,
+    /// The functionConfig, if any, as the entry the output writes (so writing it needs no
+    /// copy of a wide tree).
+    function_config: Option<Entry>,
     /// The `results` that came in (an earlier function's): kept, ours are appended.
     previous_results: Option<Node>,
     /// The items, as read (where each is, and its metadata).
@@ -212,7 +213,11 @@ impl<'a> ResourceList<'a> {
                 .map(|e| std::mem::replace(&mut e.value, Node::plain("")))
                 .filter(|v| !v.is_null())
         };
-        let function_config = take("functionConfig");
+        let function_config = take("functionConfig").map(|value| Entry {
+            key: Node::string("functionConfig"),
+            value,
+            trivia: Trivia::default(),
+        });
         let previous_results = take("results");
         if let Some(r) = previous_results.as_ref().filter(|r| !r.is_sequence()) {
             return Err(InputError(format!(
@@ -229,6 +234,11 @@ impl<'a> ResourceList<'a> {
             json,
             tail,
         })
+    }
+
+    /// The functionConfig, if any.
+    pub fn function_config(&self) -> Option<&Node> {
+        self.function_config.as_ref().map(|e| &e.value)
     }
 
     /// The source text the list was read from.
@@ -250,7 +260,7 @@ impl<'a> ResourceList<'a> {
 
     /// Fills in `resourceRef` and `file` of results from their subjects.
     pub fn resolve(&self, results: &mut [ResultItem]) {
-        let config_meta = self.function_config.as_ref().map(ObjectMeta::from_node);
+        let config_meta = self.function_config().map(ObjectMeta::from_node);
         for r in results {
             let meta = match r.subject {
                 Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),
@@ -360,13 +370,8 @@ impl<'a> ResourceList<'a> {
                 between_items(&mut e.out);
             }
         }
-        if let Some(fc) = &self.function_config {
-            let entry = Entry {
-                key: Node::string("functionConfig"),
-                value: fc.clone(),
-                trivia: Trivia::default(),
-            };
-            e.entries_forced(std::slice::from_ref(&entry), 0, self.json);
+        if let Some(entry) = &self.function_config {
+            e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
         if let Some(value) = results::combined(self.previous_results.as_ref(), results) {
             let entry = Entry {
@@ -428,7 +433,7 @@ fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
     if let Some(next) = entries.get(i + 1) {
         return next.trivia.lead;
     }
-    let start = list.end as usize + src[list.end as usize..].find('\n')? + 1;
+    let start = list.end() as usize + src[list.end() as usize..].find('\n')? + 1;
     let rest = &src[start..];
     let mut end = rest.len();
     let mut at = 0;

@@ -11,10 +11,10 @@
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::Package;
 use crate::yaml::alias::{self, is_merge_key, Budget, Reader};
+use crate::yaml::json::field_rank;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
 use crate::yaml::resolve::Resolved;
-use crate::yaml::{from_json_sorted, Entry, Kind, Node, Trivia};
-use serde_json::Value;
+use crate::yaml::{Entry, Kind, Node, Trivia};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// `metadata.name` of the package context ConfigMap.
@@ -33,10 +33,10 @@ pub struct ContextEdit<'e> {
 }
 
 /// What an edit changes in `data`, decided before anything is touched.
-struct Plan {
+struct Plan<'e> {
     /// Keys whose value changes, with the new value (in the edit's order) and where the key
-    /// stands when the mapping sets it itself.
-    set: Vec<(String, String, Option<usize>)>,
+    /// stands when the mapping sets it itself. Borrowed from the edit: a wide one is not copied.
+    set: Vec<(&'e str, &'e str, Option<usize>)>,
     /// Positions of the keys present now that go (all the mapping's own unless `write_out`).
     remove: Vec<usize>,
     /// The keys that go, by name.
@@ -99,7 +99,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
         // Every key is the new mapping's own now, and the ones to remove are already gone.
         let own = own_keys(&Reader::new(&new_data), &new_data).map_err(|e| invalid(&e))?;
         for (k, _, at) in &mut plan.set {
-            *at = own.get(k.as_str()).copied();
+            *at = own.get(*k).copied();
         }
         plan.remove.clear();
         Some(new_data)
@@ -118,13 +118,13 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
 }
 
 /// Reads the current data (every value must be a scalar) and decides what changes.
-fn plan<'n>(
+fn plan<'n, 'e>(
     r: &Reader<'n>,
     written: &'n Node,
     merged: bool,
     data: &'n Node,
-    edit: &ContextEdit,
-) -> Result<Plan, String> {
+    edit: &ContextEdit<'e>,
+) -> Result<Plan<'e>, String> {
     let pairs = r.pairs(data)?;
     if let Some((k, _)) = pairs.iter().find(|(_, v)| !v.is_scalar()) {
         return Err(format!("the value of {k:?} is not a string"));
@@ -139,7 +139,7 @@ fn plan<'n>(
             !removed.contains(k.as_str())
                 && !current.get(k.as_str()).is_some_and(|n| is_string(n, v))
         })
-        .map(|(k, v)| (k.clone(), v.clone(), own.get(k.as_str()).copied()))
+        .map(|(k, v)| (k.as_str(), v.as_str(), own.get(k.as_str()).copied()))
         .collect();
     let mut remove_keys: Vec<String> = removed
         .iter()
@@ -222,16 +222,15 @@ fn written_out<'n>(
 
 /// Sets and removes keys of `data` at the positions the plan found, and appends new keys.
 fn edit_in_place(data: &mut Node, plan: &Plan) {
-    let mut new = serde_json::Map::new();
     let Some(es) = data.entries_mut() else {
         return;
     };
-    for (k, v, at) in &plan.set {
+    // New keys as (kyaml's rank, key, value): built straight into nodes, no JSON in between.
+    let mut new = Vec::new();
+    for &(k, v, at) in &plan.set {
         match at {
-            Some(p) => es[*p].value.assign(Node::string(v.as_str())),
-            None => {
-                new.insert(k.clone(), Value::String(v.clone()));
-            }
+            Some(p) => es[p].value.assign(Node::string(v)),
+            None => new.push((field_rank(k), k, v)),
         }
     }
     if !plan.remove.is_empty() {
@@ -243,10 +242,13 @@ fn edit_in_place(data: &mut Node, plan: &Plan) {
         });
     }
     // New keys in kyaml's order, after every existing one.
-    let mut added = from_json_sorted(&Value::Object(new));
-    if let Some(added) = added.entries_mut() {
-        es.append(added);
-    }
+    new.sort_unstable();
+    es.reserve_exact(new.len());
+    es.extend(new.into_iter().map(|(_, k, v)| Entry {
+        key: Node::string(k),
+        value: Node::string(v),
+        trivia: Trivia::default(),
+    }));
 }
 
 /// Finds the package context: the item at `package-context.yaml` (or, in a list without path

@@ -12,7 +12,8 @@ use crate::krm::results::ResultItem;
 use crate::package_variant::package::{
     assign_at, field_json, own_path, Package, IN_CLUSTER_ANNOTATION,
 };
-use crate::yaml::{from_json_sorted, Node};
+use crate::yaml::json::from_json_sorted_owned;
+use crate::yaml::Node;
 use std::collections::HashMap;
 
 /// Annotation that makes a resource an injection point: `required` or `optional`.
@@ -239,7 +240,7 @@ pub fn inject(
             "spec"
         };
         p.field = Some(field);
-        // Loaded once however many points it fills; only read, so it is never emitted.
+        // Only read, so it is never emitted; released once its field is read (below).
         let source = pkg.tree(u)?;
         let Some(value) = source.get(field) else {
             p.errors.push(format!(
@@ -249,8 +250,13 @@ pub fn inject(
             continue;
         };
         // Aliases in the field may name anchors elsewhere in the object: read them there.
-        let value = match field_json(source, value) {
-            Ok(v) => from_json_sorted(&v),
+        let json = field_json(source, value);
+        // Why: a wide source would be held beside its JSON, the value built from it, the
+        // point's tree and the value written into it; reading it again for another point
+        // costs no more than converting its field does.
+        pkg.release(u);
+        let value = match json {
+            Ok(v) => from_json_sorted_owned(v),
             Err(e) => {
                 p.errors
                     .push(format!("cannot read {field:?} of {:?}: {e}", um.name));

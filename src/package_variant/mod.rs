@@ -20,7 +20,7 @@ pub mod validation;
 use crate::api::package_variant::{
     PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
-use crate::api::{check_strict, decode, DecodeError};
+use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
@@ -52,18 +52,24 @@ impl PackageVariant {
     /// result with its field path, in document order, and nothing is decoded then.
     pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
         let meta = ObjectMeta::from_node(config);
-        let json = to_json(config).map_err(|e| {
+        let mut json = to_json(config).map_err(|e| {
             vec![ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config()]
         })?;
         let problems = check_strict(&json, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
         if !problems.is_empty() {
             return Err(problems.into_iter().map(config_error).collect());
         }
-        let spec_json = json.get("spec").cloned().unwrap_or(Value::Null);
+        // Taken, not cloned: a wide spec would be held twice.
+        let spec_json = json
+            .as_object_mut()
+            .and_then(|o| o.shift_remove("spec"))
+            .unwrap_or(Value::Null);
+        drop(json);
         let spec = if spec_json.is_null() {
             PackageVariantSpec::default()
         } else {
-            decode::<PackageVariantSpec>(&spec_json, "spec").map_err(|e| vec![config_error(e)])?
+            decode_owned::<PackageVariantSpec>(spec_json, "spec")
+                .map_err(|e| vec![config_error(e)])?
         };
         Ok(PackageVariant {
             name: meta.name,
@@ -272,7 +278,7 @@ fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<Result
                     .on_config(),
                 ))
             }
-            Some(s) => out.push((key, s.value.clone())),
+            Some(s) => out.push((key, s.value.to_string())),
             None => {
                 return Err(bad(format!(
                     "ConfigMap data {key:?} must be a string, found a {}",

@@ -133,6 +133,13 @@ impl<'r, 'a> Package<'r, 'a> {
             .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
     }
 
+    /// Drops the tree of item `i` if it is untouched (it is read again when next asked for).
+    pub fn release(&mut self, i: usize) {
+        if self.trees.get(&i).is_some_and(Node::is_pristine) {
+            self.trees.remove(&i);
+        }
+    }
+
     fn load(&mut self, i: usize) -> Result<(), Box<ResultItem>> {
         if i >= self.len() {
             return Err(Box::new(ResultItem::error(format!("no item {i}"))));

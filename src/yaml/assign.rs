@@ -30,16 +30,18 @@ impl Node {
     }
 
     fn copy_formatting_from(&mut self, old: Node) {
-        let old_flow = old.flow;
+        let old_flow = old.is_flow();
         let old_props = old.props.clone();
         match (&mut self.kind, old.kind) {
             (Kind::Mapping(new_entries), Kind::Mapping(old_entries)) => {
                 copy_map_formatting(new_entries, old_entries);
-                self.flow = old_flow && !new_entries.is_empty();
+                let flow = old_flow && !new_entries.is_empty();
+                self.set_flow(flow);
             }
             (Kind::Sequence(new_items), Kind::Sequence(old_items)) => {
                 keep_equal_items(new_items, old_items);
-                self.flow = old_flow && !new_items.is_empty();
+                let flow = old_flow && !new_items.is_empty();
+                self.set_flow(flow);
             }
             (Kind::Scalar(new_s), Kind::Scalar(old_s)) => {
                 let new_is_string = new_s.resolved(None) == Resolved::Str;
@@ -166,7 +168,7 @@ fn copy_map_formatting(new_entries: &mut [Entry], old_entries: Vec<Entry>) {
         let mut v = old_e.value;
         v.assign(new_value);
         if v.is_pristine() {
-            e.trivia.whole = old_e.trivia.whole;
+            e.trivia.set_whole(old_e.trivia.whole());
         }
         e.value = v;
         c += 1;

@@ -89,7 +89,7 @@ impl<'a> Emitter<'a> {
             }
             _ => match self.copyable(node) {
                 Some(span) => {
-                    let delta = indent as i64 - self.source_col(span.start as usize) as i64;
+                    let delta = indent as i64 - self.source_col(span.start() as usize) as i64;
                     self.copy(span, delta);
                     self.out.push('\n');
                 }
@@ -109,14 +109,14 @@ impl<'a> Emitter<'a> {
             let key_col = e
                 .trivia
                 .start()
-                .or(e.key.span().map(|s| s.start as usize))
+                .or(e.key.span().map(|s| s.start() as usize))
                 .map(|s| self.source_col(s) as i64);
             let delta = key_col.map_or(0, |c| indent as i64 - c);
             let inline = self.item_lead(&e.trivia, delta, inline_first && i == 0);
             if !inline {
                 self.indent(indent);
             }
-            match e.trivia.whole {
+            match e.trivia.whole() {
                 Some(w) if e.value.is_pristine() && e.key.is_pristine() && !self.force_block => {
                     self.copy(w, delta);
                     self.out.push('\n');
@@ -171,7 +171,7 @@ impl<'a> Emitter<'a> {
         if !inline {
             self.indent(indent);
         }
-        match trivia.whole {
+        match trivia.whole() {
             Some(w) if value.is_pristine() && !self.force_block => {
                 self.copy(w, delta);
                 self.out.push('\n');
@@ -211,7 +211,7 @@ impl<'a> Emitter<'a> {
     pub fn raw_item(&mut self, trivia: &Trivia, indent: usize) {
         let delta = self.item_delta(trivia, indent);
         self.item_lead(trivia, delta, false);
-        if let Some(w) = trivia.whole {
+        if let Some(w) = trivia.whole() {
             self.indent(indent);
             self.copy(w, delta);
             self.out.push('\n');
@@ -312,7 +312,7 @@ impl<'a> Emitter<'a> {
                     if own_line {
                         self.indent(target);
                     }
-                    let src_col = self.source_col(span.start as usize) as i64;
+                    let src_col = self.source_col(span.start() as usize) as i64;
                     self.copy(span, target as i64 - src_col);
                     self.out.push('\n');
                 }
@@ -347,7 +347,7 @@ impl<'a> Emitter<'a> {
                     _ if !self.src[span.range()].contains('\n') => 0,
                     _ => {
                         let out_col = self.out.len() - self.out.rfind('\n').map_or(0, |i| i + 1);
-                        (out_col as i64 - self.source_col(span.start as usize) as i64).max(delta)
+                        (out_col as i64 - self.source_col(span.start() as usize) as i64).max(delta)
                     }
                 };
                 self.copy(span, d)
@@ -542,10 +542,10 @@ pub fn to_string(src: &str, node: &Node) -> String {
         e.node_at(node, 0, false);
         return e.out;
     };
-    e.out.push_str(&src[..root.start as usize]);
-    let col = e.source_col(root.start as usize);
+    e.out.push_str(&src[..root.start() as usize]);
+    let col = e.source_col(root.start() as usize);
     e.node_at(node, col, false);
     e.out.pop();
-    e.out.push_str(&src[root.end as usize..]);
+    e.out.push_str(&src[root.end() as usize..]);
     e.out
 }

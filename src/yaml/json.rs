@@ -129,7 +129,7 @@ fn key_text<'n>(
         ));
     }
     node.as_scalar()
-        .map(|s| s.value.clone())
+        .map(|s| s.value.to_string())
         .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
 }
 
@@ -159,7 +159,7 @@ fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Result<Value, String> {
                 (None, _) => return Err(format!("cannot read the number {}", s.value)),
             }
         }
-        Resolved::Timestamp | Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Timestamp | Resolved::Str => Value::String(s.value.to_string()),
         Resolved::Invalid => {
             return Err(format!(
                 "{:?} is not a valid {}: go-yaml (kpt) refuses it; remove the tag or fix the value",
@@ -180,6 +180,40 @@ pub fn from_json(v: &Value) -> Node {
 /// the rest alphabetically.
 pub fn from_json_sorted(v: &Value) -> Node {
     build(v, true)
+}
+
+/// [`from_json_sorted`], consuming `v`: each part is dropped once its node is built, so a wide
+/// value is not held twice (as JSON and as nodes) while it is converted.
+pub fn from_json_sorted_owned(v: Value) -> Node {
+    match v {
+        Value::String(s) => Node::string(s),
+        Value::Array(a) => {
+            let items = a
+                .into_iter()
+                .map(|x| Item {
+                    value: from_json_sorted_owned(x),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Sequence(items))
+        }
+        Value::Object(o) => {
+            // Keys are unique in a JSON object: an unstable sort gives `build`'s order.
+            let mut pairs: Vec<(usize, String, Value)> =
+                o.into_iter().map(|(k, v)| (field_rank(&k), k, v)).collect();
+            pairs.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let entries = pairs
+                .into_iter()
+                .map(|(_, k, v)| Entry {
+                    key: Node::string(k),
+                    value: from_json_sorted_owned(v),
+                    trivia: Trivia::default(),
+                })
+                .collect();
+            Node::with_kind(Kind::Mapping(entries))
+        }
+        other => build(&other, true),
+    }
 }
 
 fn build(v: &Value, sorted: bool) -> Node {
@@ -346,7 +380,9 @@ const FIELD_ORDER: &[&str] = &[
     "nodePort",
 ];
 
-fn field_rank(key: &str) -> usize {
+/// Where kyaml writes a mapping key of a typed Go value: keys of lower rank first, equal ranks
+/// alphabetically (the order of [`from_json_sorted`]).
+pub fn field_rank(key: &str) -> usize {
     static RANKS: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
     let ranks = RANKS.get_or_init(|| {
         FIELD_ORDER

@@ -10,31 +10,62 @@
 use super::resolve::{self, Resolved};
 pub use super::style::ScalarStyle;
 use std::fmt;
+use std::num::NonZeroU32;
+
+pub mod short_str;
+pub use short_str::ShortStr;
 
 /// Deepest nesting of collections accepted (by the parser, and by every walk of a tree).
 pub const MAX_DEPTH: usize = 256;
 
-/// A byte range in the source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Longest text a tree can point into: positions are kept in 29 bits (see [`Node`]).
+pub const MAX_TEXT: usize = (1 << 29) - 1;
+
+/// A byte range in the source text. Eight bytes, and so is an `Option<Span>`.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Span {
-    pub start: u32,
-    pub end: u32,
+    start: u32,
+    /// `end + 1`: never zero, which leaves `Option<Span>` a value to mean `None`.
+    end: NonZeroU32,
 }
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Span {
         Span {
             start: start as u32,
-            end: end as u32,
+            end: NonZeroU32::MIN.saturating_add(end as u32),
         }
     }
 
+    pub fn start(self) -> u32 {
+        self.start
+    }
+
+    pub fn end(self) -> u32 {
+        self.end.get() - 1
+    }
+
     pub fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
+        self.start as usize..self.end() as usize
     }
 
     pub fn is_empty(self) -> bool {
-        self.start >= self.end
+        self.start >= self.end()
+    }
+}
+
+impl Default for Span {
+    fn default() -> Span {
+        Span::new(0, 0)
+    }
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Span")
+            .field("start", &self.start)
+            .field("end", &self.end())
+            .finish()
     }
 }
 
@@ -42,7 +73,7 @@ impl Span {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scalar {
     /// The decoded value (escapes processed, lines folded, block indentation removed).
-    pub value: String,
+    pub value: ShortStr,
     pub style: ScalarStyle,
 }
 
@@ -60,7 +91,7 @@ pub enum Kind {
     Mapping(Vec<Entry>),
     Sequence(Vec<Item>),
     /// `*name`: kept as written; resolved only when converting to JSON.
-    Alias(String),
+    Alias(ShortStr),
 }
 
 /// One `key: value` pair of a mapping, with the comments around it.
@@ -86,11 +117,10 @@ pub struct Trivia {
     /// `# comment` on the entry's line: after a scalar value, or after `key:` when the value is
     /// a block collection.
     pub comment: Option<Span>,
-    /// The whole entry as written (key through value and comment), for copying when clean.
-    pub whole: Option<Span>,
-    /// Where the entry (its properties, key or `?`) or item (its `-`) began, plus one: kept
-    /// when `whole` is cleared, so a re-written entry moves by as much as the text around it.
-    pub at: Option<std::num::NonZeroU32>,
+    /// The whole entry as written (key through value and comment), for copying when clean;
+    /// empty once cleared, when only where the entry (its properties, key or `?`) or item (its
+    /// `-`) began is kept, so a re-written entry moves by as much as the text around it.
+    written: Option<Span>,
 }
 
 impl Trivia {
@@ -99,14 +129,27 @@ impl Trivia {
         Trivia {
             lead,
             comment,
-            whole: Some(whole),
-            at: std::num::NonZeroU32::new(whole.start.saturating_add(1)),
+            written: Some(whole),
         }
+    }
+
+    /// The whole entry as written, while it may still be copied.
+    pub fn whole(&self) -> Option<Span> {
+        self.written.filter(|w| !w.is_empty())
+    }
+
+    /// Sets the whole entry's text, or (`None`) clears it and keeps where it began.
+    pub fn set_whole(&mut self, whole: Option<Span>) {
+        self.written = match (whole, self.written) {
+            (Some(w), _) => Some(w),
+            (None, Some(w)) => Some(Span::new(w.start as usize, w.start as usize)),
+            (None, None) => None,
+        };
     }
 
     /// Where the entry or item began in the source, if it came from there.
     pub fn start(&self) -> Option<usize> {
-        self.at.map(|a| a.get() as usize - 1)
+        self.written.map(|w| w.start as usize)
     }
 }
 
@@ -117,32 +160,87 @@ pub struct Props {
     pub tag: Option<String>,
 }
 
-/// A YAML node. See the module documentation for how source text is kept.
-#[derive(Debug, Clone, PartialEq)]
+/// Where a node was read from and its two flags, in eight bytes: the span's ends in 29 bits
+/// each (see [`MAX_TEXT`]), then whether there is a span, `touched` and `flow`.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+struct Src(u64);
+
+const POS: u64 = (1 << 29) - 1;
+const HAS_SPAN: u64 = 1 << 58;
+const TOUCHED: u64 = 1 << 59;
+const FLOW: u64 = 1 << 60;
+
+impl Src {
+    fn span(self) -> Option<Span> {
+        (self.0 & HAS_SPAN != 0)
+            .then(|| Span::new((self.0 & POS) as usize, (self.0 >> 29 & POS) as usize))
+    }
+
+    fn set_span(&mut self, span: Option<Span>) {
+        self.0 &= TOUCHED | FLOW;
+        if let Some(s) = span {
+            debug_assert!(s.end() as usize <= MAX_TEXT, "span past MAX_TEXT");
+            self.0 |= HAS_SPAN | (s.start as u64 & POS) | (s.end() as u64 & POS) << 29;
+        }
+    }
+
+    fn flag(self, f: u64) -> bool {
+        self.0 & f != 0
+    }
+
+    fn set_flag(&mut self, f: u64, on: bool) {
+        if on {
+            self.0 |= f;
+        } else {
+            self.0 &= !f;
+        }
+    }
+}
+
+/// A YAML node. See the module documentation for how source text is kept. 48 bytes: a wide
+/// mapping holds two of them (and a [`Trivia`]) per key.
+#[derive(Clone, PartialEq)]
 pub struct Node {
     pub(crate) kind: Kind,
-    /// Source span of the node's own text; `None` for new nodes.
-    pub(crate) src: Option<Span>,
-    /// Reached through a `&mut` accessor: written from the tree, no longer copied.
-    pub(crate) touched: bool,
-    /// `true` for `{...}` / `[...]` collections.
-    pub(crate) flow: bool,
+    /// Source span of the node's own text (`None` for new nodes); reached through a `&mut`
+    /// accessor (written from the tree, no longer copied); `{...}` / `[...]` style.
+    src: Src,
     pub(crate) props: Option<Box<Props>>,
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Node")
+            .field("kind", &self.kind)
+            .field("src", &self.src.span())
+            .field("touched", &self.src.flag(TOUCHED))
+            .field("flow", &self.src.flag(FLOW))
+            .field("props", &self.props)
+            .finish()
+    }
 }
 
 impl Node {
     pub(crate) fn with_kind(kind: Kind) -> Node {
         Node {
             kind,
-            src: None,
-            touched: false,
-            flow: false,
+            src: Src::default(),
             props: None,
         }
     }
 
+    /// Sets where the node was read from (the parser).
+    pub(crate) fn set_src(&mut self, span: Option<Span>) {
+        self.src.set_span(span);
+    }
+
+    /// Sets `{...}` / `[...]` style.
+    pub(crate) fn set_flow(&mut self, flow: bool) {
+        self.src.set_flag(FLOW, flow);
+    }
+
     /// A new string scalar; its quoting is chosen when written.
-    pub fn string(value: impl Into<String>) -> Node {
+    pub fn string(value: impl Into<ShortStr>) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: value.into(),
             style: ScalarStyle::Plain,
@@ -151,7 +249,7 @@ impl Node {
     }
 
     /// A new plain scalar written exactly as given (numbers, booleans, `null`).
-    pub fn plain(text: impl Into<String>) -> Node {
+    pub fn plain(text: impl Into<ShortStr>) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: text.into(),
             style: ScalarStyle::Plain,
@@ -159,7 +257,7 @@ impl Node {
     }
 
     /// A new scalar with an explicit style.
-    pub fn scalar(value: impl Into<String>, style: ScalarStyle) -> Node {
+    pub fn scalar(value: impl Into<ShortStr>, style: ScalarStyle) -> Node {
         Node::with_kind(Kind::Scalar(Scalar {
             value: value.into(),
             style,
@@ -191,22 +289,22 @@ impl Node {
 
     /// True when the node still has its source text (it was never touched).
     pub fn is_pristine(&self) -> bool {
-        self.src.is_some() && !self.touched
+        self.src.0 & (HAS_SPAN | TOUCHED) == HAS_SPAN
     }
 
     /// The source span, when pristine.
     pub fn span(&self) -> Option<Span> {
-        self.src.filter(|_| !self.touched)
+        self.src.span().filter(|_| !self.src.flag(TOUCHED))
     }
 
     /// Where the node was read from, touched or not.
     pub fn origin(&self) -> Option<Span> {
-        self.src
+        self.src.span()
     }
 
     /// True for `{}`/`[]` style collections.
     pub fn is_flow(&self) -> bool {
-        self.flow
+        self.src.flag(FLOW)
     }
 
     /// Anchor and tag, when written.
@@ -221,7 +319,7 @@ impl Node {
 
     /// Marks the node as changed: it will be written from the tree, not copied.
     pub fn touch(&mut self) {
-        self.touched = true;
+        self.src.set_flag(TOUCHED, true);
     }
 
     pub fn is_mapping(&self) -> bool {
@@ -288,7 +386,7 @@ impl Node {
     pub fn entries_mut(&mut self) -> Option<&mut Vec<Entry>> {
         match &mut self.kind {
             Kind::Mapping(e) => {
-                self.touched = true;
+                self.src.set_flag(TOUCHED, true);
                 Some(e)
             }
             _ => None,
@@ -307,7 +405,7 @@ impl Node {
     pub fn items_mut(&mut self) -> Option<&mut Vec<Item>> {
         match &mut self.kind {
             Kind::Sequence(i) => {
-                self.touched = true;
+                self.src.set_flag(TOUCHED, true);
                 Some(i)
             }
             _ => None,
@@ -384,7 +482,7 @@ impl Node {
             Some(i) => {
                 let e = &mut self.entries_mut().expect("position implies mapping")[i];
                 e.value = value;
-                e.trivia.whole = None;
+                e.trivia.set_whole(None);
                 true
             }
             None => match self.entries_mut() {

@@ -88,7 +88,7 @@ fn expand<'n>(
         ),
     };
     let mut copy = Node::with_kind(kind);
-    copy.flow = n.flow;
+    copy.set_flow(n.is_flow());
     copy.props = n.tag().map(|t| {
         Box::new(Props {
             anchor: None,
@@ -174,7 +174,7 @@ fn find_changed<'e, 'o>(
                     None => Err(format!("an edit left the alias *{name} without its anchor")),
                 };
             };
-            let Some(was) = old.target_at(span.start) else {
+            let Some(was) = old.target_at(span.start()) else {
                 // It had no anchor in the original either: nothing to keep.
                 return Ok(());
             };

@@ -48,7 +48,7 @@ impl<'n> Bindings<'n> {
                 if let Some(&target) = anchors.get(name.as_str()) {
                     self.to.insert(n as *const Node, target);
                     if let Some(span) = n.span() {
-                        self.at.insert(span.start, target);
+                        self.at.insert(span.start(), target);
                     }
                 }
             }

@@ -11,7 +11,7 @@ fn tree(src: &str) -> Node {
 fn text<'n>(r: &Reader<'n>, map: &'n Node, key: &str) -> Option<String> {
     r.get(map, key)
         .unwrap_or_else(|e| panic!("{e}"))
-        .and_then(|v| v.as_scalar().map(|s| s.value.clone()))
+        .and_then(|v| v.as_scalar().map(|s| s.value.to_string()))
 }
 
 #[test]

@@ -67,7 +67,10 @@ impl<'a> Emitter<'a> {
         if !self.out.is_empty() && !self.out.ends_with('\n') {
             self.out.push('\n');
         }
-        self.copy_lines(Span::new(l.start as usize, l.start as usize + cut), delta);
+        self.copy_lines(
+            Span::new(l.start() as usize, l.start() as usize + cut),
+            delta,
+        );
     }
 
     /// Copies whole lines, shifting every line (the first too) by `delta`.

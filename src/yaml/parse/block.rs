@@ -232,7 +232,7 @@ impl<'a> Parser<'a> {
                 }
                 end = self.pos;
             } else {
-                end = value.src.map_or(self.pos, |s| s.end as usize);
+                end = value.origin().map_or(self.pos, |s| s.end() as usize);
             }
             entries.push(Entry {
                 key,
@@ -259,8 +259,8 @@ impl<'a> Parser<'a> {
         }
         self.check_keys_unique(&entries)?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Mapping(entries));
-        node.src = Some(Span::new(start, end));
+        let mut node = Node::with_kind(Kind::Mapping(self.fitted(entries)));
+        node.set_src(Some(Span::new(start, end)));
         Ok(node)
     }
 
@@ -367,7 +367,11 @@ impl<'a> Parser<'a> {
         let mut seen = std::collections::HashSet::with_capacity(entries.len());
         for e in entries.iter().filter(|e| e.key.is_scalar()) {
             if !seen.insert(e.key.scalar_text()) {
-                let at = e.trivia.whole.or(e.key.src).map_or(0, |s| s.start as usize);
+                let at = e
+                    .trivia
+                    .whole()
+                    .or(e.key.origin())
+                    .map_or(0, |s| s.start() as usize);
                 return Err(self.duplicate_key(&e.key, at));
             }
         }
@@ -395,8 +399,8 @@ impl<'a> Parser<'a> {
                 Ok(())
             })?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Sequence(items));
-        node.src = Some(span);
+        let mut node = Node::with_kind(Kind::Sequence(self.fitted(items)));
+        node.set_src(Some(span));
         Ok(node)
     }
 
@@ -427,7 +431,7 @@ impl<'a> Parser<'a> {
                 }
                 end = self.pos;
             } else {
-                end = value.src.map_or(self.pos, |s| s.end as usize);
+                end = value.origin().map_or(self.pos, |s| s.end() as usize);
             }
             f(
                 value,

@@ -170,10 +170,10 @@ impl<'a> Parser<'a> {
         self.pos = end;
         self.ls = end_ls;
         let mut node = Node::with_kind(Kind::Scalar(Scalar {
-            value: dec.finish(chomp),
+            value: dec.finish(chomp).into(),
             style,
         }));
-        node.src = Some(Span::new(start, end));
+        node.set_src(Some(Span::new(start, end)));
         Ok(node)
     }
 

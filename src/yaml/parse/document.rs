@@ -2,7 +2,7 @@
 //! stream after it. One document is read; a second one is refused by name.
 
 use super::reader::{is_eol, is_ws_or_eol};
-use super::{describe, Ctx, PResult, Parser};
+use super::{describe, Ctx, PResult, ParseError, Parser, MAX_TEXT};
 
 /// The message for a stream with a second document.
 pub(super) const MORE_THAN_ONE_DOCUMENT: &str =
@@ -12,6 +12,15 @@ impl<'a> Parser<'a> {
     /// Skips the BOM, directives, comments, `...` lines and the `---` marker before the root
     /// node. Returns how the root starts, or `None` when the stream holds no document.
     pub(crate) fn begin_document(&mut self) -> PResult<Option<Ctx>> {
+        if self.s.len() > MAX_TEXT {
+            return Err(ParseError {
+                message: format!(
+                    "the text is longer than {MAX_TEXT} bytes, more than a tree can point into"
+                ),
+                line: 1,
+                column: 1,
+            });
+        }
         if self.s.starts_with('\u{feff}') {
             self.pos = 3;
             self.ls = 3;

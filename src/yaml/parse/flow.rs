@@ -132,9 +132,9 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Sequence(items));
-        node.flow = true;
-        node.src = Some(Span::new(start, self.pos));
+        let mut node = Node::with_kind(Kind::Sequence(self.fitted(items)));
+        node.set_flow(true);
+        node.set_src(Some(Span::new(start, self.pos)));
         Ok(node)
     }
 
@@ -238,8 +238,8 @@ impl<'a> Parser<'a> {
             value,
             trivia: Trivia::default(),
         }]));
-        node.flow = true;
-        node.src = Some(Span::new(start, end));
+        node.set_flow(true);
+        node.set_src(Some(Span::new(start, end)));
         Ok(node)
     }
 
@@ -255,9 +255,9 @@ impl<'a> Parser<'a> {
         })?;
         self.check_keys_unique(&entries)?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Mapping(entries));
-        node.flow = true;
-        node.src = Some(Span::new(start, self.pos));
+        let mut node = Node::with_kind(Kind::Mapping(self.fitted(entries)));
+        node.set_flow(true);
+        node.set_src(Some(Span::new(start, self.pos)));
         Ok(node)
     }
 
@@ -343,7 +343,7 @@ impl<'a> Parser<'a> {
 
 /// A quoted scalar or a flow collection: after one, a `:` may touch the value (`"a":b`).
 fn is_json_like(n: &Node) -> bool {
-    n.flow
+    n.is_flow()
         || n.as_scalar().is_some_and(|s| {
             matches!(
                 s.style,

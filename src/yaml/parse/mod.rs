@@ -21,7 +21,7 @@ pub use stream::ItemOrigin;
 use super::node::{Kind, Node, Scalar, ScalarStyle, Span};
 use std::fmt;
 
-pub use super::node::MAX_DEPTH;
+pub use super::node::{MAX_DEPTH, MAX_TEXT};
 
 /// Mappings up to this many keys are checked for a repeated key as each key is read; wider ones
 /// once, when complete (see [`Parser::check_new_key`]).
@@ -99,6 +99,9 @@ pub struct Parser<'a> {
     pub(crate) max_values: usize,
     /// What is left of `max_values` for the tree being read.
     pub(crate) values_left: usize,
+    /// Collections are cut to their size ([`Parser::fitted`]); off while streamed items are
+    /// read, whose trees are dropped at once.
+    pub(crate) fit: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -112,7 +115,19 @@ impl<'a> Parser<'a> {
             depth: 0,
             max_values: usize::MAX,
             values_left: usize::MAX,
+            fit: true,
         }
+    }
+
+    /// A collection's entries or items at their final size. Why: a `Vec` grows by doubling
+    /// from four, so a wide mapping would hold up to half of it empty, and a one-entry mapping
+    /// (`{a: 1}` in a long list) three empty entries, for as long as the tree lives. Slack of
+    /// less than one cache line is kept (a shrink costs a `realloc`).
+    pub(crate) fn fitted<T>(&self, mut v: Vec<T>) -> Vec<T> {
+        if self.fit && (v.capacity() - v.len()) * std::mem::size_of::<T>() > 64 {
+            v.shrink_to_fit();
+        }
+        v
     }
 
     /// Refuses a tree of more than `n` entries and items (each item of a ResourceList's
@@ -167,10 +182,10 @@ impl<'a> Parser<'a> {
 /// An empty plain scalar (null) at `pos`.
 pub(super) fn null_at(pos: usize) -> Node {
     let mut n = Node::with_kind(Kind::Scalar(Scalar {
-        value: String::new(),
+        value: Default::default(),
         style: ScalarStyle::Plain,
     }));
-    n.src = Some(Span::new(pos, pos));
+    n.set_src(Some(Span::new(pos, pos)));
     n
 }
 
@@ -186,7 +201,7 @@ pub(crate) fn describe(s: &str, pos: usize) -> String {
 impl Node {
     /// A block (not flow) mapping or sequence: its text ends at a line end.
     pub(crate) fn is_block_collection(&self) -> bool {
-        !self.flow && matches!(self.kind, Kind::Mapping(_) | Kind::Sequence(_))
+        !self.is_flow() && matches!(self.kind, Kind::Mapping(_) | Kind::Sequence(_))
     }
 }
 

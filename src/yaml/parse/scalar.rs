@@ -133,8 +133,8 @@ impl<'a> Parser<'a> {
         if self.pos == start + 1 {
             return self.err("an alias needs a name after '*'");
         }
-        let mut n = Node::with_kind(Kind::Alias(self.s[start + 1..self.pos].to_string()));
-        n.src = Some(Span::new(start, self.pos));
+        let mut n = Node::with_kind(Kind::Alias(self.s[start + 1..self.pos].into()));
+        n.set_src(Some(Span::new(start, self.pos)));
         Ok(n)
     }
 
@@ -207,10 +207,10 @@ impl<'a> Parser<'a> {
     /// A plain scalar node for `start..end`.
     pub(super) fn plain_node(&self, start: usize, end: usize, value: String) -> Node {
         let mut n = Node::with_kind(Kind::Scalar(Scalar {
-            value,
+            value: value.into(),
             style: ScalarStyle::Plain,
         }));
-        n.src = Some(Span::new(start, end));
+        n.set_src(Some(Span::new(start, end)));
         n
     }
 
@@ -331,8 +331,11 @@ impl<'a> Parser<'a> {
         } else {
             ScalarStyle::SingleQuoted
         };
-        let mut n = Node::with_kind(Kind::Scalar(Scalar { value, style }));
-        n.src = Some(Span::new(start, self.pos));
+        let mut n = Node::with_kind(Kind::Scalar(Scalar {
+            value: value.into(),
+            style,
+        }));
+        n.set_src(Some(Span::new(start, self.pos)));
         Ok(n)
     }
 

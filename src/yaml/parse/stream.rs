@@ -34,14 +34,16 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
                 let rest = p.values_left;
+                let fit = std::mem::replace(&mut p.fit, false);
                 let span =
                     p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |n, t, at| {
                         on_item(n, t, ItemOrigin::Block { at: at as u32 })
                     })?;
+                p.fit = fit;
                 p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
-                n.src = Some(span);
+                n.set_src(Some(span));
                 return Ok((n, comment));
             }
             if next.indent > col as i64 {
@@ -67,6 +69,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         p.pos += 1;
         let on_item = &mut *self.on_item;
         let rest = p.values_left;
+        let fit = std::mem::replace(&mut p.fit, false);
         p.flow_seq_entries(n, start, true, &mut |item, at, ls| {
             let origin = ItemOrigin::Flow {
                 at: at as u32,
@@ -74,11 +77,12 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
             };
             on_item(item.value, item.trivia, origin)
         })?;
+        p.fit = fit;
         p.values_left = rest;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
-        node.flow = true;
-        node.src = Some(Span::new(start, p.pos));
+        node.set_flow(true);
+        node.set_src(Some(Span::new(start, p.pos)));
         Ok(node)
     }
 }
@@ -175,6 +179,9 @@ impl<'a> Parser<'a> {
     /// Parses again an item found earlier by [`Parser::parse_resource_list`], with at most
     /// `max_values` entries and items (see [`Parser::with_value_limit`]).
     pub fn reparse_item(src: &'a str, origin: ItemOrigin, max_values: usize) -> PResult<Node> {
+        if src.len() > super::MAX_TEXT {
+            return Parser::new(src).begin_document().map(|_| Node::mapping());
+        }
         match origin {
             ItemOrigin::Block { at } => {
                 let at = at as usize;
