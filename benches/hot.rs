@@ -129,10 +129,10 @@ fn mutations(c: &mut Criterion) {
         b.iter(|| {
             let mut pkg = Package::new(&rl, None);
             let mut points = injection::find_points(&pkg);
-            let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
+            let (in_cluster, _) = injection::in_cluster_objects(&pkg, pv.namespace());
             let _ = injection::inject(
                 &mut pkg,
-                pv.namespace_given.then_some(pv.namespace.as_str()),
+                pv.written_namespace.as_deref(),
                 &pv.spec.injectors,
                 &in_cluster,
                 &mut points,
@@ -143,10 +143,10 @@ fn mutations(c: &mut Criterion) {
     let points = {
         let mut pkg = Package::new(&rl, None);
         let mut points = injection::find_points(&pkg);
-        let (in_cluster, _) = injection::in_cluster_objects(&pkg, &pv.namespace);
+        let (in_cluster, _) = injection::in_cluster_objects(&pkg, pv.namespace());
         let _ = injection::inject(
             &mut pkg,
-            pv.namespace_given.then_some(pv.namespace.as_str()),
+            pv.written_namespace.as_deref(),
             &pv.spec.injectors,
             &in_cluster,
             &mut points,

@@ -177,7 +177,7 @@ fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
 /// Injects into every point (required or optional), recording the outcome on the point.
 pub fn inject(
     pkg: &mut Package,
-    given_namespace: Option<&str>,
+    written_namespace: Option<&str>,
     injectors: &[InjectionSelector],
     in_cluster: &[usize],
     points: &mut [InjectionPoint],
@@ -218,7 +218,7 @@ pub fn inject(
             continue;
         };
         let um = rl.meta(u);
-        if let (None, Some(namespace)) = (&um.namespace, given_namespace) {
+        if let (None, Some(namespace)) = (&um.namespace, written_namespace) {
             // Porch reads the object from the PackageVariant's namespace; an item without one
             // may have come from any namespace, so it is not injected on trust. (When neither
             // names one, as in Porch's own tests, both are taken to be in the same namespace.)

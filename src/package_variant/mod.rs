@@ -39,15 +39,20 @@ pub const DEFAULT_NAMESPACE: &str = "default";
 #[derive(Debug, Clone, Default)]
 pub struct PackageVariant {
     pub name: String,
-    /// `metadata.namespace`, or `default`.
-    pub namespace: String,
-    /// Whether `metadata.namespace` was written: then an in-cluster object without a namespace
+    /// `metadata.namespace` as written. When it is, an in-cluster object without a namespace
     /// is not injected (it may come from any namespace).
-    pub namespace_given: bool,
+    pub written_namespace: Option<String>,
     pub spec: PackageVariantSpec,
 }
 
 impl PackageVariant {
+    /// `metadata.namespace`, or `default`.
+    pub fn namespace(&self) -> &str {
+        self.written_namespace
+            .as_deref()
+            .unwrap_or(DEFAULT_NAMESPACE)
+    }
+
     /// Decodes the functionConfig strictly: every unknown field and wrong type is an error
     /// result with its field path, in document order, and nothing is decoded then.
     pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
@@ -73,10 +78,7 @@ impl PackageVariant {
         };
         Ok(PackageVariant {
             name: meta.name,
-            namespace_given: meta.namespace.is_some(),
-            namespace: meta
-                .namespace
-                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string()),
+            written_namespace: meta.namespace,
             spec,
         })
     }
@@ -138,11 +140,11 @@ fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>),
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, &pv.namespace);
+    let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, pv.namespace());
     results.extend(skipped);
     injection::inject(
         &mut pkg,
-        pv.namespace_given.then_some(pv.namespace.as_str()),
+        pv.written_namespace.as_deref(),
         &pv.spec.injectors,
         &in_cluster,
         &mut points,
