@@ -126,7 +126,7 @@ data:
   name: pkg
 ";
 
-/// A valid PackageVariant `my-pv` (namespace `default`) with `extra` appended to its spec
+/// A valid PackageVariant `my-pv` (no `metadata.namespace`, so in `default`) with `extra` appended to its spec
 /// (lines indented by two spaces, e.g. `"  injectors:\n  - name: x\n"`).
 pub fn pv_config(extra: &str) -> String {
     format!(
