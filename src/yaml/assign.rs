@@ -9,7 +9,7 @@
 use super::node::{Entry, Item, Kind, Node, Props};
 use super::resolve::Resolved;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// Collections up to this size are searched pairwise (no allocation); larger ones are indexed.
@@ -191,28 +191,36 @@ fn keep_equal_items(new_items: &mut [Item], old_items: Vec<Item>) {
         }
         return;
     }
-    let mut buckets: HashMap<u64, VecDeque<usize>> = HashMap::new();
-    for (i, o) in old_items.iter().enumerate() {
-        if let Some(o) = o {
-            buckets
-                .entry(value_hash(&o.value))
-                .or_default()
-                .push_back(i);
-        }
-    }
+    // Candidates as (hash, old position), sorted: 16 bytes an item, where a map of queues
+    // cost a hundred. Equal values have equal hashes, so each new item looks only at its run.
+    let mut by_hash: Vec<(u64, u32)> = old_items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.as_ref().map(|o| (value_hash(&o.value), i as u32)))
+        .collect();
+    by_hash.sort_unstable();
+    // For each run of one hash, where its first item not yet taken stands (kept at the run's
+    // first slot): items taken from the front are stepped over once, not on every search.
+    let mut first_left: Vec<u32> = (0..by_hash.len() as u32).collect();
     for item in new_items.iter_mut() {
-        let Some(candidates) = buckets.get_mut(&value_hash(&item.value)) else {
+        let h = value_hash(&item.value);
+        let run = by_hash.partition_point(|&(x, _)| x < h);
+        let end = run + by_hash[run..].partition_point(|&(x, _)| x == h);
+        if run == end {
             continue;
-        };
-        let at = candidates.iter().position(|&i| {
-            old_items[i]
+        }
+        let mut from = first_left[run] as usize;
+        while from < end && old_items[by_hash[from].1 as usize].is_none() {
+            from += 1;
+        }
+        first_left[run] = from as u32;
+        let at = (from..end).find(|&s| {
+            old_items[by_hash[s].1 as usize]
                 .as_ref()
                 .is_some_and(|o| o.value.same_value(&item.value))
         });
-        if let Some(pos) = at {
-            if let Some(o) = candidates.remove(pos).and_then(|i| old_items[i].take()) {
-                *item = o;
-            }
+        if let Some(o) = at.and_then(|s| old_items[by_hash[s].1 as usize].take()) {
+            *item = o;
         }
     }
 }

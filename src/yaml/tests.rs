@@ -291,3 +291,83 @@ fn touched_output_reads_the_same() {
         );
     }
 }
+
+/// The injected value built straight from the tree is the one built through JSON: same
+/// nodes (written out the same), same errors, for every kind of scalar and key.
+#[test]
+fn sorted_node_is_the_json_round_trip() {
+    let docs = [
+        "{b: 1, a: [x, 0777, 0o17, 0x1F, 1_000, 1e3, .5, -.inf, ~, true, 2024-01-01]}",
+        "kind: K\nname: n\nspec: {z: [], y: {}, x: \"\", w: !!str 12, v: !!float 1}\n",
+        "list:\n- {a: 1}\n- {a: 2, b: [1, {c: d}]}\n- - nested\n",
+        "&top a: &v 1\nb: !!int 2\n",
+        "k: |\n  text\n  more\n",
+        "k: 9223372036854775808\nl: -9223372036854775809\n",
+        "~: null key\n",
+        "k: !!float .nan\n",
+        "k: !!int x\n",
+        "plain\n",
+    ];
+    for doc in docs {
+        let node = parse(doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        let direct = json::to_sorted_node(&node).expect("no alias, no merge key");
+        let through = to_json(&node).map(json::from_json_sorted_owned);
+        match (direct, through) {
+            (Ok(a), Ok(b)) => assert_eq!(emit::to_string("", &a), emit::to_string("", &b), "{doc}"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{doc}"),
+            (a, b) => panic!(
+                "{doc}: direct {:?} vs through JSON {:?}",
+                a.is_ok(),
+                b.is_ok()
+            ),
+        }
+    }
+    for doc in ["a: &x 1\nb: *x\n", "base: {<<: {a: 1}, b: 2}\n"] {
+        let node = parse(doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        assert!(json::to_sorted_node(&node).is_none(), "{doc}");
+    }
+}
+
+/// A long list keeps, for each new item equal to an old one, the first old one not taken
+/// yet (its formatting), as the pairwise search of a short list does; repeated values too.
+#[test]
+fn long_lists_keep_the_first_equal_old_item() {
+    let old: Vec<String> = (0..60).map(|i| format!("v{}", i % 7)).collect();
+    let new: Vec<String> = (0..50).rev().map(|i| format!("v{}", i % 9)).collect();
+    let old_doc = format!(
+        "[{}]",
+        old.iter()
+            .enumerate()
+            .map(|(i, v)| if i % 2 == 0 {
+                format!("'{v}'")
+            } else {
+                format!("\"{v}\"")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut node = parse(&old_doc).unwrap();
+    // Built, not parsed: a new value has no source text.
+    let new_node = from_json(&serde_json::Value::from(new.clone()));
+    node.assign(new_node);
+    let out = emit::to_string(&old_doc, &node);
+    // Expected: each new value takes the first old position of that value not taken yet.
+    let mut taken = vec![false; old.len()];
+    let expected: Vec<String> = new
+        .iter()
+        .map(
+            |v| match (0..old.len()).find(|&i| !taken[i] && &old[i] == v) {
+                Some(i) => {
+                    taken[i] = true;
+                    if i % 2 == 0 {
+                        format!("'{v}'")
+                    } else {
+                        format!("\"{v}\"")
+                    }
+                }
+                None => v.clone(),
+            },
+        )
+        .collect();
+    assert_eq!(out.trim_end(), format!("[{}]", expected.join(", ")));
+}
