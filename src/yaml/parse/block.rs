@@ -5,7 +5,9 @@
 use super::reader::{is_eol, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
-use super::{null_at, Ctx, PResult, ParseError, Parser, LINEAR_KEY_CHECK, MAX_IMPLICIT_KEY};
+use super::{
+    null_at, Building, Ctx, PResult, ParseError, Parser, LINEAR_KEY_CHECK, MAX_IMPLICIT_KEY,
+};
 use crate::yaml::node::{Entry, Item, Kind, Node, Props, Span, Trivia};
 
 /// Why a block collection may not start where it does.
@@ -204,7 +206,7 @@ impl<'a> Parser<'a> {
     ) -> PResult<Node> {
         self.enter()?;
         let start = self.pos;
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut entries = Building::new(&self.entry_stack);
         let mut lead = first_lead;
         let mut end;
         loop {
@@ -225,7 +227,7 @@ impl<'a> Parser<'a> {
                 };
                 (key, value, comment)
             };
-            self.check_new_key(&entries, &key, entry_start)?;
+            self.check_new_key(entries.so_far(&self.entry_stack), &key, entry_start)?;
             if !value.is_block_collection() {
                 if let Some(c) = self.take_line_comment()? {
                     comment = Some(c);
@@ -234,11 +236,12 @@ impl<'a> Parser<'a> {
             } else {
                 end = value.origin().map_or(self.pos, |s| s.end() as usize);
             }
-            entries.push(Entry {
+            let e = Entry {
                 key,
                 value,
                 trivia: Trivia::written(lead, comment, Span::new(entry_start, end)),
-            });
+            };
+            entries.push(&mut self.entry_stack, e);
             let next = self.next_line()?;
             if next.indent == col as i64 {
                 if self.line_tab {
@@ -257,9 +260,10 @@ impl<'a> Parser<'a> {
             self.rewind(&next);
             break;
         }
-        self.check_keys_unique(&entries)?;
+        self.check_keys_unique(entries.so_far(&self.entry_stack))?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Mapping(self.fitted(entries)));
+        let entries = entries.finish(&mut self.entry_stack);
+        let mut node = Node::with_kind(Kind::Mapping(entries));
         node.set_src(Some(Span::new(start, end)));
         Ok(node)
     }
@@ -392,14 +396,15 @@ impl<'a> Parser<'a> {
         first_lead: Option<Span>,
     ) -> PResult<Node> {
         self.enter()?;
-        let mut items: Vec<Item> = Vec::new();
+        let mut items = Building::new(&self.item_stack);
         let span =
-            self.parse_block_seq_streaming(col, first_lead, false, &mut |value, trivia, _| {
-                items.push(Item { value, trivia });
+            self.parse_block_seq_streaming(col, first_lead, false, &mut |p, value, trivia, _| {
+                items.push(&mut p.item_stack, Item { value, trivia });
                 Ok(())
             })?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Sequence(self.fitted(items)));
+        let items = items.finish(&mut self.item_stack);
+        let mut node = Node::with_kind(Kind::Sequence(items));
         node.set_src(Some(span));
         Ok(node)
     }
@@ -412,7 +417,7 @@ impl<'a> Parser<'a> {
         col: usize,
         first_lead: Option<Span>,
         own_trees: bool,
-        f: &mut dyn FnMut(Node, Trivia, usize) -> PResult<()>,
+        f: &mut dyn FnMut(&mut Parser<'a>, Node, Trivia, usize) -> PResult<()>,
     ) -> PResult<Span> {
         let start = self.pos;
         let mut lead = first_lead;
@@ -434,6 +439,7 @@ impl<'a> Parser<'a> {
                 end = value.origin().map_or(self.pos, |s| s.end() as usize);
             }
             f(
+                self,
                 value,
                 Trivia::written(lead, comment, Span::new(dash, end)),
                 dash + 1,

@@ -5,7 +5,7 @@
 use super::reader::{is_flow_indicator, is_ws_or_eol};
 use super::scalar::{fold, Stop};
 use super::stream::ItemsHook;
-use super::{describe, null_at, PResult, Parser};
+use super::{describe, null_at, Building, PResult, Parser};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
@@ -126,13 +126,14 @@ impl<'a> Parser<'a> {
         self.enter()?;
         let start = self.pos;
         self.pos += 1;
-        let mut items = Vec::new();
-        self.flow_seq_entries(n, start, false, &mut |item, _, _| {
-            items.push(item);
+        let mut items = Building::new(&self.item_stack);
+        self.flow_seq_entries(n, start, false, &mut |p, item, _, _| {
+            items.push(&mut p.item_stack, item);
             Ok(())
         })?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Sequence(self.fitted(items)));
+        let items = items.finish(&mut self.item_stack);
+        let mut node = Node::with_kind(Kind::Sequence(items));
         node.set_flow(true);
         node.set_src(Some(Span::new(start, self.pos)));
         Ok(node)
@@ -146,7 +147,7 @@ impl<'a> Parser<'a> {
         n: i64,
         start: usize,
         own_trees: bool,
-        f: &mut dyn FnMut(Item, usize, usize) -> PResult<()>,
+        f: &mut dyn FnMut(&mut Parser<'a>, Item, usize, usize) -> PResult<()>,
     ) -> PResult<()> {
         loop {
             self.skip_flow_ws(n)?;
@@ -169,6 +170,7 @@ impl<'a> Parser<'a> {
             self.count_value()?;
             let value = self.flow_seq_entry(n)?;
             f(
+                self,
                 Item {
                     value,
                     trivia: Trivia::default(),
@@ -247,15 +249,16 @@ impl<'a> Parser<'a> {
         self.enter()?;
         let start = self.pos;
         self.pos += 1;
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut entries = Building::new(&self.entry_stack);
         self.flow_map_entries_with(n, start, None, &mut |p, e, at| {
-            p.check_new_key(&entries, &e.key, at)?;
-            entries.push(e);
+            p.check_new_key(entries.so_far(&p.entry_stack), &e.key, at)?;
+            entries.push(&mut p.entry_stack, e);
             Ok(())
         })?;
-        self.check_keys_unique(&entries)?;
+        self.check_keys_unique(entries.so_far(&self.entry_stack))?;
         self.leave();
-        let mut node = Node::with_kind(Kind::Mapping(self.fitted(entries)));
+        let entries = entries.finish(&mut self.entry_stack);
+        let mut node = Node::with_kind(Kind::Mapping(entries));
         node.set_flow(true);
         node.set_src(Some(Span::new(start, self.pos)));
         Ok(node)

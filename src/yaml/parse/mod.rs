@@ -18,7 +18,7 @@ mod stream;
 
 pub use stream::ItemOrigin;
 
-use super::node::{Kind, Node, Scalar, ScalarStyle, Span};
+use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Span};
 use std::fmt;
 
 pub use super::node::{MAX_DEPTH, MAX_TEXT};
@@ -99,9 +99,10 @@ pub struct Parser<'a> {
     pub(crate) max_values: usize,
     /// What is left of `max_values` for the tree being read.
     pub(crate) values_left: usize,
-    /// Collections are cut to their size ([`Parser::fitted`]); off while streamed items are
-    /// read, whose trees are dropped at once.
-    pub(crate) fit: bool,
+    /// The first entries of the mappings being read, innermost last ([`Building`]).
+    pub(crate) entry_stack: Vec<Entry>,
+    /// The first items of the sequences being read, likewise.
+    pub(crate) item_stack: Vec<Item>,
 }
 
 impl<'a> Parser<'a> {
@@ -115,19 +116,9 @@ impl<'a> Parser<'a> {
             depth: 0,
             max_values: usize::MAX,
             values_left: usize::MAX,
-            fit: true,
+            entry_stack: Vec::new(),
+            item_stack: Vec::new(),
         }
-    }
-
-    /// A collection's entries or items at their final size. Why: a `Vec` grows by doubling
-    /// from four, so a wide mapping would hold up to half of it empty, and a one-entry mapping
-    /// (`{a: 1}` in a long list) three empty entries, for as long as the tree lives. Slack of
-    /// less than one cache line is kept (a shrink costs a `realloc`).
-    pub(crate) fn fitted<T>(&self, mut v: Vec<T>) -> Vec<T> {
-        if self.fit && (v.capacity() - v.len()) * std::mem::size_of::<T>() > 64 {
-            v.shrink_to_fit();
-        }
-        v
     }
 
     /// Refuses a tree of more than `n` entries and items (each item of a ResourceList's
@@ -220,4 +211,60 @@ impl Node {
 /// ```
 pub fn parse(s: &str) -> PResult<Node> {
     Parser::new(s).parse_document()
+}
+
+/// A collection being read: its first [`ON_STACK`] entries or items wait on the parser's
+/// shared stack and are moved into a `Vec` of their exact size when it ends; a wider one moves
+/// them to a `Vec` of its own and grows that, cut to size at the end.
+///
+/// Why: a `Vec` per collection grows by doubling from four, so a one-entry `{a: 1}` in a long
+/// list held room for four (480 bytes where 120 do), and cutting each one afterwards left holes
+/// the allocator could not reuse for the next (a list of 320,000 of them took 187 MB to read).
+pub(crate) struct Building<T> {
+    base: usize,
+    own: Vec<T>,
+}
+
+/// Entries or items a collection keeps on the shared stack before it takes a `Vec` of its own.
+const ON_STACK: usize = 16;
+
+impl<T> Building<T> {
+    pub(crate) fn new(stack: &[T]) -> Building<T> {
+        Building {
+            base: stack.len(),
+            own: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, stack: &mut Vec<T>, v: T) {
+        if self.own.capacity() == 0 {
+            if stack.len() - self.base < ON_STACK {
+                stack.push(v);
+                return;
+            }
+            self.own = Vec::with_capacity(2 * ON_STACK);
+            self.own.extend(stack.drain(self.base..));
+        }
+        self.own.push(v);
+    }
+
+    /// What was pushed so far.
+    pub(crate) fn so_far<'s>(&'s self, stack: &'s [T]) -> &'s [T] {
+        if self.own.capacity() == 0 {
+            &stack[self.base..]
+        } else {
+            &self.own
+        }
+    }
+
+    /// The collection's entries or items, with no room to spare (less than a cache line).
+    pub(crate) fn finish(mut self, stack: &mut Vec<T>) -> Vec<T> {
+        if self.own.capacity() == 0 {
+            return stack.drain(self.base..).collect();
+        }
+        if (self.own.capacity() - self.own.len()) * std::mem::size_of::<T>() > 64 {
+            self.own.shrink_to_fit();
+        }
+        self.own
+    }
 }

@@ -34,12 +34,10 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
                 let rest = p.values_left;
-                let fit = std::mem::replace(&mut p.fit, false);
                 let span =
-                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |n, t, at| {
+                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |_, n, t, at| {
                         on_item(n, t, ItemOrigin::Block { at: at as u32 })
                     })?;
-                p.fit = fit;
                 p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
@@ -69,15 +67,13 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         p.pos += 1;
         let on_item = &mut *self.on_item;
         let rest = p.values_left;
-        let fit = std::mem::replace(&mut p.fit, false);
-        p.flow_seq_entries(n, start, true, &mut |item, at, ls| {
+        p.flow_seq_entries(n, start, true, &mut |_, item, at, ls| {
             let origin = ItemOrigin::Flow {
                 at: at as u32,
                 ls: ls as u32,
             };
             on_item(item.value, item.trivia, origin)
         })?;
-        p.fit = fit;
         p.values_left = rest;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
