@@ -12,7 +12,7 @@ use crate::krm::results::ResultItem;
 use crate::package_variant::package::{
     assign_at, field_json, own_path, Package, IN_CLUSTER_ANNOTATION,
 };
-use crate::yaml::json::from_json_sorted_owned;
+use crate::yaml::json::{from_json_sorted_owned, to_sorted_node};
 use crate::yaml::Node;
 use std::collections::HashMap;
 
@@ -249,14 +249,17 @@ pub fn inject(
             ));
             continue;
         };
-        // Aliases in the field may name anchors elsewhere in the object: read them there.
-        let json = field_json(source, value);
-        // Why: a wide source would be held beside its JSON, the value built from it, the
-        // point's tree and the value written into it; reading it again for another point
-        // costs no more than converting its field does.
+        // Without aliases and merge keys the value is built straight from the field;
+        // otherwise through JSON, as aliases in the field may name anchors elsewhere in the
+        // object: read them there.
+        let value = to_sorted_node(value)
+            .unwrap_or_else(|| field_json(source, value).map(from_json_sorted_owned));
+        // Why: a wide source would be held beside the value built from it, the point's tree
+        // and the value written into it; reading it again for another point costs no more
+        // than converting its field does.
         pkg.release(u);
-        let value = match json {
-            Ok(v) => from_json_sorted_owned(v),
+        let value = match value {
+            Ok(v) => v,
             Err(e) => {
                 p.errors
                     .push(format!("cannot read {field:?} of {:?}: {e}", um.name));

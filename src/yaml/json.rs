@@ -216,6 +216,67 @@ pub fn from_json_sorted_owned(v: Value) -> Node {
     }
 }
 
+/// What `from_json_sorted_owned(to_json(node)?)` gives, built straight from the tree when it
+/// holds no alias and no merge key (`None` otherwise: convert through JSON). The JSON of a
+/// wide value costs several times its nodes (a map and a string for every `{a: 1}`), and
+/// writing an injected value needs only the nodes.
+pub fn to_sorted_node(node: &Node) -> Option<Result<Node, String>> {
+    fn plain(n: &Node) -> bool {
+        match n.kind() {
+            Kind::Alias(_) => false,
+            Kind::Scalar(_) => true,
+            Kind::Mapping(es) => es
+                .iter()
+                .all(|e| !is_merge_key(&e.key) && plain(&e.key) && plain(&e.value)),
+            Kind::Sequence(items) => items.iter().all(|i| plain(&i.value)),
+        }
+    }
+    plain(node).then(|| sorted_node(node, 0))
+}
+
+/// [`to_sorted_node`]'s walk: the checks and values of [`convert`], in its order.
+fn sorted_node(node: &Node, depth: usize) -> Result<Node, String> {
+    if depth > MAX_DEPTH {
+        return Err("YAML aliases nest too deeply".to_string());
+    }
+    Ok(match node.kind() {
+        Kind::Scalar(s) => from_json_sorted_owned(scalar_to_json(s, node.tag())?),
+        Kind::Alias(_) => return Err("an alias cannot be converted here".to_string()),
+        Kind::Mapping(entries) => {
+            let mut pairs = Vec::with_capacity(entries.len());
+            for e in entries {
+                let k = key_text(&e.key, &mut HashMap::new(), true)?;
+                pairs.push((field_rank(&k), k, sorted_node(&e.value, depth + 1)?));
+            }
+            // A key given twice (`1` and `"1"` are one JSON key) keeps its last value, as a
+            // JSON object built in order does: stable sort, then the last of each run.
+            pairs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            let mut out: Vec<Entry> = Vec::with_capacity(pairs.len());
+            for (_, k, v) in pairs {
+                match out.last_mut() {
+                    Some(last) if last.key.scalar_text() == k => last.value = v,
+                    _ => out.push(Entry {
+                        key: Node::string(k),
+                        value: v,
+                        trivia: Trivia::default(),
+                    }),
+                }
+            }
+            Node::with_kind(Kind::Mapping(out))
+        }
+        Kind::Sequence(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for i in items {
+                out.push(Item {
+                    value: sorted_node(&i.value, depth + 1)?,
+                    trivia: Trivia::default(),
+                });
+            }
+            Node::with_kind(Kind::Sequence(out))
+        }
+    })
+}
+
 fn build(v: &Value, sorted: bool) -> Node {
     match v {
         Value::Null => Node::plain("null"),
