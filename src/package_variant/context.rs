@@ -33,10 +33,13 @@ pub struct ContextEdit<'e> {
 }
 
 /// What an edit changes in `data`, decided before anything is touched.
-struct Plan<'e> {
-    /// Keys whose value changes, with the new value (in the edit's order) and where the key
-    /// stands when the mapping sets it itself. Borrowed from the edit: a wide one is not copied.
-    set: Vec<(&'e str, &'e str, Option<usize>)>,
+struct Plan {
+    /// For each key of the edit's `data`, in its order: [`UNCHANGED`], [`NEW`], or the
+    /// position of the key the mapping sets itself, whose value changes. Four bytes a key: a
+    /// wide edit is neither copied nor referenced twice.
+    set: Vec<u32>,
+    /// How many keys change or are new.
+    changed: usize,
     /// Positions of the keys present now that go (all the mapping's own unless `write_out`).
     remove: Vec<usize>,
     /// The keys that go, by name.
@@ -45,6 +48,11 @@ struct Plan<'e> {
     /// key, or a key to remove comes from a merge key.
     write_out: bool,
 }
+
+/// [`Plan::set`]: the key keeps its value (or is removed after).
+const UNCHANGED: u32 = u32::MAX;
+/// [`Plan::set`]: the key is new, or only a merge key brings it in.
+const NEW: u32 = u32::MAX - 1;
 
 /// Applies `edit` to the package context. Nothing to do → nothing read, and a missing context is
 /// not an error.
@@ -89,7 +97,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
         )));
     }
     let plan = plan(&r, written, merged, data, edit).map_err(|e| invalid(&e))?;
-    if plan.set.is_empty() && plan.remove.is_empty() {
+    if plan.changed == 0 && plan.remove.is_empty() {
         return Ok(());
     }
     let mut plan = plan;
@@ -98,8 +106,10 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
         let new_data = written_out(&r, data, &plan.remove_keys, alias).map_err(|e| invalid(&e))?;
         // Every key is the new mapping's own now, and the ones to remove are already gone.
         let own = own_keys(&Reader::new(&new_data), &new_data).map_err(|e| invalid(&e))?;
-        for (k, _, at) in &mut plan.set {
-            *at = own.get(k);
+        for (k, at) in edit.data.keys().zip(&mut plan.set) {
+            if *at != UNCHANGED {
+                *at = own.get(k).map_or(NEW, |p| p as u32);
+            }
         }
         plan.remove.clear();
         Some(new_data)
@@ -113,18 +123,18 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
     let Some(data) = tree.get_mut("data") else {
         return Ok(());
     };
-    edit_in_place(data, &plan);
+    edit_in_place(data, &plan, edit);
     Ok(())
 }
 
 /// Reads the current data (every value must be a scalar) and decides what changes.
-fn plan<'n, 'e>(
+fn plan<'n>(
     r: &Reader<'n>,
     written: &'n Node,
     merged: bool,
     data: &'n Node,
-    edit: &ContextEdit<'e>,
-) -> Result<Plan<'e>, String> {
+    edit: &ContextEdit,
+) -> Result<Plan, String> {
     let pairs = r.pairs(data)?;
     if let Some((k, _)) = pairs.iter().find(|(_, v)| !v.is_scalar()) {
         return Err(format!("the value of {k:?} is not a string"));
@@ -136,16 +146,20 @@ fn plan<'n, 'e>(
     let mut removed: Vec<&str> = edit.remove_keys.iter().map(String::as_str).collect();
     removed.sort_unstable();
     removed.dedup();
-    let mut set: Vec<(&'e str, &'e str, Option<usize>)> = edit
+    let mut changed = 0;
+    let set: Vec<u32> = edit
         .data
         .iter()
-        .filter(|(k, v)| {
-            removed.binary_search(&k.as_str()).is_err()
-                && !current.get(k.as_str()).is_some_and(|n| is_string(n, v))
+        .map(|(k, v)| {
+            if removed.binary_search(&k.as_str()).is_ok()
+                || current.get(k.as_str()).is_some_and(|n| is_string(n, v))
+            {
+                return UNCHANGED;
+            }
+            changed += 1;
+            own.get(k.as_str()).map_or(NEW, |p| p as u32)
         })
-        .map(|(k, v)| (k.as_str(), v.as_str(), own.get(k.as_str())))
         .collect();
-    set.shrink_to_fit();
     // Sorted already, and a subset of the removed keys: kept in that order.
     let remove_keys: Vec<String> = removed
         .iter()
@@ -158,6 +172,7 @@ fn plan<'n, 'e>(
     let remove = remove_keys.iter().filter_map(|k| own.get(k)).collect();
     Ok(Plan {
         set,
+        changed,
         remove,
         remove_keys,
         write_out,
@@ -243,16 +258,16 @@ fn written_out<'n>(
 }
 
 /// Sets and removes keys of `data` at the positions the plan found, and appends new keys.
-fn edit_in_place(data: &mut Node, plan: &Plan) {
+fn edit_in_place(data: &mut Node, plan: &Plan, edit: &ContextEdit) {
     let Some(es) = data.entries_mut() else {
         return;
     };
-    // New keys as (kyaml's rank, key, value): built straight into nodes, no JSON in between.
-    let mut new = Vec::new();
-    for &(k, v, at) in &plan.set {
+    let mut new = 0;
+    for ((_, v), &at) in edit.data.iter().zip(&plan.set) {
         match at {
-            Some(p) => es[p].value.assign(Node::string(v)),
-            None => new.push((field_rank(k), k, v)),
+            UNCHANGED => {}
+            NEW => new += 1,
+            p => es[p as usize].value.assign(Node::string(v.as_str())),
         }
     }
     if !plan.remove.is_empty() {
@@ -266,14 +281,32 @@ fn edit_in_place(data: &mut Node, plan: &Plan) {
             !gone[p - 1]
         });
     }
-    // New keys in kyaml's order, after every existing one.
-    new.sort_unstable();
-    es.reserve_exact(new.len());
-    es.extend(new.into_iter().map(|(_, k, v)| Entry {
+    // New keys in kyaml's order, after every existing one: the few with a rank of their own
+    // (`name`, `kind`, ...) by rank, then the rest as the edit holds them, sorted by key.
+    let new_keys = || {
+        edit.data
+            .iter()
+            .zip(&plan.set)
+            .filter(|(_, &at)| at == NEW)
+            .map(|(kv, _)| kv)
+    };
+    let mut ranked: Vec<(usize, &String, &String)> = new_keys()
+        .map(|(k, v)| (field_rank(k), k, v))
+        .filter(|(r, _, _)| *r != usize::MAX)
+        .collect();
+    ranked.sort_unstable();
+    es.reserve_exact(new);
+    let entry = |k: &str, v: &str| Entry {
         key: Node::string(k),
         value: Node::string(v),
         trivia: Trivia::default(),
-    }));
+    };
+    es.extend(ranked.into_iter().map(|(_, k, v)| entry(k, v)));
+    es.extend(
+        new_keys()
+            .filter(|(k, _)| field_rank(k) == usize::MAX)
+            .map(|(k, v)| entry(k, v)),
+    );
 }
 
 /// Finds the package context: the item at `package-context.yaml` (or, in a list without path
@@ -371,6 +404,24 @@ mod tests {
         let out = run(CTX, &[("a", "1"), ("b", "y"), ("z", "z")], &["z"]).unwrap_or_default();
         assert!(
             out.ends_with("data:\n    name: example\n    b: 'y' # keep\n    a: \"1\"\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn new_keys_follow_in_kyaml_order() {
+        let data = [
+            ("zeta", "1"),
+            ("spec", "s"),
+            ("alpha", "a"),
+            ("kind", "k"),
+            ("apiVersion", "v"),
+        ];
+        let out = run(CTX, &data, &[]).unwrap_or_default();
+        assert!(
+            out.ends_with(
+                "  b: 'x' # keep\n    apiVersion: v\n    kind: k\n    spec: s\n    alpha: a\n    zeta: \"1\"\n"
+            ),
             "{out}"
         );
     }
