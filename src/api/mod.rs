@@ -127,6 +127,41 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
+/// [`null_default`] for a map of strings, built in one pass from its pairs. Why: a
+/// `BTreeMap` filled key by key in order leaves its nodes about half full, and a wide
+/// `packageContext.data` then took twice the room it needs for as long as the run lasts.
+pub(crate) fn null_default_string_map<'de, D>(
+    deserializer: D,
+) -> Result<std::collections::BTreeMap<String, String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct Pairs(Vec<(String, String)>);
+    impl<'de> Deserialize<'de> for Pairs {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Pairs, D::Error> {
+            d.deserialize_map(PairsVisitor)
+        }
+    }
+    struct PairsVisitor;
+    impl<'de> serde::de::Visitor<'de> for PairsVisitor {
+        type Value = Pairs;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            // As serde says it for a `BTreeMap`, so messages do not change.
+            f.write_str("a map")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Pairs, A::Error> {
+            let mut v = Vec::with_capacity(m.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(kv) = m.next_entry::<String, String>()? {
+                v.push(kv);
+            }
+            Ok(Pairs(v))
+        }
+    }
+    Ok(Option::<Pairs>::deserialize(deserializer)?
+        .map(|p| p.0.into_iter().collect())
+        .unwrap_or_default())
+}
+
 /// `omitempty` for integers.
 pub(crate) fn is_zero(n: &i64) -> bool {
     *n == 0

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{is_zero, null_default};
+use super::{is_zero, null_default, null_default_string_map};
 
 /// The PackageVariant finalizer that Porch's PackageVariantSet controller puts on the variants it
 /// creates.
@@ -81,7 +81,7 @@ pub struct Downstream {
 pub struct PackageContext {
     #[serde(
         default,
-        deserialize_with = "null_default",
+        deserialize_with = "null_default_string_map",
         skip_serializing_if = "BTreeMap::is_empty"
     )]
     pub data: BTreeMap<String, String>,
