@@ -22,6 +22,70 @@ pub fn to_json(node: &Node) -> Result<Value, String> {
     convert(node, &mut anchors, &mut budget, 0, false)
 }
 
+/// [`to_json`], consuming `node`: without aliases and merge keys, each part of the tree is
+/// released as its JSON is built (a wide collection a chunk at a time), so a wide
+/// functionConfig is not held twice, as nodes and as JSON, while it is read. With them, as
+/// [`to_json`] (an alias may name any anchor before it).
+pub fn into_json(node: Node) -> Result<Value, String> {
+    if has_alias_or_merge_key(&node) {
+        return to_json(&node);
+    }
+    into_json_plain(node, 0)
+}
+
+fn has_alias_or_merge_key(n: &Node) -> bool {
+    match n.kind() {
+        Kind::Alias(_) => true,
+        Kind::Scalar(_) => false,
+        Kind::Mapping(es) => es.iter().any(|e| {
+            is_merge_key(&e.key)
+                || has_alias_or_merge_key(&e.key)
+                || has_alias_or_merge_key(&e.value)
+        }),
+        Kind::Sequence(items) => items.iter().any(|i| has_alias_or_merge_key(&i.value)),
+    }
+}
+
+/// Parts of a wide collection converted between two cuts of what is left of it.
+const CHUNKS: usize = 8;
+
+/// [`convert`] for a tree without aliases and merge keys, in its order, with its checks.
+fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err("YAML aliases nest too deeply".to_string());
+    }
+    let tag = node.tag().map(str::to_string);
+    Ok(match node.kind {
+        Kind::Scalar(s) => scalar_to_json(&s, tag.as_deref())?,
+        Kind::Alias(_) => return Err("an alias cannot be converted here".to_string()),
+        Kind::Mapping(mut entries) => {
+            let mut m = Map::with_capacity(entries.len());
+            let chunk = (entries.len() / CHUNKS).max(4096);
+            while !entries.is_empty() {
+                let n = chunk.min(entries.len());
+                for e in entries.drain(..n) {
+                    let k = key_text(&e.key, &mut HashMap::new(), true)?;
+                    m.insert(k, into_json_plain(e.value, depth + 1)?);
+                }
+                entries.shrink_to_fit();
+            }
+            Value::Object(m)
+        }
+        Kind::Sequence(mut items) => {
+            let mut a = Vec::with_capacity(items.len());
+            let chunk = (items.len() / CHUNKS).max(4096);
+            while !items.is_empty() {
+                let n = chunk.min(items.len());
+                for i in items.drain(..n) {
+                    a.push(into_json_plain(i.value, depth + 1)?);
+                }
+                items.shrink_to_fit();
+            }
+            Value::Array(a)
+        }
+    })
+}
+
 /// An alias means the node of the most recent anchor of its name before it (YAML lets a later
 /// anchor reuse a name), so anchors are recorded in document order as the walk meets them,
 /// keys before their values, and not again while an alias is expanded.

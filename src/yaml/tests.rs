@@ -371,3 +371,32 @@ fn long_lists_keep_the_first_equal_old_item() {
         .collect();
     assert_eq!(out.trim_end(), format!("[{}]", expected.join(", ")));
 }
+
+/// The functionConfig read consuming its tree gives what reading it in place gives: values,
+/// key order, the first error in document order, wide collections read a chunk at a time.
+#[test]
+fn into_json_is_to_json() {
+    let wide_list: String = (0..20_000).map(|i| format!("- k{i}\n")).collect();
+    let wide_map: String = (0..20_000).map(|i| format!("k{i}: {i}\n")).collect();
+    let bad_late = format!("{wide_list}- !!int x\n- !!float y\n");
+    let docs = [
+        "{b: 1, a: [x, 0777, 0x1F, 1e3, ~, true, 2024-01-01], c: {d: [{e: f}]}}",
+        "k: !!int x\nl: !!float y\n",
+        "~: v\n",
+        "a: &x 1\nb: *x\n",
+        "m: {<<: {a: 1}, b: 2}\n",
+        &wide_list,
+        &wide_map,
+        &bad_late,
+    ];
+    for doc in docs {
+        let node = parse(doc).unwrap_or_else(|e| panic!("{e}"));
+        let expected = to_json(&node);
+        assert_eq!(
+            json::into_json(node),
+            expected,
+            "{}",
+            &doc[..doc.len().min(60)]
+        );
+    }
+}
