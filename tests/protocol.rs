@@ -459,3 +459,44 @@ fn input_ending_in_spaces_after_the_last_item_is_written_readably() {
         }
     }
 }
+
+/// The functionConfig a run takes out of the list (so its tree is not held beside everything
+/// the function builds) is written back from its text byte for byte as writing its tree did:
+/// comments, indentation, blank lines, anchors inside, its place before or after `items`.
+/// Forms that are not copied (JSON, flow, a tag or anchor on it) keep their tree.
+#[test]
+fn a_taken_function_config_is_written_back_as_its_tree_was() {
+    use package_variant::krm::resource_list::{Changes, ResourceList};
+    let item = "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n";
+    let copied = [
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data: {a: b}\n",
+        "functionConfig:   # why\n    apiVersion: v1   # four spaces\n    kind: ConfigMap\n\n    # a comment\n    data:\n      a: &x b\n      c: *x\n# after\n",
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    notes: |+\n      kept\n\n",
+        "functionConfig:\n apiVersion: v1\n kind: ConfigMap\n data:\n - x\n",
+    ];
+    let kept = [
+        "functionConfig: {apiVersion: v1, kind: ConfigMap}\n",
+        "functionConfig: !!map\n  apiVersion: v1\n  kind: ConfigMap\n",
+        "functionConfig: &c\n  apiVersion: v1\n  kind: ConfigMap\n",
+    ];
+    for (config, taken) in copied
+        .iter()
+        .map(|c| (c, true))
+        .chain(kept.iter().map(|c| (c, false)))
+    {
+        for doc in [
+            format!("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n{item}{config}"),
+            format!("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n{config}{item}"),
+        ] {
+            let whole = ResourceList::parse(&doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+            let mut detached = ResourceList::parse(&doc).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(detached.detach_function_config().is_some(), taken, "{doc}");
+            assert_eq!(detached.function_config().is_none(), taken, "{doc}");
+            let none = Changes::default();
+            assert_eq!(detached.emit(&none, &[]), whole.emit(&none, &[]), "{doc}");
+        }
+    }
+    let json = r#"{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": {"apiVersion": "v1", "kind": "ConfigMap"}}"#;
+    let mut rl = ResourceList::parse(json).unwrap_or_else(|e| panic!("{e}"));
+    assert!(rl.detach_function_config().is_none());
+}

@@ -6,10 +6,12 @@ use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
 use crate::yaml::Node;
+use std::borrow::Cow;
 
 /// A function's entry point: the ResourceList and its functionConfig in, the changes to the
-/// items and the results out.
-pub type Run = fn(&ResourceList, &Node) -> (Changes, Vec<ResultItem>);
+/// items and the results out. The functionConfig comes owned when the ResourceList gave it up
+/// ([`ResourceList::detach_function_config`]): the function drops it once it is decoded.
+pub type Run = fn(&ResourceList, Cow<Node>) -> (Changes, Vec<ResultItem>);
 
 /// One functionConfig kind the binary serves.
 pub struct Function {
@@ -24,8 +26,17 @@ pub struct Function {
 
 /// Runs the function of `functions` that the functionConfig asks for.
 pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultItem>) {
+    run_with(rl, rl.function_config().map(Cow::Borrowed), functions)
+}
+
+/// [`run`] with the functionConfig given apart from the list (taken out of it).
+pub fn run_with(
+    rl: &ResourceList,
+    config: Option<Cow<Node>>,
+    functions: &[Function],
+) -> (Changes, Vec<ResultItem>) {
     let accepted = accepted(functions);
-    let Some(config) = rl.function_config() else {
+    let Some(config) = config else {
         return fail(
             ResultItem::error(format!(
                 "no functionConfig was given; {accepted}{HOW_TO_GIVE}"
@@ -33,8 +44,8 @@ pub fn run(rl: &ResourceList, functions: &[Function]) -> (Changes, Vec<ResultIte
             .field("functionConfig"),
         );
     };
-    let meta = ObjectMeta::from_node(config);
-    if meta.is("v1", "ConfigMap") && is_empty_data(config) {
+    let meta = ObjectMeta::from_node(&config);
+    if meta.is("v1", "ConfigMap") && is_empty_data(&config) {
         return fail(
             ResultItem::error(format!(
                 "no functionConfig was given (kpt sends an empty ConfigMap {:?} when neither \

@@ -67,8 +67,13 @@ pub struct ResourceList<'a> {
     /// `apiVersion` as sent; echoed back.
     pub api_version: String,
     /// The functionConfig, if any, as the entry the output writes (so writing it needs no
-    /// copy of a wide tree).
+    /// copy of a wide tree), until [`ResourceList::detach_function_config`] takes it.
     function_config: Option<Entry>,
+    /// Where the functionConfig was read, once taken: an untouched block mapping, written
+    /// back by copying its text.
+    config_copied: Option<Span>,
+    /// The functionConfig's metadata, for the results about it.
+    config_meta: Option<ObjectMeta>,
     /// The `results` that came in (an earlier function's): kept, ours are appended.
     previous_results: Option<Node>,
     /// The items, as read (where each is, and its metadata).
@@ -225,10 +230,15 @@ impl<'a> ResourceList<'a> {
                 r.kind()
             )));
         }
+        let config_meta = function_config
+            .as_ref()
+            .map(|e| ObjectMeta::from_node(&e.value));
         Ok(ResourceList {
             src,
             api_version,
             function_config,
+            config_copied: None,
+            config_meta,
             previous_results,
             items,
             json,
@@ -236,9 +246,24 @@ impl<'a> ResourceList<'a> {
         })
     }
 
-    /// The functionConfig, if any.
+    /// The functionConfig, if any and not taken.
     pub fn function_config(&self) -> Option<&Node> {
         self.function_config.as_ref().map(|e| &e.value)
+    }
+
+    /// Takes the functionConfig's tree out of the list when the output can do without it:
+    /// a block mapping as it was read (no anchor or tag on it, not JSON) is written back by
+    /// copying its text, byte for byte what writing the tree gives. Otherwise the tree stays
+    /// (see [`ResourceList::function_config`]) and `None` is returned.
+    pub fn detach_function_config(&mut self) -> Option<Node> {
+        let v = &self.function_config.as_ref()?.value;
+        let copyable = !self.json
+            && v.entries().is_some_and(|e| !e.is_empty())
+            && !v.is_flow()
+            && v.props().is_none();
+        let span = v.span().filter(|_| copyable)?;
+        self.config_copied = Some(span);
+        self.function_config.take().map(|e| e.value)
     }
 
     /// The source text the list was read from.
@@ -260,11 +285,11 @@ impl<'a> ResourceList<'a> {
 
     /// Fills in `resourceRef` and `file` of results from their subjects.
     pub fn resolve(&self, results: &mut [ResultItem]) {
-        let config_meta = self.function_config().map(ObjectMeta::from_node);
+        let config_meta = self.config_meta.as_ref();
         for r in results {
             let meta = match r.subject {
                 Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),
-                Subject::Config => config_meta.as_ref(),
+                Subject::Config => config_meta,
                 Subject::None => None,
             };
             if let Some(m) = meta.filter(|m| m.is_object) {
@@ -370,7 +395,9 @@ impl<'a> ResourceList<'a> {
                 between_items(&mut e.out);
             }
         }
-        if let Some(entry) = &self.function_config {
+        if let Some(span) = self.config_copied {
+            e.copied_mapping_entry("functionConfig", span);
+        } else if let Some(entry) = &self.function_config {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
         if let Some(value) = results::combined(self.previous_results.as_ref(), results) {

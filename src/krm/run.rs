@@ -8,6 +8,7 @@ use super::resource_list::{Changes, ResourceList};
 use super::results::{has_errors, ResultItem};
 use crate::yaml::alias;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
+use std::borrow::Cow;
 
 /// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
 /// nesting level (bounded by [`crate::yaml::parse::MAX_DEPTH`]), and debug builds use large frames.
@@ -165,13 +166,20 @@ fn process_with(
             ))
         }
     };
-    let rl = match ResourceList::parse(src) {
+    let mut rl = match ResourceList::parse(src) {
         Ok(rl) => rl,
         Err(e) => return fatal(e.0),
     };
+    // Why: a wide functionConfig's tree would stay beside everything the function builds.
+    let detached = rl.detach_function_config();
     let (mut changes, mut results) = match not_objects(&rl) {
         errors if !errors.is_empty() => (Changes::default(), errors),
-        _ => super::dispatch::run(&rl, functions),
+        _ => {
+            let config = detached
+                .map(Cow::Owned)
+                .or_else(|| rl.function_config().map(Cow::Borrowed));
+            super::dispatch::run_with(&rl, config, functions)
+        }
     };
     results.extend(keep_alias_meanings(&rl, &mut changes));
     rl.resolve(&mut results);

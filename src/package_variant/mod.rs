@@ -24,11 +24,13 @@ use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
+use crate::yaml::json::into_json;
 use crate::yaml::{to_json, Node};
 use context::ContextEdit;
 use injection::InjectionPoint;
 use package::Package;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use validation::{reserved_keys, validate};
 
@@ -56,10 +58,23 @@ impl PackageVariant {
     /// Decodes the functionConfig strictly: every unknown field and wrong type is an error
     /// result with its field path, in document order, and nothing is decoded then.
     pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
-        let meta = ObjectMeta::from_node(config);
-        let mut json = to_json(config).map_err(|e| {
+        let json = Self::json_of(Cow::Borrowed(config))?;
+        Self::from_json(ObjectMeta::from_node(config), json)
+    }
+
+    /// The functionConfig's JSON; an owned tree is released as it is read.
+    fn json_of(config: Cow<Node>) -> Result<Value, Vec<ResultItem>> {
+        match config {
+            Cow::Owned(n) => into_json(n),
+            Cow::Borrowed(n) => to_json(n),
+        }
+        .map_err(|e| {
             vec![ResultItem::error(format!("cannot read the PackageVariant: {e}")).on_config()]
-        })?;
+        })
+    }
+
+    /// [`PackageVariant::decode`] from the functionConfig's JSON and metadata.
+    fn from_json(meta: ObjectMeta, mut json: Value) -> Result<PackageVariant, Vec<ResultItem>> {
         let problems = check_strict(&json, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
         if !problems.is_empty() {
             return Err(problems.into_iter().map(config_error).collect());
@@ -95,7 +110,7 @@ fn config_error(e: DecodeError) -> ResultItem {
 }
 
 /// Runs a PackageVariant functionConfig over the items.
-pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
     match apply(rl, config) {
         Ok(done) => done,
         Err(errors) => (Changes::default(), errors),
@@ -106,13 +121,19 @@ fn one(e: Box<ResultItem>) -> Vec<ResultItem> {
     vec![*e]
 }
 
-fn apply(rl: &ResourceList, config: &Node) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
-    let pv = PackageVariant::decode(config)?;
+fn apply(
+    rl: &ResourceList,
+    config: Cow<Node>,
+) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
+    let meta = ObjectMeta::from_node(&config);
+    // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
+    let json = PackageVariant::json_of(config)?;
+    let pv = PackageVariant::from_json(meta.clone(), json)?;
     let problems = validate(&pv.name, &pv.spec);
     if !problems.is_empty() {
         return Err(problems);
     }
-    let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    let mut pkg = Package::new(rl, Some(meta));
     let mut results = Vec::new();
 
     // 1. Package context.
@@ -213,7 +234,8 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
 /// Runs a `v1` ConfigMap functionConfig (e.g. `kpt fn eval PKG --exec package-variant --
 /// region=us`): its `data` is set in the package context, as a PackageVariant's
 /// `spec.packageContext.data` would be. The reserved keys `name` and `package-path` are refused.
-pub fn run_config_map(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
+pub fn run_config_map(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
+    let config = &*config;
     let problems = match to_json(config) {
         Ok(json) => check_strict(&json, "v1", "ConfigMap"),
         Err(e) => vec![DecodeError {

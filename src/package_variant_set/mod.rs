@@ -34,10 +34,11 @@ pub use expansion::{expand, expand_typed, Expansion, TypedExpansion};
 use crate::krm::resource_list::{Changes, NewItems, ResourceList};
 use crate::krm::results::{has_errors, ResultItem};
 use crate::yaml::{self, Emitter, Node, Trivia};
+use std::borrow::Cow;
 
 /// Runs the expander for a PackageVariantSet functionConfig.
-pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
-    let config_json = match yaml::to_json(config) {
+pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
+    let config_json = match yaml::to_json(&config) {
         Ok(v) => v,
         Err(e) => {
             return (
@@ -49,6 +50,7 @@ pub fn run(rl: &ResourceList, config: &Node) -> (Changes, Vec<ResultItem>) {
             )
         }
     };
+    drop(config);
     let read = match inputs::read(rl, &config_json) {
         Ok(read) => read,
         Err(errors) => return (Changes::default(), errors),

@@ -207,6 +207,24 @@ impl<'a> Emitter<'a> {
         self.force_block = saved;
     }
 
+    /// A new top-level entry `key:` whose value is an untouched block mapping read at `span`:
+    /// what [`Emitter::entries`] writes for a new plain key and such a value, written from
+    /// the text alone (the mapping's tree is not needed).
+    pub fn copied_mapping_entry(&mut self, key: &str, span: Span) {
+        self.out.push_str(key);
+        self.out.push_str(":\n");
+        self.indent(2);
+        self.copy_block(span, 2);
+    }
+
+    /// An untouched block collection read at `span`, its first line already indented to
+    /// column `target`, the rest moved there with it.
+    fn copy_block(&mut self, span: Span, target: usize) {
+        let src_col = self.source_col(span.start() as usize) as i64;
+        self.copy(span, target as i64 - src_col);
+        self.out.push('\n');
+    }
+
     /// An untouched sequence item, copied from its source (`trivia.whole` starts at its `-`).
     pub fn raw_item(&mut self, trivia: &Trivia, indent: usize) {
         let delta = self.item_delta(trivia, indent);
@@ -312,9 +330,7 @@ impl<'a> Emitter<'a> {
                     if own_line {
                         self.indent(target);
                     }
-                    let src_col = self.source_col(span.start() as usize) as i64;
-                    self.copy(span, target as i64 - src_col);
-                    self.out.push('\n');
+                    self.copy_block(span, target);
                 }
                 (Kind::Mapping(entries), None) => self.entries(entries, target, !own_line),
                 (Kind::Sequence(items), None) => self.items(items, target, !own_line),
