@@ -277,6 +277,8 @@ fn run_in_stage(script: &str, workdir: &Path, fake_root: &Path, env: &[(String, 
         .current_dir(workdir)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .env("CARGO_NET_OFFLINE", "true")
+        // The stage builds into its own `target/`, as in the container, wherever the tests do.
+        .env_remove("CARGO_TARGET_DIR")
         // Fat LTO over one codegen unit is most of a release build's time and changes nothing
         // this test checks; the command and its flags stay the Dockerfile's.
         .env("CARGO_PROFILE_RELEASE_LTO", "false")
