@@ -49,6 +49,22 @@ fn has_alias_or_merge_key(n: &Node) -> bool {
 /// Parts of a wide collection converted between two cuts of what is left of it.
 const CHUNKS: usize = 8;
 
+/// Hands `v`'s elements to `f` in order, giving back the room of each chunk once it is read.
+fn consume_in_chunks<T>(
+    mut v: Vec<T>,
+    mut f: impl FnMut(T) -> Result<(), String>,
+) -> Result<(), String> {
+    let chunk = (v.len() / CHUNKS).max(4096);
+    while !v.is_empty() {
+        let n = chunk.min(v.len());
+        for x in v.drain(..n) {
+            f(x)?;
+        }
+        v.shrink_to_fit();
+    }
+    Ok(())
+}
+
 /// [`convert`] for a tree without aliases and merge keys, in its order, with its checks.
 fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
@@ -58,29 +74,21 @@ fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
     Ok(match node.kind {
         Kind::Scalar(s) => scalar_to_json(&s, tag.as_deref())?,
         Kind::Alias(_) => return Err("an alias cannot be converted here".to_string()),
-        Kind::Mapping(mut entries) => {
+        Kind::Mapping(entries) => {
             let mut m = Map::with_capacity(entries.len());
-            let chunk = (entries.len() / CHUNKS).max(4096);
-            while !entries.is_empty() {
-                let n = chunk.min(entries.len());
-                for e in entries.drain(..n) {
-                    let k = key_text(&e.key, &mut HashMap::new(), true)?;
-                    m.insert(k, into_json_plain(e.value, depth + 1)?);
-                }
-                entries.shrink_to_fit();
-            }
+            consume_in_chunks(entries, |e| {
+                let k = key_text(&e.key, &mut HashMap::new(), true)?;
+                m.insert(k, into_json_plain(e.value, depth + 1)?);
+                Ok(())
+            })?;
             Value::Object(m)
         }
-        Kind::Sequence(mut items) => {
+        Kind::Sequence(items) => {
             let mut a = Vec::with_capacity(items.len());
-            let chunk = (items.len() / CHUNKS).max(4096);
-            while !items.is_empty() {
-                let n = chunk.min(items.len());
-                for i in items.drain(..n) {
-                    a.push(into_json_plain(i.value, depth + 1)?);
-                }
-                items.shrink_to_fit();
-            }
+            consume_in_chunks(items, |i| {
+                a.push(into_json_plain(i.value, depth + 1)?);
+                Ok(())
+            })?;
             Value::Array(a)
         }
     })
