@@ -331,6 +331,40 @@ fn wide_mappings_are_read_in_linear_time() {
     );
 }
 
+/// A package context whose data comes through a merge key, with removeKeys for half of the
+/// merged keys (and as many absent ones): the data is written out as the object's own keys,
+/// less the removed ones. Leaving the removed keys out searched the list once per key, which
+/// was quadratic (80,000 keys: billions of comparisons).
+#[test]
+fn removing_many_merged_context_keys_is_linear() {
+    let n = 80_000;
+    let context = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/path: package-context.yaml\nx: &base\n{}data:\n  <<: *base\n  name: pkg\n",
+        (0..n).map(|i| format!("  m{i}: v\n")).collect::<String>()
+    );
+    let remove: String = (0..n).map(|i| format!("    - m{}\n", 2 * i)).collect();
+    let config = pv_config(&format!("  packageContext:\n    removeKeys:\n{remove}"));
+    let input = resource_list(&[KPTFILE, &context], &config);
+    let out = run_bounded(&input);
+    assert_eq!(
+        out.code,
+        0,
+        "{}\n{}",
+        out.stderr,
+        results_section(&out.stdout)
+    );
+    let items = items_section(&out.stdout);
+    let data = &items[items.find("\n  data:\n").expect("data")..];
+    assert!(!data.contains("<<"), "written out as the object's own keys");
+    for i in [0, 2, 1000, 2 * n - 2] {
+        assert!(!data.contains(&format!(" m{i}: ")), "m{i} removed");
+    }
+    for i in [1, 3, 1001, n - 1] {
+        assert!(data.contains(&format!("\n    m{i}: v\n")), "m{i} kept");
+    }
+    assert_eq!(data.matches(": v\n").count(), n / 2);
+}
+
 // ---------------------------------------------------------------- CEL
 
 fn pvs_with_expr(expr: &str) -> String {

@@ -97,7 +97,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
         )));
     }
     let plan = plan(&r, written, merged, data, edit).map_err(|e| invalid(&e))?;
-    if plan.changed == 0 && plan.remove.is_empty() {
+    if plan.changed == 0 && plan.remove_keys.is_empty() {
         return Ok(());
     }
     let mut plan = plan;
@@ -422,6 +422,18 @@ mod tests {
             out.ends_with(
                 "  b: 'x' # keep\n    apiVersion: v\n    kind: k\n    spec: s\n    alpha: a\n    zeta: \"1\"\n"
             ),
+            "{out}"
+        );
+    }
+
+    /// Only removing a key a merge key brings in still changes the data (it is written out
+    /// without the key): it used to be taken for nothing to do.
+    #[test]
+    fn removing_only_a_merged_key_writes_the_data_out() {
+        let ctx = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n  <<: {a: x, b: y}\n  name: example\n";
+        let out = run(ctx, &[], &["a"]).unwrap_or_default();
+        assert!(
+            out.ends_with("data:\n    name: example\n    b: y\n"),
             "{out}"
         );
     }
