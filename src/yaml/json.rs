@@ -33,6 +33,7 @@ pub fn into_json(node: Node) -> Result<Value, String> {
     into_json_plain(node, 0)
 }
 
+/// Whether [`to_json`] would have to read through an alias or a merge key somewhere in `n`.
 fn has_alias_or_merge_key(n: &Node) -> bool {
     match n.kind() {
         Kind::Alias(_) => true,
@@ -70,9 +71,9 @@ fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err("YAML aliases nest too deeply".to_string());
     }
-    let tag = node.tag().map(str::to_string);
-    Ok(match node.kind {
-        Kind::Scalar(s) => scalar_to_json(&s, tag.as_deref())?,
+    let Node { kind, props, .. } = node;
+    Ok(match kind {
+        Kind::Scalar(s) => scalar_to_json(&s, props.as_deref().and_then(|p| p.tag.as_deref()))?,
         Kind::Alias(_) => return Err("an alias cannot be converted here".to_string()),
         Kind::Mapping(entries) => {
             let mut m = Map::with_capacity(entries.len());
@@ -293,17 +294,7 @@ pub fn from_json_sorted_owned(v: Value) -> Node {
 /// wide value costs several times its nodes (a map and a string for every `{a: 1}`), and
 /// writing an injected value needs only the nodes.
 pub fn to_sorted_node(node: &Node) -> Option<Result<Node, String>> {
-    fn plain(n: &Node) -> bool {
-        match n.kind() {
-            Kind::Alias(_) => false,
-            Kind::Scalar(_) => true,
-            Kind::Mapping(es) => es
-                .iter()
-                .all(|e| !is_merge_key(&e.key) && plain(&e.key) && plain(&e.value)),
-            Kind::Sequence(items) => items.iter().all(|i| plain(&i.value)),
-        }
-    }
-    plain(node).then(|| sorted_node(node, 0))
+    (!has_alias_or_merge_key(node)).then(|| sorted_node(node, 0))
 }
 
 /// [`to_sorted_node`]'s walk: the checks and values of [`convert`], in its order.
