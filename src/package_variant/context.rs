@@ -38,8 +38,6 @@ struct Plan {
     /// position of the key the mapping sets itself, whose value changes. Four bytes a key: a
     /// wide edit is neither copied nor referenced twice.
     set: Vec<u32>,
-    /// How many keys change or are new.
-    changed: usize,
     /// Positions of the keys present now that go (all the mapping's own unless `write_out`).
     remove: Vec<usize>,
     /// The keys that go, by name.
@@ -97,7 +95,7 @@ pub fn apply(pkg: &mut Package, edit: &ContextEdit) -> Result<(), Box<ResultItem
         )));
     }
     let plan = plan(&r, written, merged, data, edit).map_err(|e| invalid(&e))?;
-    if plan.changed == 0 && plan.remove_keys.is_empty() {
+    if plan.set.iter().all(|&at| at == UNCHANGED) && plan.remove_keys.is_empty() {
         return Ok(());
     }
     let mut plan = plan;
@@ -146,7 +144,6 @@ fn plan<'n>(
     let mut removed: Vec<&str> = edit.remove_keys.iter().map(String::as_str).collect();
     removed.sort_unstable();
     removed.dedup();
-    let mut changed = 0;
     let set: Vec<u32> = edit
         .data
         .iter()
@@ -156,7 +153,6 @@ fn plan<'n>(
             {
                 return UNCHANGED;
             }
-            changed += 1;
             own.get(k.as_str()).map_or(NEW, |p| p as u32)
         })
         .collect();
@@ -172,7 +168,6 @@ fn plan<'n>(
     let remove = remove_keys.iter().filter_map(|k| own.get(k)).collect();
     Ok(Plan {
         set,
-        changed,
         remove,
         remove_keys,
         write_out,
