@@ -101,7 +101,6 @@ metadata:
     config.kubernetes.io/path: Kptfile
 ";
 
-/// The package context of [`KPTFILE`]'s package.
 /// An injection point: the ConfigMap `endpoints` (`kpt.dev/config-injection: required`) with
 /// one placeholder value.
 pub const INJECTION_POINT: &str = "apiVersion: v1
@@ -115,6 +114,7 @@ data:
   db: placeholder
 ";
 
+/// The package context of [`KPTFILE`]'s package.
 pub const PACKAGE_CONTEXT: &str = "apiVersion: v1
 kind: ConfigMap
 metadata:
