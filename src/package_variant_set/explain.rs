@@ -160,18 +160,18 @@ impl<'a> Explainer<'a> {
             .collect();
         if targets.len() > TARGETS_NAMED {
             reasons.push(format!(
-                "nor does any of the other {} targets",
+                "Nor does any of the other {} targets",
                 targets.len() - TARGETS_NAMED
             ));
         }
         let why = if targets.is_empty() {
             "the set has no targets".to_string()
         } else {
-            reasons.join("; ")
+            reasons.join(". ")
         };
         Some(
             ResultItem::warning(format!(
-                "deletes PackageVariant {:?} (downstream {repo:?}/{package:?}): no target of the set wants it any more: {why}",
+                "deletes PackageVariant {:?} (downstream {repo:?}/{package:?}): no target of the set wants it any more. {why}",
                 item.name()
             ))
             .on_item(i),
@@ -212,20 +212,20 @@ impl<'a> Explainer<'a> {
             plural(c.kind)
         );
         let counted = if c.matched == 0 {
-            format!("{counted}; {}", c.hint)
+            format!("{counted}: {}", c.hint)
         } else {
             counted
         };
         let is_repository_selector = target.repository_selector.is_some();
         if !is_repository_selector {
             return Some(format!(
-                "{} selects no {} that gives the downstream {repo:?}/{package:?}: {counted}",
+                "{} selects no {} that gives the downstream {repo:?}/{package:?}, and {counted}",
                 c.field, c.kind
             ));
         }
         let Some(&at) = c.by_name.get(repo) else {
             return Some(format!(
-                "{}: there is no Repository {repo:?} among the items in namespace {:?}: {counted}",
+                "{}: there is no Repository {repo:?} among the items in namespace {:?}, and {counted}",
                 c.field, self.namespace
             ));
         };
@@ -237,7 +237,7 @@ impl<'a> Explainer<'a> {
                 None => format!("it has no label {:?}", r.key()),
             };
             return Some(format!(
-                "{} no longer selects Repository {repo:?} ({has}; the selector wants {}): {counted}",
+                "{} no longer selects Repository {repo:?} ({has}; the selector wants {}), and {counted}",
                 c.field,
                 r.text()
             ));
@@ -477,7 +477,7 @@ mod tests {
         let d = x.deletion(12).map(|r| r.message).unwrap_or_default();
         assert_eq!(
             d,
-            r#"deletes PackageVariant "s-p1-base" (downstream "p1"/"base"): no target of the set wants it any more: spec.targets[0].repositorySelector no longer selects Repository "p1" (it has env=prod; the selector wants env=prd): it matches 0 of 12 Repositories; env=prd matches none; the closest label values are env=prod (7), env=staging (5); did you mean env=prod?"#
+            r#"deletes PackageVariant "s-p1-base" (downstream "p1"/"base"): no target of the set wants it any more. spec.targets[0].repositorySelector no longer selects Repository "p1" (it has env=prod; the selector wants env=prd), and it matches 0 of 12 Repositories: env=prd matches none; the closest label values are env=prod (7), env=staging (5); did you mean env=prod?"#
         );
     }
 

@@ -288,7 +288,7 @@ fn d22_empty_selection_deletes_owned() {
         warnings,
         [
             r#"matches 0 of 1 Repositories in namespace "default", so this target makes no PackageVariant; env=prod matches none; the closest label values are env=dev (1)"#,
-            r#"deletes PackageVariant "s-old-p" (downstream "old"/"p"): no target of the set wants it any more: spec.targets[0].repositorySelector: there is no Repository "old" among the items in namespace "default": it matches 0 of 1 Repositories; env=prod matches none; the closest label values are env=dev (1)"#
+            r#"deletes PackageVariant "s-old-p" (downstream "old"/"p"): no target of the set wants it any more. spec.targets[0].repositorySelector: there is no Repository "old" among the items in namespace "default", and it matches 0 of 1 Repositories: env=prod matches none; the closest label values are env=dev (1)"#
         ]
     );
 }
