@@ -2219,3 +2219,38 @@ fn thousand_repository_fleet_typo_warnings() {
     // error) take well under a second each.
     assert!(started.elapsed().as_secs() < 60);
 }
+
+/// Hostile size: 10,000 owned variants deleted (allowed), each explained against a
+/// `repositories` target of 10,000 entries and a selector target: one warning each, in linear
+/// time (the lists and counts are built once per target, not once per deletion).
+#[test]
+fn many_deletions_are_explained_in_linear_time() {
+    const N: usize = 10_000;
+    let mut items = vec![PR_UP.to_string(), env_repo("only", "prod")];
+    items.extend((0..N).map(|i| {
+        let r = format!("gone-{i:05}");
+        owned_pv(&format!("fleet-{r}-up"), "fleet-uid", &r, "up")
+    }));
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let listed: String = (0..N).map(|i| format!("{{name: kept-{i:05}}}, ")).collect();
+    let set = pvs(
+        "name: fleet\nnamespace: default\nuid: fleet-uid\nannotations: {package-variant.fn.kpt.dev/allow-deletions: all}",
+        &format!(
+            "upstream: {{repo: up, package: up, revision: 1}}\ntargets:\n- repositories: [{listed}]\n- repositorySelector: {{matchLabels: {{env: prd}}}}\n"
+        ),
+    );
+    let input = resource_list(&items, &set);
+    let started = std::time::Instant::now();
+    let out = run(&input);
+    let took = started.elapsed();
+    assert_eq!(
+        out.code,
+        0,
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(2000)..]
+    );
+    let r = results(&out.stdout);
+    assert_eq!(r.matches("deletes PackageVariant").count(), N);
+    assert!(r.contains(r#"spec.targets[0].repositories does not list "gone-09999". spec.targets[1].repositorySelector: there is no Repository "gone-09999""#), "{}", &r[r.len().saturating_sub(3000)..]);
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+}

@@ -504,6 +504,19 @@ mod tests {
         );
     }
 
+    /// A selector that matches while its `when` condition keeps none (no contexts made).
+    #[test]
+    fn a_condition_that_keeps_none_is_named() {
+        let items = fleet();
+        let items = from_json(&items);
+        let s = set(json!({"repositorySelector": {"matchLabels": {"env": "staging"}}}));
+        let w = Explainer::new(&s, &items, "default", &[]).empty_targets();
+        assert_eq!(
+            w[0].message,
+            "matches 5 of 12 Repositories, but spec.targets[0].when keeps none of them, so this target makes no PackageVariant"
+        );
+    }
+
     #[test]
     fn repositories_targets_say_what_they_list() {
         let items = fleet();
