@@ -581,3 +581,116 @@ fn image_tags_are_this_version() {
     }
     assert!(seen >= 10, "only {seen} image references");
 }
+
+/// The README's first screen, exactly: the function's own output keeps the items' folded block
+/// scalar byte for byte; kpt rewrites it (`kpt fn source` and `kpt fn sink` reflow it, `kpt fn
+/// eval` in place and on stdin writes it double-quoted); a literal block scalar, a comment,
+/// quoting and a flow list come through kpt on both routes.
+#[test]
+fn folded_scalars_are_rewritten_by_kpt_not_by_the_function() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let first_screen: String = readme.lines().take(25).collect::<Vec<_>>().join(" ");
+    assert!(
+        first_screen.contains("`kpt fn source` and `kpt fn sink` reflow them")
+            && first_screen.contains("write them as double-quoted strings"),
+        "the README's first screen no longer says what kpt does to folded scalars"
+    );
+    let scratch = Scratch::new("folded");
+    let bin = env!("CARGO_BIN_EXE_package-variant");
+    let fn_config = root().join("examples/passthrough/.expected/fn-config.yaml");
+    let fc = fn_config.to_str().unwrap();
+    let folded = "  folded: >\n    a long\n    line\n";
+    let kept = "  # kept\n  literal: |\n    one\n    two\n  flow: [a, \"0123\"]\n";
+    let quoted = "  folded: \"a long line\\n\"\n";
+    let reflowed = "  folded: >\n    a long line\n";
+    let file =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{folded}{kept}");
+    let package = |name: &str| {
+        let dir = scratch.0.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("Kptfile"),
+            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n",
+        )
+        .unwrap();
+        fs::write(dir.join("cm.yaml"), &file).unwrap();
+        dir
+    };
+    let run = |args: &[&str], stdin: &[u8]| {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(&scratch.0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // An item's lines as a ResourceList holds them, two spaces in under `items:`.
+    let indent = |text: &str| text.lines().map(|l| format!("  {l}\n")).collect::<String>();
+
+    // In place: kpt writes the folded scalar double-quoted, the rest as it was.
+    let in_place = package("in-place");
+    run(
+        &[
+            "kpt",
+            "fn",
+            "eval",
+            "in-place",
+            "--exec",
+            bin,
+            "--fn-config",
+            fc,
+        ],
+        b"",
+    );
+    let written = fs::read_to_string(in_place.join("cm.yaml")).unwrap();
+    assert!(
+        written.contains(quoted) && written.contains(kept),
+        "{written}"
+    );
+
+    // kpt fn source reflows it.
+    package("source");
+    let list = run(&["kpt", "fn", "source", "source", "--fn-config", fc], b"");
+    assert!(list.contains(&indent(reflowed)), "{list}");
+    assert!(list.contains(&indent(kept)), "{list}");
+
+    // The function's items are its input's, byte for byte, the folded scalar as written.
+    let as_written = list.replace(
+        &list[list.find("    folded: >").unwrap()..list.find("    # kept").unwrap()],
+        &indent(folded),
+    );
+    let out = run(&[bin], as_written.as_bytes());
+    let items = |list: &str| list[..list.find("\nfunctionConfig:").unwrap()].to_string();
+    assert_eq!(
+        items(&out),
+        items(&as_written),
+        "the function changed its items"
+    );
+
+    // kpt fn sink reflows it; kpt fn eval on stdin writes it double-quoted.
+    let sunk = scratch.0.join("sunk");
+    run(
+        &["kpt", "fn", "sink", sunk.to_str().unwrap()],
+        out.as_bytes(),
+    );
+    let written = fs::read_to_string(sunk.join("cm.yaml")).unwrap();
+    assert!(
+        written.contains(reflowed) && written.contains(kept),
+        "{written}"
+    );
+    let evaluated = run(
+        &["kpt", "fn", "eval", "-", "--exec", bin, "--fn-config", fc],
+        as_written.as_bytes(),
+    );
+    assert!(evaluated.contains(&indent(quoted)), "{evaluated}");
+    assert!(evaluated.contains(&indent(kept)), "{evaluated}");
+}
