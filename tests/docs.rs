@@ -447,7 +447,8 @@ fn readme_and_docs_commands_work() {
     );
 }
 
-/// The README's table of limits is the code's.
+/// The tables of limits (the README's, `docs/reliability.md`'s and CEL's in
+/// `docs/reference.md`) are the code's.
 #[test]
 fn readme_limits_are_the_codes() {
     use package_variant::{krm, package_variant_set as pvs, yaml as y};
@@ -502,6 +503,76 @@ fn readme_limits_are_the_codes() {
         assert!(
             limits.contains(&row),
             "README's Limits lacks the row\n{row}"
+        );
+    }
+    // The full table in docs/reliability.md, and CEL's in docs/reference.md.
+    let full = section("docs/reliability.md", "## Limits");
+    let regex_mib = pvs::cel::MAX_REGEX_PROGRAM_BYTES >> 20;
+    let full_rows = [
+        format!(
+            "| input size | {} MiB |",
+            krm::resource_list::MAX_INPUT_BYTES >> 20
+        ),
+        format!("| YAML nesting | {} levels ", y::node::MAX_DEPTH),
+        format!(
+            "| YAML alias expansion | {} values |",
+            n(y::json::MAX_ALIAS_EXPANSION as u64)
+        ),
+        format!(
+            "| CEL expression source | {} bytes, {} nested brackets, {} tree levels |",
+            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
+            pvs::cel::MAX_NESTING,
+            pvs::cel::MAX_AST_DEPTH
+        ),
+        format!(
+            "| CEL evaluation | {} comprehension steps and a cost of {} per evaluation; a cost of {} per run |",
+            n(pvs::cel::MAX_COMPREHENSION_STEPS),
+            n(pvs::cel::MAX_EXPRESSION_COST),
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!("| CEL regular expressions | compiled program of {regex_mib} MiB |"),
+        format!(
+            "| PackageVariants per set | {} |",
+            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+        ),
+        format!(
+            "| items in one ResourceList | {} (2^{}) |",
+            n(krm::items::MAX_ITEMS as u64),
+            krm::items::MAX_ITEMS.trailing_zeros()
+        ),
+        format!(
+            "| values in one object (an item or the functionConfig) | {} plus one per 16 bytes of input, at most {} |",
+            n(krm::resource_list::value_limit(0) as u64),
+            n(krm::resource_list::value_limit(usize::MAX / 2) as u64)
+        ),
+    ];
+    for row in full_rows {
+        assert!(
+            full.contains(&row),
+            "docs/reliability.md's Limits lacks the row\n{row}"
+        );
+    }
+    let reference = fs::read_to_string(root().join("docs/reference.md")).unwrap();
+    for row in [
+        format!(
+            "| source | {} bytes, {} nested brackets, {} tree levels |",
+            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
+            pvs::cel::MAX_NESTING,
+            pvs::cel::MAX_AST_DEPTH
+        ),
+        format!(
+            "| comprehension steps | {} per evaluation |",
+            n(pvs::cel::MAX_COMPREHENSION_STEPS)
+        ),
+        format!(
+            "| cost of one run | {}, all expressions of all targets |",
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!("| regular expression | compiled program of {regex_mib} MiB "),
+    ] {
+        assert!(
+            reference.contains(&row),
+            "docs/reference.md's CEL limits lack the row\n{row}"
         );
     }
 }
