@@ -765,3 +765,23 @@ fn folded_scalars_are_rewritten_by_kpt_not_by_the_function() {
     assert!(evaluated.contains(&indent(quoted)), "{evaluated}");
     assert!(evaluated.contains(&indent(kept)), "{evaluated}");
 }
+
+/// The sizes `docs/design.md` gives for the YAML layer's tree are the types' own.
+#[test]
+fn design_node_sizes_are_true() {
+    use package_variant::yaml::node::{Entry, Node};
+    let design = fs::read_to_string(root().join("docs/design.md")).unwrap();
+    let said = format!(
+        "a node is {} bytes and a mapping entry {} ",
+        std::mem::size_of::<Node>(),
+        std::mem::size_of::<Entry>()
+    );
+    assert!(
+        design
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said.trim_end()),
+        "docs/design.md does not say: {said}"
+    );
+}
