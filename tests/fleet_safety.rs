@@ -181,7 +181,10 @@ fn run_recipe(set: &str) -> (i32, String, Vec<String>) {
     let blocks = sh_blocks(&docs);
     assert_eq!(blocks.len(), 1, "docs/fleet-safety.md has one recipe");
     let block = &blocks[0];
-    assert!(block.starts_with("set -euo pipefail\n"), "{block}");
+    assert!(
+        block.lines().find(|l| !l.starts_with('#')) == Some("set -euo pipefail"),
+        "{block}"
+    );
     let scratch = Scratch::new("fleet-recipe");
     let bin = bin_dir(&scratch.0);
     let kubectl = bin.join("kubectl");
