@@ -130,13 +130,60 @@ impl fmt::Display for ResultItem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}]", self.severity)?;
         if let Some(r) = &self.resource_ref {
-            write!(f, " {}/{}/{}", r.api_version, r.kind, r.name)?;
+            write!(f, " {}/{}", r.api_version, r.kind)?;
+            if let Some(ns) = &r.namespace {
+                write!(f, "/{ns}")?;
+            }
+            write!(f, "/{}", r.name)?;
         }
         if let Some(p) = &self.field_path {
             write!(f, " {p}")?;
         }
         write!(f, ": {}", self.message)
     }
+}
+
+/// How many error results [`error_summary`] lists one by one; past that it counts the rest.
+pub const SUMMARY_ERRORS: usize = 20;
+
+/// Longest message [`error_summary`] writes on a line; longer ones are cut (the whole message
+/// is in the output's `results`).
+const SUMMARY_MESSAGE_CHARS: usize = 400;
+
+/// The error results in a few lines for stderr, where runners that drop stdout on a failed
+/// run look (Porch's executable evaluator shows only stderr; kpt prints it): a header, one
+/// line per error (severity, resource, field path, message; the first [`SUMMARY_ERRORS`]),
+/// then how many more. Empty when there is no error.
+pub fn error_summary(results: &[ResultItem]) -> String {
+    use fmt::Write as _;
+    let errors: Vec<&ResultItem> = results.iter().filter(|r| r.is_error()).collect();
+    if errors.is_empty() {
+        return String::new();
+    }
+    let n = errors.len();
+    let mut s = format!(
+        "package-variant: {n} error{}; nothing was changed (the output's results have every detail):",
+        if n == 1 { "" } else { "s" }
+    );
+    for r in errors.iter().take(SUMMARY_ERRORS) {
+        let mut line = String::new();
+        let _ = write!(line, "{r}");
+        let mut one_line: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(SUMMARY_MESSAGE_CHARS + 1)
+            .collect();
+        if one_line.chars().count() > SUMMARY_MESSAGE_CHARS {
+            one_line = one_line.chars().take(SUMMARY_MESSAGE_CHARS).collect();
+            one_line.push_str("...");
+        }
+        s.push_str("\n  ");
+        s.push_str(&one_line);
+    }
+    if n > SUMMARY_ERRORS {
+        let _ = write!(s, "\n  ... and {} more errors", n - SUMMARY_ERRORS);
+    }
+    s
 }
 
 /// True when any result is an error: the run fails and the items go back unchanged.
