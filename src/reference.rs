@@ -138,7 +138,7 @@ mod tests {
             "\n  spec.upstream.revision (integer)\n",
             "\n  spec.injectors[].name (string, required)\n",
             "\n  spec.labels (map of string)\n",
-            "\n  spec.targets (list of object)\n",
+            "\n  spec.targets (list of object, required, at least one)\n",
             "\n  metadata (Kubernetes ObjectMeta)\n",
             "\nConfigMap (v1)\n",
         ] {

@@ -192,5 +192,5 @@ pub fn is_error_summary(stderr: &str) -> bool {
     lines.next().is_some_and(|h| {
         h.starts_with("package-variant: ")
             && h.ends_with("; nothing was changed (the output's results have every detail):")
-    }) && lines.all(|l| l.starts_with("  [error] ") || l.starts_with("  ... and "))
+    }) && lines.all(|l| l.starts_with("  [error]") || l.starts_with("  ... and "))
 }

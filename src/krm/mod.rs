@@ -8,7 +8,6 @@
 
 pub mod dispatch;
 pub mod items;
-pub mod message_size;
 pub mod object;
 pub mod resource_list;
 pub mod results;

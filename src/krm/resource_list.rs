@@ -6,7 +6,6 @@
 //! written back by copying their source text, so they come out byte for byte as they went in.
 
 use crate::krm::items::{Items, MAX_ITEMS};
-use crate::krm::message_size;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{self, ResultItem, Subject};
 use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
@@ -344,8 +343,13 @@ impl<'a> ResourceList<'a> {
         results: &[ResultItem],
         between_items: &mut dyn FnMut(&mut String),
     ) {
-        // Bytes already handed over by `between_items`: with `e.out`, the output's size.
+        // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
         let mut flushed = 0;
+        let mut between_items = |out: &mut String| {
+            flushed += out.len();
+            between_items(out);
+            flushed -= out.len();
+        };
         e.out.push_str("apiVersion: ");
         e.out.push_str(&self.api_version);
         e.out.push_str("\nkind: ResourceList\n");
@@ -386,16 +390,16 @@ impl<'a> ResourceList<'a> {
                     e.tail(tail, &trivia, 0);
                 }
             }
-            flushed += hand_over(&mut e.out, between_items);
+            between_items(&mut e.out);
         }
         for node in &changes.added {
             e.seq_item_forced(node, &Trivia::default(), 0, false);
-            flushed += hand_over(&mut e.out, between_items);
+            between_items(&mut e.out);
         }
         if let Some(a) = appended {
             for i in 0..a.count() {
                 a.write(i, e);
-                flushed += hand_over(&mut e.out, between_items);
+                between_items(&mut e.out);
             }
         }
         if let Some(span) = self.config_copied {
@@ -403,36 +407,8 @@ impl<'a> ResourceList<'a> {
         } else if let Some(entry) = &self.function_config {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
-        let mark = e.out.len();
-        self.emit_results(e, results);
-        let size = flushed + e.out.len();
-        if message_size::over_porch_limit(size) {
-            // Written again with the warning: the results come last, nothing follows them.
-            e.out.truncate(mark);
-            let mut with_warning = results.to_vec();
-            with_warning.push(message_size::warning(size));
-            self.emit_results(e, &with_warning);
-        }
+        results::emit(e, self.previous_results.as_ref(), results, flushed);
     }
-
-    /// The `results` entry: the earlier ones, then `results`.
-    fn emit_results(&self, e: &mut Emitter, results: &[ResultItem]) {
-        if let Some(value) = results::combined(self.previous_results.as_ref(), results) {
-            let entry = Entry {
-                key: Node::string("results"),
-                value,
-                trivia: Trivia::default(),
-            };
-            e.entries(std::slice::from_ref(&entry), 0, false);
-        }
-    }
-}
-
-/// Calls `between_items` on the output so far; returns how many bytes it took away (wrote out).
-fn hand_over(out: &mut String, between_items: &mut dyn FnMut(&mut String)) -> usize {
-    let before = out.len();
-    between_items(out);
-    before.saturating_sub(out.len())
 }
 
 /// The first character YAML does not allow in a stream, with where it is: a control character

@@ -5,7 +5,7 @@
 //! `file` fields from the object's own metadata and annotations, so no mutation needs to know
 //! how kpt names files.
 
-use crate::yaml::Node;
+use crate::yaml::{Emitter, Entry, Node, Trivia};
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -222,6 +222,60 @@ fn result_json(r: &ResultItem) -> serde_json::Value {
         m.insert("file".into(), Value::Object(o));
     }
     Value::Object(m)
+}
+
+/// Writes the output's `results` entry (see [`combined`]) as the last part of the output, of
+/// which `written` bytes are already out of `e`. An output past Porch's message size gets a
+/// warning (see [`porch_size_warning`]), written in the same place.
+pub(crate) fn emit(
+    e: &mut Emitter,
+    previous: Option<&Node>,
+    results: &[ResultItem],
+    written: usize,
+) {
+    let write = |e: &mut Emitter, results: &[ResultItem]| {
+        if let Some(value) = combined(previous, results) {
+            let entry = Entry {
+                key: Node::string("results"),
+                value,
+                trivia: Trivia::default(),
+            };
+            e.entries(std::slice::from_ref(&entry), 0, false);
+        }
+    };
+    let mark = e.out.len();
+    write(e, results);
+    let size = written + e.out.len();
+    if size > PORCH_GRPC_MESSAGE_LIMIT - ROOM_FOR_THE_REST {
+        // Written again with the warning: nothing follows the results.
+        e.out.truncate(mark);
+        let mut with_warning = results.to_vec();
+        with_warning.push(porch_size_warning(size));
+        write(e, &with_warning);
+    }
+}
+
+/// Porch moves each ResourceList to and from the function runner as one gRPC message, 6 MiB
+/// by default (`--max-request-body-size` of its function runner and wrapper-server).
+pub const PORCH_GRPC_MESSAGE_LIMIT: usize = 6 * 1024 * 1024;
+
+/// Room kept in that message for what travels beside the ResourceList (the function's log and
+/// the message's framing).
+const ROOM_FOR_THE_REST: usize = 1024;
+
+/// An output past Porch's message works under kpt but fails in Porch with gRPC's "received
+/// message larger than max", which names neither the package nor the fix: a warning (not an
+/// error: kpt runs are fine) says both.
+fn porch_size_warning(size: usize) -> ResultItem {
+    ResultItem::warning(format!(
+        "the output ResourceList is {size} bytes ({:.1} MiB), more than Porch moves in one gRPC \
+         message by default ({PORCH_GRPC_MESSAGE_LIMIT} bytes, 6 MiB, with {ROOM_FOR_THE_REST} \
+         bytes kept for the function's log): kpt runs are not limited, but in Porch this \
+         package fails with \"received message larger than max\". Raise the limit with the \
+         function runner's --max-request-body-size (and porch-server's matching argument, kept \
+         in sync), or split the package into smaller ones",
+        size as f64 / (1024.0 * 1024.0)
+    ))
 }
 
 /// The output's `results`: those that came in (an earlier function's, kept as they were
