@@ -19,9 +19,13 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(strace_absent)");
 
     let var = |k: &str| std::env::var(k).unwrap_or_default();
+    // PACKAGE_VARIANT_PIE=1 keeps the default (position-independent): benches/per_call.sh --pie
+    // builds it for comparison.
+    println!("cargo::rerun-if-env-changed=PACKAGE_VARIANT_PIE");
     if var("PROFILE") == "release"
         && var("CARGO_CFG_TARGET_OS") == "linux"
         && var("CARGO_CFG_TARGET_ENV") == "gnu"
+        && var("PACKAGE_VARIANT_PIE") != "1"
     {
         println!("cargo::rustc-link-arg-bins=-no-pie");
     }
