@@ -48,8 +48,9 @@ HOW TO RUN
 EXIT CODES
   0  done; the results may hold warnings and info (an unfilled required injection point is a
      warning, and its readiness gate stays unmet)
-  1  an error result (the items come back unchanged), or the input is not a ResourceList (one
-     line on stderr, nothing on stdout)
+  1  an error result (the items come back unchanged; the errors are summed up on stderr, the
+     first 20 one per line), or the input is not a ResourceList (one line on stderr, nothing
+     on stdout), or stdout is closed
   2  an unknown command-line argument, or stdin is a terminal (nothing to read: the
      binary says what it expects and exits at once)
 
