@@ -76,6 +76,6 @@ pub fn process_here(input: &[u8]) -> Outcome {
 
 /// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
 /// ended with its exit code (see [`krm::run::run_and_exit`]).
-pub fn run_and_exit(input: Vec<u8>) -> ! {
-    krm::run::run_and_exit(input, FUNCTIONS)
+pub fn run_and_exit(input: Vec<u8>, stdout_closed: bool) -> ! {
+    krm::run::run_and_exit(input, FUNCTIONS, stdout_closed)
 }

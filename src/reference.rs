@@ -17,7 +17,11 @@ pub fn render() -> String {
     for kind in schema::kinds() {
         out.push_str(&format!("\n{} ({})\n", kind.kind(), kind.api_version()));
         for field in kind.root().fields().iter().filter(|f| listed(f)) {
-            let flag = if field.required { ", required" } else { "" };
+            let flag = match required_by_validation(kind.kind(), &field.path) {
+                _ if field.required => ", required",
+                Some(flag) => flag,
+                None => "",
+            };
             let ty = match field.path.as_str() {
                 "metadata" => "Kubernetes ObjectMeta".to_string(),
                 _ => field.schema.type_name(),
@@ -27,6 +31,43 @@ pub fn render() -> String {
         }
     }
     out
+}
+
+/// Fields Porch's validation requires though its CRD schema does not mark them (the schema is
+/// Porch's and stays as it is): the kind, the field path, and how `--help` marks it.
+/// tests/help.rs leaves each out of a working functionConfig and expects it refused.
+pub const REQUIRED_BY_VALIDATION: &[(&str, &str, &str)] = &[
+    ("PackageVariant", "spec.upstream", ", required"),
+    ("PackageVariant", "spec.upstream.repo", ", required"),
+    ("PackageVariant", "spec.upstream.package", ", required"),
+    ("PackageVariant", "spec.downstream", ", required"),
+    ("PackageVariant", "spec.downstream.repo", ", required"),
+    ("PackageVariant", "spec.downstream.package", ", required"),
+    ("PackageVariantSet", "spec.upstream", ", required"),
+    ("PackageVariantSet", "spec.upstream.repo", ", required"),
+    ("PackageVariantSet", "spec.upstream.package", ", required"),
+    (
+        "PackageVariantSet",
+        "spec.upstream.revision",
+        ", required unless workspaceName is given",
+    ),
+    (
+        "PackageVariantSet",
+        "spec.upstream.workspaceName",
+        ", required unless revision is given",
+    ),
+    (
+        "PackageVariantSet",
+        "spec.targets",
+        ", required, at least one",
+    ),
+];
+
+fn required_by_validation(kind: &str, path: &str) -> Option<&'static str> {
+    REQUIRED_BY_VALIDATION
+        .iter()
+        .find(|(k, p, _)| *k == kind && *p == path)
+        .map(|(_, _, flag)| *flag)
 }
 
 /// Fields under `metadata` and `status` are not the function's to document.
@@ -97,7 +138,7 @@ mod tests {
             "\n  spec.upstream.revision (integer)\n",
             "\n  spec.injectors[].name (string, required)\n",
             "\n  spec.labels (map of string)\n",
-            "\n  spec.targets (list of object)\n",
+            "\n  spec.targets (list of object, required, at least one)\n",
             "\n  metadata (Kubernetes ObjectMeta)\n",
             "\nConfigMap (v1)\n",
         ] {

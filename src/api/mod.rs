@@ -13,6 +13,7 @@ pub mod package_variant;
 pub mod package_variant_set;
 pub mod schema;
 pub mod strict;
+pub mod suggest;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};

@@ -222,6 +222,12 @@ pub struct Pipeline {
     pub validators: Vec<Function>,
 }
 
+/// The values `adoptionPolicy` accepts (empty means the default, `adoptNone`).
+pub const ADOPTION_POLICIES: &[&str] = &["adoptNone", "adoptExisting"];
+
+/// The values `deletionPolicy` accepts (empty means the default, `delete`).
+pub const DELETION_POLICIES: &[&str] = &["orphan", "delete"];
+
 /// The PackageVariant `spec`, fields in Porch's struct order.
 ///
 /// Adoption and deletion policies are plain strings here (`""` = unset, omitted); Porch's

@@ -43,6 +43,8 @@ pub struct Schema {
     values: Option<&'static Schema>,
     required: &'static [&'static str],
     preserve_unknown: bool,
+    /// The type `--help` names when it is not the node's own (see [`Schema::text`]).
+    shown_as: Option<&'static str>,
 }
 
 /// One field of a schema tree, as [`Schema::fields`] lists them.
@@ -70,6 +72,7 @@ impl Schema {
             values: None,
             required: &[],
             preserve_unknown: false,
+            shown_as: None,
         }
     }
 
@@ -134,6 +137,16 @@ impl Schema {
         }
     }
 
+    /// A string, where any other scalar is taken by its text (`3` is `"3"`), as kpt reads a
+    /// ConfigMap's values: checked as [`Schema::any`] (the decoder refuses a null or a
+    /// collection with its own message), named `string`.
+    pub const fn text(description: &'static str) -> Schema {
+        Schema {
+            shown_as: Some("string"),
+            ..Schema::any(description)
+        }
+    }
+
     /// The node's type.
     pub fn ty(&self) -> Type {
         self.ty
@@ -181,6 +194,9 @@ impl Schema {
 
     /// The type in a reader's words: `string`, `integer`, `map of string`, `list of object`.
     pub fn type_name(&self) -> String {
+        if let Some(shown) = self.shown_as {
+            return shown.to_string();
+        }
         match self.ty {
             Type::Object => match self.values {
                 Some(v) if self.properties.is_empty() => format!("map of {}", v.type_name()),
@@ -353,8 +369,8 @@ static CONFIG_MAP: Schema = Schema::object(
             "data",
             Schema::map(
                 "Keys set in the package context (package-context.yaml); name and \
-                 package-path are reserved.",
-                &Schema::any(""),
+                 package-path are reserved. Other scalars count by their text (3 sets \"3\").",
+                &Schema::text(""),
             ),
         ),
     ],

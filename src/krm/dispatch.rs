@@ -86,6 +86,19 @@ pub fn run_with(
             .on_config(),
         );
     }
+    if v == "v1" && meta.name == KPT_ARGS_NAME {
+        // kpt builds this object from `-- key=value` arguments, and takes a word without `=`
+        // for the object's kind: `-- region` was meant as a key, not a kind.
+        return fail(
+            ResultItem::error(format!(
+                "kpt read {k:?} as the functionConfig's kind: a word after -- without =VALUE \
+                 names a kind. To set package context data write {k}=VALUE \
+                 (kpt fn eval PKG --exec package-variant -- {k}=VALUE); {accepted}"
+            ))
+            .field("kind")
+            .on_config(),
+        );
+    }
     fail(
         ResultItem::error(format!(
             "functionConfig kind {k:?} (apiVersion {v:?}) is not supported; {accepted}"
@@ -94,6 +107,9 @@ pub fn run_with(
         .on_config(),
     )
 }
+
+/// `metadata.name` of the functionConfig kpt builds from `-- key=value` arguments.
+const KPT_ARGS_NAME: &str = "function-input";
 
 /// The two ways to give a functionConfig with kpt.
 const HOW_TO_GIVE: &str =

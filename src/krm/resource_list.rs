@@ -343,6 +343,13 @@ impl<'a> ResourceList<'a> {
         results: &[ResultItem],
         between_items: &mut dyn FnMut(&mut String),
     ) {
+        // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
+        let mut flushed = 0;
+        let mut between_items = |out: &mut String| {
+            flushed += out.len();
+            between_items(out);
+            flushed -= out.len();
+        };
         e.out.push_str("apiVersion: ");
         e.out.push_str(&self.api_version);
         e.out.push_str("\nkind: ResourceList\n");
@@ -400,14 +407,7 @@ impl<'a> ResourceList<'a> {
         } else if let Some(entry) = &self.function_config {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
-        if let Some(value) = results::combined(self.previous_results.as_ref(), results) {
-            let entry = Entry {
-                key: Node::string("results"),
-                value,
-                trivia: Trivia::default(),
-            };
-            e.entries(std::slice::from_ref(&entry), 0, false);
-        }
+        results::emit(e, self.previous_results.as_ref(), results, flushed);
     }
 }
 

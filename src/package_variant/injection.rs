@@ -7,6 +7,7 @@
 //! random), which makes duplicate messages and results deterministic.
 
 use crate::api::package_variant::InjectionSelector;
+use crate::api::suggest;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::{
@@ -25,6 +26,9 @@ pub const NO_MATCH_MESSAGE: &str =
     "no resource matched any injection selector for this injection point";
 
 /// Field path of the injection-point annotation, for results about a point.
+/// The values the annotation accepts.
+pub const INJECTION_VALUES: &[&str] = &["required", "optional"];
+
 pub const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
 
 /// One injection point and what happened to it.
@@ -122,8 +126,12 @@ pub fn validate_points(points: &[InjectionPoint]) -> Vec<ResultItem> {
         if let Some(v) = &p.invalid_value {
             out.push(
                 ResultItem::error(format!(
-                    "{}: {} has invalid {CONFIG_INJECTION_ANNOTATION:?} annotation value of {v:?}",
-                    p.file, p.describe
+                    "{}: {} has invalid {CONFIG_INJECTION_ANNOTATION:?} annotation value of {v:?}; \
+                     the accepted values are {}{}",
+                    p.file,
+                    p.describe,
+                    suggest::accepted(INJECTION_VALUES),
+                    suggest::did_you_mean(v, INJECTION_VALUES)
                 ))
                 .field(ANNOTATION_FIELD)
                 .on_item(p.item),
@@ -421,7 +429,7 @@ mod tests {
         assert_eq!(
             msgs,
             [
-                r#"a.yaml: ConfigMap/foo has invalid "kpt.dev/config-injection" annotation value of "e1""#,
+                r#"a.yaml: ConfigMap/foo has invalid "kpt.dev/config-injection" annotation value of "e1"; the accepted values are "required" or "optional""#,
                 r#"duplicate injection conditionType "config.injection.ConfigMap.foo" (0.yaml and a.yaml)"#,
             ]
         );
