@@ -36,6 +36,7 @@ const REPO_1: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo-1
+  namespace: default
   labels: {foo: bar, abc: def}
 "#;
 
@@ -43,6 +44,7 @@ const REPO_2: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo-2
+  namespace: default
   labels: {foo: bar, abc: def, efg: hij}
 "#;
 
@@ -390,12 +392,14 @@ const REPO_FOO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: foo-repo
+  namespace: default
 ";
 
 const REPO_MY_REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo
+  namespace: default
 ";
 
 fn expr_set(target: &str, template: &str) -> String {
@@ -1073,7 +1077,7 @@ targets:
 #[test]
 fn d22_label_selector_matrix() {
     let cluster = |name: &str, labels: &str| {
-        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  labels: {labels}\n")
+        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {labels}\n")
     };
     let a = cluster("a", "{env: prod, tier: fe}");
     let b = cluster("b", "{env: dev}");
@@ -1291,7 +1295,7 @@ targets:
     let r2 = "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r2\n";
     let out = run_case(
         &[pr, r1, r2, &x, &custom],
-        &pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec),
+        &pvs("name: my-pvs\nuid: set-uid-1", spec),
         0,
     );
     assert!(!out.stdout.contains("name: x\n"), "{}", out.stdout);
@@ -1319,7 +1323,7 @@ spec: {repository: up, packageName: up, revision: 1}
 targets:
 - repositories: [{name: r1, packageNames: [new]}, {name: r2, packageNames: [keep]}]
 ";
-    let set = pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec);
+    let set = pvs("name: my-pvs\nuid: set-uid-1", spec);
     let expect_clash = |items: &[&str]| {
         let out = run_case(items, &set, 1);
         let r = results(&out.stdout);

@@ -15,7 +15,7 @@ use super::reconciliation::{self, DesiredVariant, Rendered};
 use super::record::Records;
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
-use super::validation::validate_package_variant_set;
+use super::validation::{api_server, validate_package_variant_set};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
@@ -194,28 +194,16 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(set) => set,
         Err(e) => return TypedExpansion::failed(vec![config_error(e)]),
     };
-    let mut results = Vec::new();
-    if set.metadata.name.is_empty() {
-        results.push(
-            ResultItem::error(
-                "is required: it prefixes the name of every PackageVariant of the set",
-            )
-            .field("metadata.name")
-            .on_config(),
-        );
-    } else if let Some(why) = crate::api::names::dns1123_subdomain(&set.metadata.name) {
-        results.push(
-            ResultItem::error(format!(
-                "PackageVariantSet name {:?} is not a valid Kubernetes name, and it prefixes the name of every PackageVariant of the set: {why}",
-                set.metadata.name
-            ))
-            .field("metadata.name")
-            .on_config(),
-        );
-    }
+    let mut results = api_server::metadata(&set);
     results.extend(validate_package_variant_set(&set));
+    results.extend(api_server::object_selectors(&set));
     if has_errors(&results) {
         return TypedExpansion::failed(results);
+    }
+    // Only items it can be sure are of its namespace, one per identity.
+    let problems = inputs::scope::check(&set, items);
+    if !problems.is_empty() {
+        return TypedExpansion::failed(problems);
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();

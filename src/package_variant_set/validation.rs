@@ -9,6 +9,10 @@
 //! Validation collects all problems rather than stopping at the first, as Porch does; Porch then
 //! joins them with "; " into one condition message, we keep them apart so kpt shows each with
 //! its field.
+//!
+//! [`api_server`]: what the API server would refuse of the names the set writes.
+
+pub mod api_server;
 
 use std::collections::HashMap;
 
