@@ -343,6 +343,26 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     if !clashes.is_empty() {
         return failed(clashes);
     }
+    // An owned variant keeps its name when updated: it too must be one the PackageVariant
+    // function takes.
+    let refused: Vec<ResultItem> = plan
+        .updates
+        .iter()
+        .filter_map(|&(i, _)| {
+            let name = items.get(i)?.name();
+            let why = crate::api::names::package_variant_name_problem(name)?;
+            Some(
+                ResultItem::error(format!(
+                    "owned PackageVariant {name:?} would be updated, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it: rename it or remove it (the set then creates its variant under a name it can take)"
+                ))
+                .field("metadata.name")
+                .on_item(i),
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        return failed(refused);
+    }
 
     if crate::krm::run::exits_after_run() {
         // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.
