@@ -2222,3 +2222,25 @@ targets:
         "{r}"
     );
 }
+
+#[test]
+fn template_empty_context_keys_the_package_variant_function_refuses_are_refused() {
+    let set = pvs(
+        "name: s",
+        "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- repositories: [{name: edge1}]
+  template:
+    packageContext:
+      data: {\"\": x}
+      removeKeys: [\"\"]
+",
+    );
+    let out = run_case(&[TRUST_PR, &trust_repo("edge1")], &set, 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("path: spec.targets[0].template.packageContext.data")
+            && r.contains("path: spec.targets[0].template.packageContext.removeKeys[0]"),
+        "{r}"
+    );
+}

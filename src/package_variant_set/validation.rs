@@ -282,6 +282,26 @@ fn reserved_context_keys(
             }
         }
     }
+    // An empty key, which the PackageVariant function refuses in every variant.
+    if pc.data.contains_key("") {
+        err(
+            out,
+            format!("{f}.data"),
+            "must not contain an empty key; name the key",
+        );
+    }
+    for (j, _) in pc
+        .remove_keys
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.is_empty())
+    {
+        err(
+            out,
+            format!("{f}.removeKeys[{j}]"),
+            "must not be an empty key",
+        );
+    }
 }
 
 /// key/keyExpr and value/valueExpr conflicts of one MapExpr list (not configMapExprs: Porch
