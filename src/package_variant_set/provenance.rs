@@ -227,6 +227,17 @@ fn downstream_problem<'v>(
             return Some((side, value, message));
         }
     }
+    // The common case, decided without building the name: parts of lower-case letters,
+    // digits and '-' (the set's name is checked to be such) make a valid name, save a short
+    // one ending with '-'; a cut one ends with its hash.
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    let long = set_name.len() + repo.len() + package.len() + 2 > naming::MAX_NAME_LEN;
+    if plain(repo) && plain(package) && (long || !package.ends_with('-')) {
+        return None;
+    }
     let identifier = naming::identifier(set_name, repo, package);
     let name = naming::package_variant_name(&identifier);
     let cut = name != identifier;
