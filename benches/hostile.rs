@@ -1,4 +1,4 @@
-//! Hostile input at 1x, 4x and 16x (issue 13): seconds per MB and peak memory of the release
+//! Hostile input at 1x, 4x and 16x: seconds per MB and peak memory of the release
 //! binary on the shapes that were quadratic or took many times the input in memory. Linear
 //! time shows as a flat seconds-per-MB column; the memory bound is 8 x input + 64 MiB.
 //!

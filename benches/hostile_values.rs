@@ -1,4 +1,4 @@
-//! Hostile inputs of the values half of the YAML layer (issue 13), timed at 1x, 4x and 16x
+//! Hostile inputs of the values half of the YAML layer, timed at 1x, 4x and 16x
 //! their base size through the release binary: seconds per MB stay flat when a step is linear
 //! (a quadratic one grows 4x per row). Peak RSS comes from `/usr/bin/time` when present.
 //!

@@ -1,4 +1,4 @@
-//! criterion benchmarks of the hot parts (issue 5): parse, emit, the PackageVariant run, CEL
+//! criterion benchmarks of the hot parts: parse, emit, the PackageVariant run, CEL
 //! render, naming, PackageVariantSet expansion. The end-to-end workloads are in `run.sh`.
 //!
 //! `cargo bench --bench hot` measures; `cargo test --benches` runs each once (CI smoke).

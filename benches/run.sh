@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 and 11 benchmarks: generates the workloads, runs W1, W1-floor, the Go peer, W2 and W3
+# The workload benchmarks: generates the workloads, runs W1, W1-floor, the Go peer, W2 and W3
 # interleaved N times, and prints the medians (wall clock and CPU, user + system), peak RSS,
 # the ratios against every target, the scaling rows and W2 at fleet scale (1k, 10k, 100k
 # repositories: CPU and peak RSS per target).

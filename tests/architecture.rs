@@ -1,5 +1,5 @@
 //! The layout's rules, checked on the source so they cannot erode: which part of `src/` may
-//! use which (README › Design › The map).
+//! use which (`docs/design.md` › The map).
 //!
 //! No source file is longer than [`MAX_FILE_LINES`] (tests aside).
 //!
@@ -182,12 +182,12 @@ fn files_fit_in_one_read() {
     );
 }
 
-/// README › Design › The map names every module of each folder it lists, so a newcomer finds a
+/// `docs/design.md` › The map names every module of each folder it lists, so a newcomer finds a
 /// module from the map and the map never names a room that is gone.
 #[test]
 fn readme_map_names_every_module() {
     let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/design.md")).unwrap();
     let rows: Vec<&str> = readme
         .lines()
         .filter(|l| l.starts_with("| `src/"))
@@ -215,7 +215,7 @@ fn readme_map_names_every_module() {
             }
             assert!(
                 row.contains(&format!("`{name}`")) || row.contains(&format!("`{name}/`")),
-                "README's map row for src/{folder}/ does not name its module `{name}`"
+                "docs/design.md's map row for src/{folder}/ does not name its module `{name}`"
             );
         }
     }

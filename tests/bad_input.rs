@@ -1,6 +1,6 @@
 //! The bad-input table: one test per row, through the binary. Each asserts the exit code, that
 //! the message says what is wrong and what to do, and the field path / resourceRef where the
-//! problem is in one object. The README table (`the README's Errors table`) is checked against the
+//! problem is in one object. The Errors table of `docs/reference.md` is checked against the
 //! binary's real messages by [`table_document_matches_the_binary`]; regenerate it with
 //! `cargo test --test bad_input print_table -- --ignored --nocapture`.
 //!
@@ -1146,7 +1146,7 @@ fn billion_laughs_function_config() {
     );
 }
 
-// ---------------------------------------------------------------- the README table
+// ---------------------------------------------------------------- the documented table
 
 /// What the binary answers to a row: exit code and the stderr line or the first error result
 /// (message, field path, resourceRef).
@@ -1198,22 +1198,22 @@ fn table() -> String {
     t
 }
 
-/// Prints the table for the README's Errors table.
+/// Prints the Errors table of `docs/reference.md`.
 #[test]
-#[ignore = "prints the table; run with --ignored --nocapture to regenerate the README's Errors table"]
+#[ignore = "prints the table; run with --ignored --nocapture to regenerate the Errors table of docs/reference.md"]
 fn print_table() {
     println!("{}", table());
 }
 
-/// Every row of the table in the README's Errors table is what the binary says today.
+/// Every row of the Errors table of `docs/reference.md` is what the binary says today.
 #[test]
 fn table_document_matches_the_binary() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md"))
+        .expect("docs/reference.md");
     for line in table().lines().skip(2) {
         assert!(
             doc.contains(line),
-            "the Errors table in README.md is out of date (regenerate it, see the module doc); missing:\n{line}"
+            "the Errors table in docs/reference.md is out of date (regenerate it, see the module doc); missing:\n{line}"
         );
     }
 }

@@ -1,7 +1,9 @@
-//! Documentation that stays true: the commands the READMEs give are run as written, and the
-//! catalog metadata is checked against the examples.
+//! Documentation that stays true: the commands the README, the pages of `docs/` and the
+//! examples' READMEs give are run as written, the paths and links they name exist, the
+//! numbers they state are the code's, and the catalog metadata is checked against the
+//! examples.
 //!
-//! A README's ```sh blocks run with bash (`set -eo pipefail`) from the repository root, with
+//! A page's ```sh blocks run with bash (`set -eo pipefail`) from the repository root, with
 //! this crate's binary first on `PATH` as `package-variant` (what `cargo install` gives). Paths
 //! under `/tmp/` are moved into a scratch directory, so that concurrent test runs do not meet;
 //! nothing else in a command is changed. Each block runs twice (a command must work again on
@@ -140,16 +142,41 @@ fn catalog_metadata_is_in_the_catalogs_form() {
 
 /// The text of a `## ` section of the README (heading line excluded).
 fn readme_section(heading: &str) -> String {
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
+    section("README.md", heading)
+}
+
+/// The text of a `## ` section of the Markdown file `file` (heading line excluded), up to the
+/// next `## ` heading.
+fn section(file: &str, heading: &str) -> String {
+    let text = fs::read_to_string(root().join(file)).unwrap();
+    let start = text
         .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("README has no {heading}"))
+        .unwrap_or_else(|| panic!("{file} has no {heading}"))
         + heading.len()
         + 2;
-    let end = readme[start..]
+    let end = text[start..]
         .find("\n## ")
-        .map_or(readme.len(), |i| start + i + 1);
-    readme[start..end].to_string()
+        .map_or(text.len(), |i| start + i + 1);
+    text[start..end].to_string()
+}
+
+/// The README and every page under `docs/`, as (path from the root, text), the README first.
+fn pages() -> Vec<(String, String)> {
+    let mut names: Vec<String> = fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    names.sort();
+    names.insert(0, "README.md".to_string());
+    names
+        .into_iter()
+        .map(|n| {
+            let text = fs::read_to_string(root().join(&n)).unwrap();
+            (n, text)
+        })
+        .collect()
 }
 
 /// The first fenced block of `lang` in `text`.
@@ -231,10 +258,10 @@ fn quick_start_runs_on_a_clean_copy_as_shown() {
     let _ = fs::remove_dir_all(&clone);
 }
 
-/// Every repository path the README names in backquotes exists.
+/// Every repository path the README and the pages of `docs/` name in backquotes exists, and
+/// so does every file and heading their relative links point to.
 #[test]
-fn readme_paths_exist() {
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+fn doc_paths_and_links_exist() {
     let prefixes = [
         "src/",
         "tests/",
@@ -243,36 +270,318 @@ fn readme_paths_exist() {
         "benches/",
         "fnconfig/",
         ".ci/",
+        "docs/",
     ];
     let mut missing = Vec::new();
     let mut checked = 0;
-    for (i, span) in readme.split('`').enumerate() {
-        // Odd pieces are inside backquotes; the first word is the path.
-        let Some(word) = span.split_whitespace().next().filter(|_| i % 2 == 1) else {
-            continue;
-        };
-        let word = word.trim_end_matches([',', '.', ':', ')']);
-        if !prefixes.iter().any(|p| word.starts_with(p)) || word.contains(['<', '*', '$']) {
-            continue;
+    for (page, text) in pages() {
+        for (i, span) in text.split('`').enumerate() {
+            // Odd pieces are inside backquotes; the first word is the path.
+            let Some(word) = span.split_whitespace().next().filter(|_| i % 2 == 1) else {
+                continue;
+            };
+            let word = word.trim_end_matches([',', '.', ':', ')']);
+            if !prefixes.iter().any(|p| word.starts_with(p)) || word.contains(['<', '*', '$']) {
+                continue;
+            }
+            checked += 1;
+            if !root().join(word).exists() {
+                missing.push(format!("{page}: `{word}`"));
+            }
         }
-        checked += 1;
-        if !root().join(word).exists() {
-            missing.push(word.to_string());
+        let dir = root().join(&page).parent().unwrap().to_path_buf();
+        for link in links(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                root().join(&page)
+            } else {
+                dir.join(file)
+            };
+            if !target.exists() {
+                missing.push(format!("{page}: link {link}"));
+                continue;
+            }
+            if !anchor.is_empty() {
+                let target_text = fs::read_to_string(&target).unwrap_or_default();
+                if !headings(&target_text).iter().any(|h| slug(h) == anchor) {
+                    missing.push(format!("{page}: link {link} (no such heading)"));
+                }
+            }
         }
     }
-    assert!(checked >= 30, "only {checked} paths found");
+    assert!(checked >= 60, "only {checked} paths and links found");
     assert_eq!(
         missing,
         Vec::<String>::new(),
-        "README names paths that do not exist"
+        "the docs name paths or links that do not exist"
     );
 }
 
-/// The README's description of CI names every phase `.ci/run` has, and its fuzz corpus sizes
-/// are the corpus's.
+/// The targets of the Markdown links `[text](target)` of a page.
+fn links(markdown: &str) -> Vec<String> {
+    markdown
+        .match_indices("](")
+        .filter_map(|(i, _)| {
+            let rest = &markdown[i + 2..];
+            rest.find(')').map(|end| rest[..end].to_string())
+        })
+        .collect()
+}
+
+/// The headings of a Markdown page (outside fenced blocks), without their `#`s.
+fn headings(markdown: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(line.trim_start_matches('#').trim().to_string());
+        }
+    }
+    found
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to `-`, punctuation dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
-fn readme_ci_phases_and_corpus_sizes_are_true() {
-    let tests = readme_section("## Tests")
+fn slugs_are_githubs() {
+    assert_eq!(slug("Trust model"), "trust-model");
+    assert_eq!(
+        slug("The YAML layer: keep the source, copy what was not touched"),
+        "the-yaml-layer-keep-the-source-copy-what-was-not-touched"
+    );
+    assert_eq!(
+        slug("Workloads (`benches/support/workloads.rs`)"),
+        "workloads-benchessupportworkloadsrs"
+    );
+    assert_eq!(
+        links("a [b](c.md#d) e [f](https://x)"),
+        ["c.md#d", "https://x"]
+    );
+}
+
+/// The README stays one a newcomer finishes, and links every page under `docs/`; no page
+/// speaks of internal issue numbers or branches.
+#[test]
+fn readme_is_short_and_links_every_page() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 420,
+        "README.md has {lines} lines; move detail to docs/"
+    );
+    for (page, text) in pages() {
+        if page != "README.md" {
+            assert!(
+                readme.contains(&format!("]({page})")),
+                "README.md does not link {page}"
+            );
+        }
+        let lower = text.to_lowercase();
+        for word in ["issue ", "issue-", "(issue", "perf branch"] {
+            for (i, _) in lower.match_indices(word) {
+                let after = &lower[i + word.len()..];
+                assert!(
+                    !after.starts_with(|c: char| c.is_ascii_digit()) && word != "perf branch",
+                    "{page} speaks of {:?}: say what is true for a user instead",
+                    &text[i..(i + word.len() + 3).min(text.len())]
+                );
+            }
+        }
+    }
+}
+
+/// The `sh` blocks of the README (less the quick start, which its own test runs on a clean
+/// copy) and of every page under `docs/`, run as written from the repository root: each must
+/// exit 0 and leave the checkout as it was. A block that cannot run here (a cluster, Docker, a
+/// long benchmark, a placeholder like `PKG`) says so on its first line: `# not run...: why`.
+#[test]
+fn readme_and_docs_commands_work() {
+    let scratch = Scratch::new("docs-blocks");
+    let bin = bin_dir(&scratch.0);
+    let before = checkout_status(".");
+    let quick_start = readme_section("## Quick start");
+    let mut failures = Vec::new();
+    let (mut ran, mut not_run) = (0, 0);
+    for (page, text) in pages() {
+        let text = text.replace(&quick_start, "");
+        for block in sh_blocks(&text) {
+            let first = block.lines().next().unwrap_or_default();
+            if first.starts_with("# not run") {
+                let why = first.split_once(':').map_or("", |(_, w)| w.trim());
+                if why.is_empty() {
+                    failures.push(format!("{page}: {first:?} does not say why"));
+                }
+                not_run += 1;
+                continue;
+            }
+            let (code, log) = run_block(&block, &root(), &scratch.0.join("tmp"), &bin);
+            ran += 1;
+            if code != 0 {
+                failures.push(format!("{page}:\n{block}exited {code}\n{log}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(ran >= 7 && not_run >= 5, "ran {ran}, not run {not_run}");
+    assert_eq!(
+        checkout_status("."),
+        before,
+        "the documented commands changed the checkout"
+    );
+}
+
+/// The tables of limits (the README's, `docs/reliability.md`'s and CEL's in
+/// `docs/reference.md`) are the code's.
+#[test]
+fn readme_limits_are_the_codes() {
+    use package_variant::{krm, package_variant_set as pvs, yaml as y};
+    let n = |v: u64| {
+        let digits = v.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let limits = readme_section("## Limits");
+    let rows = [
+        format!(
+            "| input size | {} MiB |",
+            krm::resource_list::MAX_INPUT_BYTES >> 20
+        ),
+        format!("| YAML nesting | {} levels |", y::node::MAX_DEPTH),
+        format!(
+            "| YAML alias expansion | {} values |",
+            n(y::json::MAX_ALIAS_EXPANSION as u64)
+        ),
+        format!(
+            "| items in one ResourceList | {} (2^{}) |",
+            n(krm::items::MAX_ITEMS as u64),
+            krm::items::MAX_ITEMS.trailing_zeros()
+        ),
+        format!(
+            "| values in one object | {} plus one per 16 bytes of input, at most {} |",
+            n(krm::resource_list::value_limit(0) as u64),
+            n(krm::resource_list::value_limit(usize::MAX / 2) as u64)
+        ),
+        format!(
+            "| CEL expression | {} bytes; a cost of {} per evaluation and {} per run |",
+            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
+            n(pvs::cel::MAX_EXPRESSION_COST),
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!(
+            "| PackageVariants per set | {} |",
+            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+        ),
+    ];
+    assert_eq!(
+        krm::resource_list::value_limit(16),
+        krm::resource_list::value_limit(0) + 1
+    );
+    for row in rows {
+        assert!(
+            limits.contains(&row),
+            "README's Limits lacks the row\n{row}"
+        );
+    }
+    // The full table in docs/reliability.md, and CEL's in docs/reference.md.
+    let full = section("docs/reliability.md", "## Limits");
+    let regex_mib = pvs::cel::MAX_REGEX_PROGRAM_BYTES >> 20;
+    let full_rows = [
+        format!(
+            "| input size | {} MiB |",
+            krm::resource_list::MAX_INPUT_BYTES >> 20
+        ),
+        format!("| YAML nesting | {} levels ", y::node::MAX_DEPTH),
+        format!(
+            "| YAML alias expansion | {} values |",
+            n(y::json::MAX_ALIAS_EXPANSION as u64)
+        ),
+        format!(
+            "| CEL expression source | {} bytes, {} nested brackets, {} tree levels |",
+            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
+            pvs::cel::MAX_NESTING,
+            pvs::cel::MAX_AST_DEPTH
+        ),
+        format!(
+            "| CEL evaluation | {} comprehension steps and a cost of {} per evaluation; a cost of {} per run |",
+            n(pvs::cel::MAX_COMPREHENSION_STEPS),
+            n(pvs::cel::MAX_EXPRESSION_COST),
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!("| CEL regular expressions | compiled program of {regex_mib} MiB |"),
+        format!(
+            "| PackageVariants per set | {} |",
+            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+        ),
+        format!(
+            "| items in one ResourceList | {} (2^{}) |",
+            n(krm::items::MAX_ITEMS as u64),
+            krm::items::MAX_ITEMS.trailing_zeros()
+        ),
+        format!(
+            "| values in one object (an item or the functionConfig) | {} plus one per 16 bytes of input, at most {} |",
+            n(krm::resource_list::value_limit(0) as u64),
+            n(krm::resource_list::value_limit(usize::MAX / 2) as u64)
+        ),
+    ];
+    for row in full_rows {
+        assert!(
+            full.contains(&row),
+            "docs/reliability.md's Limits lacks the row\n{row}"
+        );
+    }
+    let reference = fs::read_to_string(root().join("docs/reference.md")).unwrap();
+    for row in [
+        format!(
+            "| source | {} bytes, {} nested brackets, {} tree levels |",
+            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
+            pvs::cel::MAX_NESTING,
+            pvs::cel::MAX_AST_DEPTH
+        ),
+        format!(
+            "| comprehension steps | {} per evaluation |",
+            n(pvs::cel::MAX_COMPREHENSION_STEPS)
+        ),
+        format!(
+            "| cost of one run | {}, all expressions of all targets |",
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!("| regular expression | compiled program of {regex_mib} MiB "),
+    ] {
+        assert!(
+            reference.contains(&row),
+            "docs/reference.md's CEL limits lack the row\n{row}"
+        );
+    }
+}
+
+/// The description of CI in `docs/reliability.md` names every phase `.ci/run` has, and its
+/// fuzz corpus sizes are the corpus's.
+#[test]
+fn ci_phases_and_corpus_sizes_are_true() {
+    let tests = section("docs/reliability.md", "## Tests")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
@@ -290,7 +599,7 @@ fn readme_ci_phases_and_corpus_sizes_are_true() {
     for phase in phases {
         assert!(
             ci_line.contains(&format!(" {phase} (")) || ci_line.contains(&format!(" {phase} (`")),
-            "the README's CI bullet does not describe the phase {phase:?}"
+            "docs/reliability.md's CI bullet does not describe the phase {phase:?}"
         );
     }
     for target in ["resource_list", "package_variant", "package_variant_set"] {
@@ -302,17 +611,23 @@ fn readme_ci_phases_and_corpus_sizes_are_true() {
         let count = String::from_utf8(out.stdout).unwrap().lines().count();
         assert!(
             tests.contains(&format!("{count} inputs for {target}")),
-            "fuzz/corpus/{target} has {count} inputs; the README says otherwise"
+            "fuzz/corpus/{target} has {count} inputs; docs/reliability.md says otherwise"
         );
     }
 }
 
-/// Every `ghcr.io/package-variant/package-variant:TAG` the docs and examples name is this
-/// version's tag.
+/// Every `ghcr.io/package-variant/package-variant:TAG` the README, `docs/` and the examples
+/// name is this version's tag.
 #[test]
 fn image_tags_are_this_version() {
     let expected = format!("{IMAGE}:v{}", env!("CARGO_PKG_VERSION"));
     let mut files = vec![root().join("README.md"), root().join("Dockerfile")];
+    files.extend(
+        pages()
+            .into_iter()
+            .skip(1)
+            .map(|(page, _)| root().join(page)),
+    );
     let mut stack = vec![root().join("examples"), root().join("fnconfig")];
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(dir).unwrap() {
@@ -336,4 +651,137 @@ fn image_tags_are_this_version() {
         }
     }
     assert!(seen >= 10, "only {seen} image references");
+}
+
+/// The README's first screen, exactly: the function's own output keeps the items' folded block
+/// scalar byte for byte; kpt rewrites it (`kpt fn source` and `kpt fn sink` reflow it, `kpt fn
+/// eval` in place and on stdin writes it double-quoted); a literal block scalar, a comment,
+/// quoting and a flow list come through kpt on both routes.
+#[test]
+fn folded_scalars_are_rewritten_by_kpt_not_by_the_function() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let first_screen: String = readme.lines().take(25).collect::<Vec<_>>().join(" ");
+    assert!(
+        first_screen.contains("`kpt fn source` and `kpt fn sink` reflow them")
+            && first_screen.contains("write them as double-quoted strings"),
+        "the README's first screen no longer says what kpt does to folded scalars"
+    );
+    let scratch = Scratch::new("folded");
+    let bin = env!("CARGO_BIN_EXE_package-variant");
+    let fn_config = root().join("examples/passthrough/.expected/fn-config.yaml");
+    let fc = fn_config.to_str().unwrap();
+    let folded = "  folded: >\n    a long\n    line\n";
+    let kept = "  # kept\n  literal: |\n    one\n    two\n  flow: [a, \"0123\"]\n";
+    let quoted = "  folded: \"a long line\\n\"\n";
+    let reflowed = "  folded: >\n    a long line\n";
+    let file =
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{folded}{kept}");
+    let package = |name: &str| {
+        let dir = scratch.0.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("Kptfile"),
+            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n",
+        )
+        .unwrap();
+        fs::write(dir.join("cm.yaml"), &file).unwrap();
+        dir
+    };
+    let run = |args: &[&str], stdin: &[u8]| {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(&scratch.0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // An item's lines as a ResourceList holds them, two spaces in under `items:`.
+    let indent = |text: &str| text.lines().map(|l| format!("  {l}\n")).collect::<String>();
+
+    // In place: kpt writes the folded scalar double-quoted, the rest as it was.
+    let in_place = package("in-place");
+    run(
+        &[
+            "kpt",
+            "fn",
+            "eval",
+            "in-place",
+            "--exec",
+            bin,
+            "--fn-config",
+            fc,
+        ],
+        b"",
+    );
+    let written = fs::read_to_string(in_place.join("cm.yaml")).unwrap();
+    assert!(
+        written.contains(quoted) && written.contains(kept),
+        "{written}"
+    );
+
+    // kpt fn source reflows it.
+    package("source");
+    let list = run(&["kpt", "fn", "source", "source", "--fn-config", fc], b"");
+    assert!(list.contains(&indent(reflowed)), "{list}");
+    assert!(list.contains(&indent(kept)), "{list}");
+
+    // The function's items are its input's, byte for byte, the folded scalar as written.
+    let as_written = list.replace(
+        &list[list.find("    folded: >").unwrap()..list.find("    # kept").unwrap()],
+        &indent(folded),
+    );
+    let out = run(&[bin], as_written.as_bytes());
+    let items = |list: &str| list[..list.find("\nfunctionConfig:").unwrap()].to_string();
+    assert_eq!(
+        items(&out),
+        items(&as_written),
+        "the function changed its items"
+    );
+
+    // kpt fn sink reflows it; kpt fn eval on stdin writes it double-quoted.
+    let sunk = scratch.0.join("sunk");
+    run(
+        &["kpt", "fn", "sink", sunk.to_str().unwrap()],
+        out.as_bytes(),
+    );
+    let written = fs::read_to_string(sunk.join("cm.yaml")).unwrap();
+    assert!(
+        written.contains(reflowed) && written.contains(kept),
+        "{written}"
+    );
+    let evaluated = run(
+        &["kpt", "fn", "eval", "-", "--exec", bin, "--fn-config", fc],
+        as_written.as_bytes(),
+    );
+    assert!(evaluated.contains(&indent(quoted)), "{evaluated}");
+    assert!(evaluated.contains(&indent(kept)), "{evaluated}");
+}
+
+/// The sizes `docs/design.md` gives for the YAML layer's tree are the types' own.
+#[test]
+fn design_node_sizes_are_true() {
+    use package_variant::yaml::node::{Entry, Node};
+    let design = fs::read_to_string(root().join("docs/design.md")).unwrap();
+    let said = format!(
+        "a node is {} bytes and a mapping entry {} ",
+        std::mem::size_of::<Node>(),
+        std::mem::size_of::<Entry>()
+    );
+    assert!(
+        design
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(said.trim_end()),
+        "docs/design.md does not say: {said}"
+    );
 }

@@ -9,7 +9,8 @@
 //! dependencies are in ~/.cargo already), and the absolute paths `/rust-target` and
 //! `/package-variant` (moved into the scratch directory). The built binary must be static and
 //! work. To keep the suite fast the release profile's LTO is off (an environment setting; the
-//! command is unchanged). The same build is the README's "static binary without Docker" command.
+//! command is unchanged). The same build is the "static binary without Docker" command of
+//! `docs/design.md`.
 //!
 //! The platform mapping (`TARGETARCH` to a Rust target) is run as written for amd64, arm64, an
 //! unsupported architecture and the classic builder's empty value. The final stage is checked

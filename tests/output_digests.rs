@@ -2,7 +2,9 @@
 //! workload is generated again (benches/support/workloads.rs, as `benches/run.sh` does) at a
 //! size a debug build runs in about a second, run through the binary, and the SHA-1 of its
 //! stdout compared with the digest of what the binary printed before the work on issue 11
-//! (the release binary of main at b9284a4).
+//! (the release binary of main at b9284a4). The W2 digests changed once since, by design, in
+//! the results alone (issue 23: a warning per deleted variant, and the fields each update
+//! changes in the summary): the items were checked byte-identical to main's.
 
 mod common;
 
@@ -33,19 +35,19 @@ fn cases() -> Vec<(&'static str, String, i32, &'static str)> {
             "W2, 2000 repositories",
             workloads::w2(workloads::W2::with_repositories(2000)),
             0,
-            "cad26769bb479e91311972a53d633279faa46587",
+            "65145686891f10a42371f70064bda03082658f8c",
         ),
         (
             "W2 owned by name, 2000 repositories",
             w2_owned_by_name(2000),
             0,
-            "8118f1e88d9ca24b93571714f5ed36088b724308",
+            "decfa03042a42f9b7235fa4ce67d204d59630de7",
         ),
         (
             "W2, 300 repositories",
             workloads::w2(workloads::W2::with_repositories(300)),
             0,
-            "99bd0382d8e557d52f520c25b074a2c2d44df604",
+            "6e43c1b8993b0b3bd3c9982dad978d86de6cbd58",
         ),
         (
             "W3",

@@ -761,8 +761,9 @@ targets:
 #[test]
 fn t_s1_obsolete_deleted_existing_updated() {
     let out = ensure_case();
-    assert!(!out.stdout.contains("name: my-pvs-dnrepo1-dnpkg1"));
-    assert!(out.stdout.contains("name: my-pvs-dnrepo2-dnpkg2"));
+    // (The results name the deleted variant: the items are checked.)
+    assert!(!items_section(&out.stdout).contains("name: my-pvs-dnrepo1-dnpkg1"));
+    assert!(items_section(&out.stdout).contains("name: my-pvs-dnrepo2-dnpkg2"));
     insta::assert_snapshot!(out.stdout);
 }
 
@@ -1298,7 +1299,11 @@ targets:
         &pvs("name: my-pvs\nuid: set-uid-1", spec),
         0,
     );
-    assert!(!out.stdout.contains("name: x\n"), "{}", out.stdout);
+    assert!(
+        !items_section(&out.stdout).contains("name: x\n"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("name: custom-name\n"));
     assert_eq!(created(&out.stdout), ["my-pvs-r1-new"]);
     insta::assert_snapshot!(out.stdout);
@@ -1317,6 +1322,7 @@ fn create_over_a_name_taken_by_another_package_variant_is_an_error() {
 kind: PackageRevision
 metadata:
   name: up.up.v1
+  namespace: default
 spec: {repository: up, packageName: up, revision: 1}
 ";
     let spec = "upstream: {repo: up, package: up, revision: 1}
@@ -1339,14 +1345,24 @@ targets:
     expect_clash(&[pr, &owned_pv("my-pvs-r1-new", "my-pvs", "r9", "p9")]);
     // Owned by this set and kept (under its own identifier), with the new variant's name.
     expect_clash(&[pr, &owned_pv("my-pvs-r1-new", "set-uid-1", "r2", "keep")]);
-    // Owned by this set and obsolete: deleted, so its name is free.
+    // Owned by this set and obsolete: deleted, so its name is free. (It is every variant the
+    // set owns: the deletion guard wants that allowed.)
+    let allowing = pvs(
+        "name: my-pvs\nnamespace: default\nuid: set-uid-1\nannotations: {package-variant.fn.kpt.dev/allow-deletions: all}",
+        spec,
+    );
     let out = run_case(
         &[pr, &owned_pv("my-pvs-r1-new", "set-uid-1", "r1", "old")],
-        &set,
+        &allowing,
         0,
     );
     assert_eq!(created(&out.stdout), ["my-pvs-r1-new", "my-pvs-r2-keep"]);
-    assert_eq!(out.stdout.matches("name: my-pvs-r1-new\n").count(), 1);
+    assert_eq!(
+        items_section(&out.stdout)
+            .matches("name: my-pvs-r1-new\n")
+            .count(),
+        1
+    );
 }
 
 /// A fleet with owned variants, comments and quoted scalars, for the all-or-nothing and
@@ -1901,6 +1917,348 @@ fn template_empty_injector_names_and_keys_are_refused() {
         ),
         0,
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fan-out that fails safe (issue 23): deletion warnings, the deletion guard, the sync policy
+// and the summary as a plan. Porch deletes quietly; these behaviours are the function's own,
+// set by `package-variant.fn.kpt.dev/` annotations on the set.
+
+/// A Repository `name` in namespace default with label `env`.
+fn env_repo(name: &str, env: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {{env: {env}}}\n"
+    )
+}
+
+const PR_UP: &str = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: up.up.v1
+  namespace: default
+spec: {repository: up, packageName: up, revision: 1}
+";
+
+/// A set `fleet` (uid fleet-uid) selecting Repositories by `matchLabels`, with `annotations`
+/// (a flow map, or empty) and a template label `tier: edge`.
+fn safe_fleet_set(match_labels: &str, annotations: &str) -> String {
+    let mut metadata = String::from("name: fleet\nnamespace: default\nuid: fleet-uid");
+    if !annotations.is_empty() {
+        metadata.push_str(&format!("\nannotations: {annotations}"));
+    }
+    pvs(
+        &metadata,
+        &format!(
+            "upstream: {{repo: up, package: up, revision: 1}}\ntargets:\n- repositorySelector:\n    matchLabels: {match_labels}\n  template:\n    labels: {{tier: edge}}\n"
+        ),
+    )
+}
+
+/// The typo fleet: 7 prod and 5 staging Repositories; the set owns variants on prod-0 and
+/// prod-1 (rendered with the label tier: edge, so they are up to date).
+fn typo_fleet() -> Vec<String> {
+    let mut items = vec![PR_UP.to_string()];
+    items.extend((0..7).map(|i| env_repo(&format!("prod-{i}"), "prod")));
+    items.extend((0..5).map(|i| env_repo(&format!("staging-{i}"), "staging")));
+    for r in ["prod-0", "prod-1"] {
+        items.push(
+            owned_pv(&format!("fleet-{r}-up"), "fleet-uid", r, "up")
+                .replace("  downstream:", "  labels: {tier: edge}\n  downstream:"),
+        );
+    }
+    items
+}
+
+/// The issue's typo: `env: nowhere` would delete every variant the set owns. Refused, with
+/// nothing changed, each deletion and the empty target explained; allowed by the annotation.
+#[test]
+fn fleet_typo_deleting_every_owned_variant_is_refused() {
+    let items = typo_fleet();
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let out = run_case(&items, &safe_fleet_set("{env: nowhere}", ""), 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("refused: this run would delete 2 of the 2 PackageVariants the set owns (fleet-prod-0-up, fleet-prod-1-up); that is every PackageVariant the set owns. Nothing was created, updated or deleted.")
+            && r.contains("package-variant.fn.kpt.dev/allow-deletions: \"all\""),
+        "{r}"
+    );
+    assert!(
+        r.contains("matches 0 of 12 Repositories in namespace \"default\", so this target makes no PackageVariant; env=nowhere matches none; the closest label values are env=prod (7), env=staging (5)"),
+        "{r}"
+    );
+    assert_eq!(r.matches("deletes PackageVariant").count(), 2, "{r}");
+    insta::assert_snapshot!(r);
+    // A near miss gets a "did you mean".
+    let out = run_case(&items, &safe_fleet_set("{env: prd}", ""), 1);
+    assert!(
+        results(&out.stdout).contains("; did you mean env=prod?"),
+        "{}",
+        out.stdout
+    );
+    // Allowed: the variants are deleted, each with its warning.
+    let allow = "{package-variant.fn.kpt.dev/allow-deletions: all}";
+    let out = run_case(&items, &safe_fleet_set("{env: nowhere}", allow), 0);
+    assert!(!items_section(&out.stdout).contains("kind: PackageVariant\n"));
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("0 created, 0 updated, 2 deleted (fleet-prod-0-up, fleet-prod-1-up)"),
+        "{r}"
+    );
+    assert!(r.contains(r#"deletes PackageVariant "fleet-prod-0-up" (downstream "prod-0"/"up"): no target of the set wants it any more. spec.targets[0].repositorySelector no longer selects Repository "prod-0" (it has env=prod; the selector wants env=nowhere)"#), "{r}");
+}
+
+/// The guard's share: from 4 owned variants, deleting more than half is refused; a share in
+/// the annotation raises it; anything else in the annotation is an error saying what to write.
+#[test]
+fn deletion_guard_share_and_its_annotation() {
+    let mut items = vec![PR_UP.to_string()];
+    items.extend((0..4).map(|i| env_repo(&format!("r{i}"), if i == 0 { "prod" } else { "dev" })));
+    for i in 0..4 {
+        let r = format!("r{i}");
+        items.push(
+            owned_pv(&format!("fleet-{r}-up"), "fleet-uid", &r, "up")
+                .replace("  downstream:", "  labels: {tier: edge}\n  downstream:"),
+        );
+    }
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    // 3 of 4: more than half.
+    let out = run_case(&items, &safe_fleet_set("{env: prod}", ""), 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("refused: this run would delete 3 of the 4 PackageVariants the set owns (fleet-r1-up, fleet-r2-up, fleet-r3-up); that is more than 50% of them"),
+        "{r}"
+    );
+    let out = run_case(
+        &items,
+        &safe_fleet_set(
+            "{env: prod}",
+            "{package-variant.fn.kpt.dev/allow-deletions: \"75%\"}",
+        ),
+        0,
+    );
+    assert!(results(&out.stdout).contains("3 deleted"));
+    let out = run_case(
+        &items,
+        &safe_fleet_set(
+            "{env: prod}",
+            "{package-variant.fn.kpt.dev/allow-deletions: \"60%\"}",
+        ),
+        1,
+    );
+    assert!(results(&out.stdout).contains("allows deleting at most 60% of them"));
+    let out = run_case(
+        &items,
+        &safe_fleet_set(
+            "{env: prod}",
+            "{package-variant.fn.kpt.dev/allow-deletions: lots}",
+        ),
+        1,
+    );
+    insta::assert_snapshot!(results(&out.stdout));
+}
+
+/// A fleet with a create (new-1), an update (old-1: its label changes), an unchanged variant
+/// (same-1) and a delete (gone-1), under `policy` (None: no annotation).
+fn policy_case(policy: Option<&str>) -> Run {
+    let mut items = vec![PR_UP.to_string()];
+    for r in ["new-1", "old-1", "same-1"] {
+        items.push(env_repo(r, "prod"));
+    }
+    items.push(env_repo("gone-1", "dev"));
+    items.push(owned_pv("fleet-old-1-up", "fleet-uid", "old-1", "up"));
+    for r in ["same-1", "gone-1"] {
+        items.push(
+            owned_pv(&format!("fleet-{r}-up"), "fleet-uid", r, "up")
+                .replace("  downstream:", "  labels: {tier: edge}\n  downstream:"),
+        );
+    }
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let annotations = policy.map_or(String::new(), |p| {
+        format!("{{package-variant.fn.kpt.dev/sync-policy: {p}}}")
+    });
+    run_case(&items, &safe_fleet_set("{env: prod}", &annotations), 0)
+}
+
+/// What happened to each variant: (created?, old-1 updated?, gone-1 still there?).
+fn policy_outcome(out: &Run) -> (bool, bool, bool) {
+    let items = items_section(&out.stdout);
+    let old = items
+        .split("name: fleet-old-1-up")
+        .nth(1)
+        .and_then(|rest| rest.split("\n- ").next())
+        .unwrap_or("");
+    (
+        created(&out.stdout) == ["fleet-new-1-up"],
+        old.contains("tier: edge"),
+        items.contains("name: fleet-gone-1-up"),
+    )
+}
+
+#[test]
+fn sync_policy_sync_is_porchs_behaviour() {
+    for out in [policy_case(None), policy_case(Some("sync"))] {
+        assert_eq!(policy_outcome(&out), (true, true, false));
+        let r = results(&out.stdout);
+        assert!(
+            r.contains("1 created (fleet-new-1-up), 1 updated (fleet-old-1-up [spec.labels]), 1 unchanged (fleet-same-1-up), 1 deleted (fleet-gone-1-up)'"),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn sync_policy_create_only_keeps_updates_and_deletes() {
+    let out = policy_case(Some("create-only"));
+    assert_eq!(policy_outcome(&out), (true, false, true));
+    let r = results(&out.stdout);
+    assert!(!r.contains("deletes PackageVariant"), "{r}");
+    insta::assert_snapshot!(r);
+}
+
+#[test]
+fn sync_policy_create_update_keeps_deletes() {
+    let out = policy_case(Some("create-update"));
+    assert_eq!(policy_outcome(&out), (true, true, true));
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("1 created (fleet-new-1-up), 1 updated (fleet-old-1-up [spec.labels]), 1 unchanged (fleet-same-1-up), 0 deleted, 1 kept by the sync policy create-update instead of deleted (fleet-gone-1-up)'"),
+        "{r}"
+    );
+}
+
+#[test]
+fn sync_policy_create_delete_keeps_updates() {
+    let out = policy_case(Some("create-delete"));
+    assert_eq!(policy_outcome(&out), (true, false, false));
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("1 created (fleet-new-1-up), 0 updated, 1 unchanged (fleet-same-1-up), 1 deleted (fleet-gone-1-up), 1 kept by the sync policy create-delete instead of updated (fleet-old-1-up [spec.labels])'"),
+        "{r}"
+    );
+    assert!(
+        r.contains("deletes PackageVariant \"fleet-gone-1-up\""),
+        "{r}"
+    );
+}
+
+/// The guard counts what the policy lets the run delete: create-update never deletes, so the
+/// typo case goes through, deleting nothing.
+#[test]
+fn sync_policy_create_update_makes_the_typo_case_harmless() {
+    let items = typo_fleet();
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let out = run_case(
+        &items,
+        &safe_fleet_set(
+            "{env: nowhere}",
+            "{package-variant.fn.kpt.dev/sync-policy: create-update}",
+        ),
+        0,
+    );
+    assert_eq!(
+        items_section(&out.stdout)
+            .matches("kind: PackageVariant\n")
+            .count(),
+        2
+    );
+    let r = results(&out.stdout);
+    assert!(r.contains("2 kept by the sync policy create-update instead of deleted (fleet-prod-0-up, fleet-prod-1-up)"), "{r}");
+    assert!(r.contains("matches 0 of 12 Repositories"), "{r}");
+}
+
+#[test]
+fn unknown_sync_policy_is_an_error_with_the_accepted_values() {
+    let items = typo_fleet();
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let out = run_case(
+        &items,
+        &safe_fleet_set(
+            "{env: prod}",
+            "{package-variant.fn.kpt.dev/sync-policy: create-onyl}",
+        ),
+        1,
+    );
+    insta::assert_snapshot!(results(&out.stdout));
+}
+
+/// More than 20 in a group: the first 20 and a count.
+#[test]
+fn summary_lists_twenty_per_group_and_counts_the_rest() {
+    let mut items = vec![PR_UP.to_string()];
+    items.extend((0..25).map(|i| env_repo(&format!("r{i:02}"), "prod")));
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let out = run_case(&items, &safe_fleet_set("{env: prod}", ""), 0);
+    let r = results(&out.stdout);
+    assert!(r.contains("25 created (fleet-r00-up, fleet-r01-up,"), "{r}");
+    assert!(r.contains("fleet-r19-up, and 5 more)"), "{r}");
+    assert!(!r.contains("fleet-r20-up"), "{r}");
+}
+
+/// The warnings and the "did you mean" on a fleet of 1,000 Repositories, with 100 owned
+/// variants to delete: one warning each, the counts computed once.
+#[test]
+fn thousand_repository_fleet_typo_warnings() {
+    let mut items = vec![PR_UP.to_string()];
+    items.extend(
+        (0..1000).map(|i| env_repo(&format!("site-{i:04}"), ["prod", "staging", "dev"][i % 3])),
+    );
+    items.extend((0..100).map(|i| {
+        let r = format!("site-{:04}", i * 3);
+        owned_pv(&format!("fleet-{r}-up"), "fleet-uid", &r, "up")
+    }));
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let started = std::time::Instant::now();
+    let out = run_case(&items, &safe_fleet_set("{env: prdo}", ""), 1);
+    let r = results(&out.stdout);
+    assert_eq!(r.matches("deletes PackageVariant").count(), 100);
+    assert!(r.contains("matches 0 of 1000 Repositories"), "{r}");
+    assert!(r.contains("the closest label values are env=prod (334), env=dev (333), env=staging (333); did you mean env=prod?"), "{r}");
+    assert!(
+        r.contains("(fleet-site-0000-up, fleet-site-0003-up,"),
+        "{r}"
+    );
+    assert!(
+        r.contains(", and 80 more); that is every PackageVariant the set owns"),
+        "{r}"
+    );
+    // Generous: two runs of the debug binary (the test's idempotence check runs none on an
+    // error) take well under a second each.
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+/// Hostile size: 10,000 owned variants deleted (allowed), each explained against a
+/// `repositories` target of 10,000 entries and a selector target: one warning each, in linear
+/// time (the lists and counts are built once per target, not once per deletion).
+#[test]
+fn many_deletions_are_explained_in_linear_time() {
+    const N: usize = 10_000;
+    let mut items = vec![PR_UP.to_string(), env_repo("only", "prod")];
+    items.extend((0..N).map(|i| {
+        let r = format!("gone-{i:05}");
+        owned_pv(&format!("fleet-{r}-up"), "fleet-uid", &r, "up")
+    }));
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let listed: String = (0..N).map(|i| format!("{{name: kept-{i:05}}}, ")).collect();
+    let set = pvs(
+        "name: fleet\nnamespace: default\nuid: fleet-uid\nannotations: {package-variant.fn.kpt.dev/allow-deletions: all}",
+        &format!(
+            "upstream: {{repo: up, package: up, revision: 1}}\ntargets:\n- repositories: [{listed}]\n- repositorySelector: {{matchLabels: {{env: prd}}}}\n"
+        ),
+    );
+    let input = resource_list(&items, &set);
+    let started = std::time::Instant::now();
+    let out = run(&input);
+    let took = started.elapsed();
+    assert_eq!(
+        out.code,
+        0,
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(2000)..]
+    );
+    let r = results(&out.stdout);
+    assert_eq!(r.matches("deletes PackageVariant").count(), N);
+    assert!(r.contains(r#"spec.targets[0].repositories does not list "gone-09999". spec.targets[1].repositorySelector: there is no Repository "gone-09999""#), "{}", &r[r.len().saturating_sub(3000)..]);
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
 }
 
 // ---------------------------------------------------------------------------------------------

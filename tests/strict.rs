@@ -485,14 +485,27 @@ fn a_selector_with_nothing_of_its_kind_changes_nothing() {
 }
 
 /// Objects of the kind are there but none matches: as in Porch, the set wants no variant and
-/// its owned ones go.
+/// its owned ones go, once the set allows deleting every variant it owns (issue 23: without
+/// the annotation the deletion guard refuses the run and nothing changes).
 #[test]
 fn objects_of_the_kind_that_match_nothing_delete_as_porch_does() {
     let cluster = "apiVersion: infra.nephio.org/v1alpha1\nkind: WorkloadCluster\nmetadata:\n  name: c1\n  labels: {env: dev}\n";
-    let input = resource_list(
-        &[UPSTREAM_PR, cluster, OWNED],
-        &pvs_config("  targets:\n  - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {env: prod}}\n"),
+    let config = pvs_config("  targets:\n  - objectSelector: {apiVersion: infra.nephio.org/v1alpha1, kind: WorkloadCluster, matchLabels: {env: prod}}\n");
+    let input = resource_list(&[UPSTREAM_PR, cluster, OWNED], &config);
+    let out = run(&input);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+    assert!(
+        out.stdout
+            .contains("refused: this run would delete 1 of the 1 PackageVariants the set owns"),
+        "{}",
+        out.stdout
     );
+    let allowing = config.replace(
+        "  name: my-set\n",
+        "  name: my-set\n  annotations: {package-variant.fn.kpt.dev/allow-deletions: all}\n",
+    );
+    let input = resource_list(&[UPSTREAM_PR, cluster, OWNED], &allowing);
     let out = run(&input);
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(

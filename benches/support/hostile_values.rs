@@ -1,4 +1,4 @@
-//! Hostile inputs for the values half of the YAML layer (issue 13): merge keys, wide package
+//! Hostile inputs for the values half of the YAML layer: merge keys, wide package
 //! contexts, long removeKeys lists, wide injections, aliases written out after an edit. Each
 //! grows linearly with `n`; `tests/limits.rs` runs them at a hostile size and checks the
 //! outcome, `benches/hostile_values.rs` times them at 1x, 4x and 16x.

@@ -1,4 +1,4 @@
-//! Benchmark workloads (issue 5), generated in code so no large file is ever committed.
+//! Benchmark workloads, generated in code so no large file is ever committed.
 //!
 //! - W1: a PackageVariant over a package of `items` resources (Deployments, Services and
 //!   ConfigMaps in `apps/app-NNNNN.yaml`, three documents a file) written the way kpt sends

@@ -65,6 +65,11 @@ pub struct Target {
     pub object_selector: Option<ObjectSelector>,
     #[serde(default)]
     pub template: Option<PackageVariantTemplate>,
+    /// A CEL condition evaluated per candidate (repository or object) that keeps it when true
+    /// (`target.labels['tier'] != 'test'`). Not in Porch's schema and never decoded from it:
+    /// only the `fn.kpt.dev/v1alpha1` extension of the set sets it.
+    #[serde(skip)]
+    pub when: Option<String>,
 }
 
 /// An explicit downstream repository and the package names to create in it.

@@ -9,10 +9,14 @@
 use serde_json::Value;
 
 use super::cel::{self, ProgramCache};
+use super::conditions;
+use super::explain::Explainer;
 use super::inputs::{self, Item};
+use super::preview::{self, changed_fields, with_fields};
 use super::provenance::{self, Origin, Side};
 use super::reconciliation::{self, DesiredVariant, Rendered};
 use super::record::Records;
+use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::{api_server, validate_package_variant_set};
@@ -138,9 +142,6 @@ impl TypedExpansion {
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
 const EXPANSION_STACK_BYTES: usize = 64 << 20;
 
-/// Most names listed in the summary per group; the rest are counted.
-const SUMMARY_NAMES: usize = 20;
-
 /// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
 /// functionConfig as JSON.
 pub fn expand(config: &Value, items: &[Value]) -> Expansion {
@@ -197,6 +198,14 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let mut results = api_server::metadata(&set);
     results.extend(validate_package_variant_set(&set));
     results.extend(api_server::object_selectors(&set));
+    let policy = read_policy(config).unwrap_or_else(|e| {
+        results.push(*e);
+        Default::default()
+    });
+    let allowance = read_allowance(config).unwrap_or_else(|e| {
+        results.push(*e);
+        None
+    });
     if has_errors(&results) {
         return TypedExpansion::failed(results);
     }
@@ -216,7 +225,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 .on_config()])
         }
     };
-    let contexts = match targets::unroll_targets(&set.spec, &upstream.package, items, &namespace) {
+    let unrolled = match targets::unroll_targets(&set.spec, &upstream.package, items, &namespace) {
         Ok(c) => c,
         Err(errors) => {
             return TypedExpansion::failed(
@@ -247,7 +256,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .unwrap_or(::cel::Value::Null);
     let mut programs = ProgramCache::new();
     // Every expression is compiled and type-checked before any is evaluated.
-    let compile_errors: Vec<ResultItem> = set
+    let mut compile_errors: Vec<ResultItem> = set
         .spec
         .targets
         .iter()
@@ -260,11 +269,28 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 .collect::<Vec<_>>()
         })
         .collect();
+    compile_errors.extend(conditions::compile_all(&set, &mut programs));
     if !compile_errors.is_empty() {
         let mut expansion = TypedExpansion::failed(compile_errors);
         expansion.cel_compilations = programs.compilations();
         return expansion;
     }
+    // The targets' `when` conditions (the extension's), before anything is rendered.
+    let contexts = match conditions::filter(
+        &set,
+        unrolled,
+        items,
+        &mut programs,
+        &upstream_input,
+        &repository_items,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            let mut expansion = TypedExpansion::failed(vec![*e]);
+            expansion.cel_compilations = programs.compilations();
+            return expansion;
+        }
+    };
     let mut renderer = Renderer::new(
         &mut programs,
         set.spec.upstream.as_ref(),
@@ -363,6 +389,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     if !refused.is_empty() {
         return failed(refused);
     }
+    let explainer = Explainer::new(&set, items, &namespace, &contexts);
+    let mut results = plan.warnings;
+    results.extend(explainer.empty_targets());
 
     if crate::krm::run::exits_after_run() {
         // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.
@@ -380,28 +409,64 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .collect(),
         record,
     };
+    let item_name = |i: usize| items.get(i).map_or("", Item::name);
+    let mut outcome = preview::Plan {
+        policy,
+        ..Default::default()
+    };
+    for d in &plan.creates {
+        outcome.created.add(|| d.name().to_string());
+    }
     // The few variants that exist already are compared with their items now; the new ones are
-    // rendered again one at a time when they are written.
+    // rendered again one at a time when they are written. Porch updates every variant still
+    // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
     let mut updates = Vec::with_capacity(plan.updates.len());
     for (i, d) in &plan.updates {
-        match specs.of(d) {
-            Ok(spec) => updates.push((*i, spec)),
+        let spec = match specs.of(d) {
+            Ok(spec) => spec,
             Err(e) => return failed(vec![template_error(d.target, e)]),
+        };
+        let current = items
+            .get(*i)
+            .and_then(Item::json)
+            .and_then(|o| crate::krm::object::json_at(o, "/spec"));
+        let fields = changed_fields(current, &spec.to_json());
+        if fields.is_empty() {
+            outcome.unchanged.add(|| item_name(*i).to_string());
+        } else if policy.allows_update() {
+            outcome.updated.add(|| with_fields(item_name(*i), &fields));
+        } else {
+            // Kept as it is: not among the updates at all.
+            outcome
+                .kept_updates
+                .add(|| with_fields(item_name(*i), &fields));
+            continue;
         }
+        updates.push((*i, spec));
     }
-    let mut results = plan.warnings;
-    results.push(summary(
-        &set,
-        &namespace,
-        items,
-        &plan.deletes,
-        &updates,
-        &plan.creates,
-    ));
+    let mut deletes = plan.deletes;
+    if policy.allows_delete() {
+        for &i in &deletes {
+            outcome.deleted.add(|| item_name(i).to_string());
+            results.extend(explainer.deletion(i));
+        }
+        if let Some(why) = sync_policy::refusal(owned.len(), deletes.len(), allowance) {
+            let names = outcome.deleted.clone();
+            let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
+            results.push(error);
+            return failed(results);
+        }
+    } else {
+        for &i in &deletes {
+            outcome.kept_deletes.add(|| item_name(i).to_string());
+        }
+        deletes.clear();
+    }
+    results.push(outcome.summary(&set.metadata.name, &namespace, items));
     TypedExpansion {
         results,
         updates,
-        deletes: plan.deletes,
+        deletes,
         creates: plan.creates,
         cel_compilations,
         owner: OwnerInfo {
@@ -437,73 +502,6 @@ fn config_error(e: DecodeError) -> ResultItem {
     } else {
         r.field(e.path)
     }
-}
-
-fn name_list(names: Vec<String>) -> String {
-    let extra = names.len().saturating_sub(SUMMARY_NAMES);
-    let mut shown: Vec<String> = names.into_iter().take(SUMMARY_NAMES).collect();
-    if extra > 0 {
-        shown.push(format!("and {extra} more"));
-    }
-    if shown.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", shown.join(", "))
-    }
-}
-
-fn summary(
-    set: &PackageVariantSet,
-    namespace: &str,
-    items: &[Item],
-    deletes: &[usize],
-    updates: &[(usize, PackageVariantSpec)],
-    creates: &[DesiredVariant],
-) -> ResultItem {
-    let item_name = |i: usize| items.get(i).map_or("", Item::name).to_string();
-    // Porch updates every variant still wanted; the summary tells the ones whose spec really
-    // changes from the ones left as they were.
-    let (changed, unchanged): (Vec<_>, Vec<_>) = updates.iter().partition(|(i, spec)| {
-        let current = items
-            .get(*i)
-            .and_then(Item::json)
-            .and_then(|o| crate::krm::object::json_at(o, "/spec"));
-        serde_json::to_value(spec).ok().as_ref() != current
-    });
-    let created = name_list(creates.iter().map(|d| d.name().to_string()).collect());
-    let updated = name_list(changed.iter().map(|(i, _)| item_name(*i)).collect());
-    let deleted = name_list(deletes.iter().map(|&i| item_name(i)).collect());
-    let kept = if unchanged.is_empty() {
-        String::new()
-    } else {
-        let names = name_list(unchanged.iter().map(|(i, _)| item_name(*i)).collect());
-        format!(", {} unchanged{names}", unchanged.len())
-    };
-    let mut message = format!(
-        "PackageVariantSet {:?}: {} created{created}, {} updated{updated}{kept}, {} deleted{deleted}",
-        set.metadata.name,
-        creates.len(),
-        changed.len(),
-        deletes.len()
-    );
-    let elsewhere = items
-        .iter()
-        .filter(|o| {
-            let ns = o.namespace();
-            !ns.is_empty() && ns != namespace
-        })
-        .count();
-    if elsewhere > 0 {
-        let (noun, verb) = if elsewhere == 1 {
-            ("item", "was")
-        } else {
-            ("items", "were")
-        };
-        message.push_str(&format!(
-            "; {elsewhere} {noun} in namespaces other than {namespace:?} {verb} ignored"
-        ));
-    }
-    ResultItem::info(message).on_config()
 }
 
 #[cfg(test)]

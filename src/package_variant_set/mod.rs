@@ -6,6 +6,10 @@
 //! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
 //!   [`validation`]: its steps, named as Porch's controller names them;
 //! - [`provenance`]: which field made each downstream, to report a problem there;
+//! - [`sync_policy`]: which changes a run may make (sync policy, deletion guard);
+//! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
+//! - [`conditions`]: the extension's per-target `when` condition;
+//! - [`preview`]: the summary result, written as a plan;
 //! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
 //! - [`new_variant`]: the PackageVariant objects it writes.
@@ -16,15 +20,19 @@
 //! the API types (`crate::api`).
 
 pub mod cel;
+pub mod conditions;
 pub mod expansion;
+pub mod explain;
 pub mod fast_hash;
 pub mod inputs;
 pub mod naming;
 pub mod new_variant;
+pub mod preview;
 pub mod provenance;
 pub mod reconciliation;
 pub mod record;
 pub mod selector;
+pub mod sync_policy;
 pub mod targets;
 pub mod templates;
 pub mod validation;

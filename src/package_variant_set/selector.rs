@@ -16,11 +16,49 @@ enum Operator {
     DoesNotExist,
 }
 
+/// One requirement of a selector (`env=prod`, `region in (a,b)`, `site`, `!site`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Requirement {
+pub struct Requirement {
     key: String,
     operator: Operator,
     values: Vec<String>,
+}
+
+impl Requirement {
+    /// The label key it reads.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The values it wants the label to have (`In` and matchLabels); empty for the others.
+    pub fn wanted(&self) -> &[String] {
+        match self.operator {
+            Operator::In => &self.values,
+            _ => &[],
+        }
+    }
+
+    /// Whether a label value (`None`: no such label) meets it.
+    pub fn holds(&self, value: Option<&str>) -> bool {
+        let listed = |v: &str| self.values.iter().any(|x| x == v);
+        match self.operator {
+            Operator::In => value.is_some_and(listed),
+            Operator::NotIn => value.is_none_or(|v| !listed(v)),
+            Operator::Exists => value.is_some(),
+            Operator::DoesNotExist => value.is_none(),
+        }
+    }
+
+    /// As kubectl writes it: `env=prod`, `region in (a,b)`, `env notin (dev)`, `site`, `!site`.
+    pub fn text(&self) -> String {
+        match (self.operator, self.values.as_slice()) {
+            (Operator::In, [one]) => format!("{}={one}", self.key),
+            (Operator::In, many) => format!("{} in ({})", self.key, many.join(",")),
+            (Operator::NotIn, many) => format!("{} notin ({})", self.key, many.join(",")),
+            (Operator::Exists, _) => self.key.clone(),
+            (Operator::DoesNotExist, _) => format!("!{}", self.key),
+        }
+    }
 }
 
 /// A validated selector, ready to match label maps.
@@ -60,16 +98,17 @@ impl LabelSelector {
 impl CompiledSelector {
     /// True when every requirement holds for `labels`.
     pub fn matches<'l>(&self, labels: &dyn Fn(&str) -> Option<&'l str>) -> bool {
-        self.requirements.iter().all(|r| {
-            let value = labels(&r.key);
-            let listed = |v: &str| r.values.iter().any(|x| x == v);
-            match r.operator {
-                Operator::In => value.is_some_and(listed),
-                Operator::NotIn => value.is_none_or(|v| !listed(v)),
-                Operator::Exists => value.is_some(),
-                Operator::DoesNotExist => value.is_none(),
-            }
-        })
+        self.requirements.iter().all(|r| r.holds(labels(&r.key)))
+    }
+
+    /// Its requirements, matchLabels first (in key order), then matchExpressions.
+    pub fn requirements(&self) -> &[Requirement] {
+        &self.requirements
+    }
+
+    /// The first requirement `labels` fails, if any.
+    pub fn first_miss<'l>(&self, labels: &dyn Fn(&str) -> Option<&'l str>) -> Option<&Requirement> {
+        self.requirements.iter().find(|r| !r.holds(labels(&r.key)))
     }
 
     /// Matches the `metadata.labels` of a JSON object (absent or non-map labels = no labels).

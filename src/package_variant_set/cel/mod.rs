@@ -75,12 +75,25 @@ const PARSER_STACK_BYTES: usize = 64 << 20;
 pub struct Program {
     source: String,
     expr: IdedExpr,
+    /// The type the checker gives the whole expression (cel-go's `ast.OutputType()`).
+    output: types::Ty,
 }
 
 impl Program {
     /// The expression as written.
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// The checked type of the expression, as cel-go names it (`bool`, `string`, `dyn`).
+    pub fn output_type(&self) -> String {
+        self.output.to_string()
+    }
+
+    /// Whether the expression can give a bool, as a condition must: its checked type is
+    /// `bool`, or `dyn` (then the value is checked when it is evaluated).
+    pub fn may_be_bool(&self) -> bool {
+        matches!(self.output, types::Ty::Bool | types::Ty::Dyn)
     }
 }
 
@@ -187,10 +200,12 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
     if let Some(failure) = constants::failed_conversion(&expr) {
         return Err(failure);
     }
+    let output = types.get(&expr.id).cloned().unwrap_or(types::Ty::Dyn);
     instrument::instrument(&mut expr, &types);
     Ok(Program {
         source: source.to_string(),
         expr,
+        output,
     })
 }
 

@@ -432,6 +432,18 @@ impl<'v> Activation<'v> {
         self.evaluate_with(program, to_string_result)
     }
 
+    /// Evaluates a condition (`program` checked by [`Program::may_be_bool`]); a value that is
+    /// not a bool is an error, as cel-go's `ConvertToNative(bool)` makes it.
+    pub fn evaluate_bool(&self, program: &Program) -> Result<bool, String> {
+        self.evaluate_with(program, |value| match value.downcast_ref::<CelBool>() {
+            Some(b) => Ok(*b.inner()),
+            None => Err(format!(
+                "expression returned non-bool value of type {}",
+                value.get_type().name()
+            )),
+        })
+    }
+
     /// Evaluates `program` and hands its value, as the interpreter holds it, to `read`.
     pub(super) fn evaluate_with<R>(
         &self,

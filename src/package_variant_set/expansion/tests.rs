@@ -107,7 +107,7 @@ fn t_s1_t_s2_ensure_package_variants() {
     assert_eq!(info.len(), 1);
     assert_eq!(
         info[0].message,
-        "PackageVariantSet \"my-pvs\": 2 created (my-pvs-dnrepo3-dnpkg3, my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506), 1 updated (my-pvs-dnrepo2-dnpkg2), 1 deleted (my-pvs-dnrepo1-dnpkg1)"
+        "PackageVariantSet \"my-pvs\": 2 created (my-pvs-dnrepo3-dnpkg3, my-pvs-dnrepo4-supersupersuperlooooooooooooooooooooooo-bec36506), 1 updated (my-pvs-dnrepo2-dnpkg2 [spec.upstream]), 1 deleted (my-pvs-dnrepo1-dnpkg1)"
     );
 }
 
@@ -265,10 +265,32 @@ fn d22_empty_selection_deletes_owned() {
         repo("dev-1", json!({"env": "dev"}), None),
         pv("s-old-p", "s", "old", "p", None),
     ];
+    // Porch deletes every owned variant here; the deletion guard refuses it (issue 23)...
+    let e = expand(&config, &items);
+    assert_eq!(errors(&e).len(), 1, "{:?}", e.results);
+    assert!(errors(&e)[0].starts_with("refused: this run would delete 1 of the 1"));
+    assert_no_changes(&e);
+    // ...unless the set allows it; each deletion is a warning saying why.
+    let mut config = config;
+    config["metadata"]["annotations"] =
+        json!({"package-variant.fn.kpt.dev/allow-deletions": "all"});
     let e = expand(&config, &items);
     assert!(errors(&e).is_empty());
     assert_eq!(e.deletes, [2]);
     assert!(e.creates.is_empty());
+    let warnings: Vec<&str> = e
+        .results
+        .iter()
+        .filter(|r| r.severity == Severity::Warning)
+        .map(|r| r.message.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"matches 0 of 1 Repositories in namespace "default", so this target makes no PackageVariant; env=prod matches none; the closest label values are env=dev (1)"#,
+            r#"deletes PackageVariant "s-old-p" (downstream "old"/"p"): no target of the set wants it any more. spec.targets[0].repositorySelector: there is no Repository "old" among the items in namespace "default", and it matches 0 of 1 Repositories: env=prod matches none; the closest label values are env=dev (1)"#
+        ]
+    );
 }
 
 #[test]

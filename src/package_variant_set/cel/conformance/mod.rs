@@ -17,7 +17,7 @@
 //! Each source's count line says how many cases passed (cel-go's value or error), were refused
 //! (cel-go evaluates them; a limit of this function refuses them, asserted with its message),
 //! were divergent (the test fails) and were skipped (protobuf messages, containers, bindings
-//! Porch never makes; with the reason). README's table must say the same.
+//! Porch never makes; with the reason). The table in `docs/reference.md` must say the same.
 
 mod basic;
 mod checker;
@@ -379,11 +379,11 @@ fn conformance() {
     );
 }
 
-/// README's conformance table is what the sources come to.
+/// The conformance table of `docs/reference.md` is what the sources come to.
 #[test]
-fn readme_counts_are_true() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+fn documented_counts_are_true() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md"))
+        .expect("docs/reference.md");
     let rows: Vec<String> = SOURCES
         .iter()
         .map(|source| {
@@ -402,7 +402,7 @@ fn readme_counts_are_true() {
                 .any(|p| l.starts_with(p))
         })
         .collect();
-    assert_eq!(table, rows, "README.md's CEL conformance table");
+    assert_eq!(table, rows, "docs/reference.md's CEL conformance table");
 }
 
 /// The harness tells a wrong expectation: each of these must fail.
