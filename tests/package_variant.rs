@@ -1450,6 +1450,25 @@ fn config_map_function_config_sets_context_data() {
     );
 }
 
+/// A ConfigMap functionConfig named like the package context (`kptfile.kpt.dev`) sets data in
+/// the real context: the context item is never taken for the functionConfig read back (it was,
+/// and the context was then "not found").
+#[test]
+fn config_map_function_config_named_like_the_context_sets_the_context() {
+    let ctx = context_with("  region: eu\n");
+    let cfg = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n  region: us\n";
+    let (code, out) = run(&resource_list(
+        &[("Kptfile", KPTFILE), ("package-context.yaml", &ctx)],
+        &[],
+        cfg,
+    ));
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("not found"), "{out}");
+    let items = &out[..out.find("\nfunctionConfig:").unwrap_or(out.len())];
+    assert!(items.contains("region: us"), "{items}");
+    assert!(!items.contains("region: eu"), "{items}");
+}
+
 #[test]
 fn config_map_reserved_keys_are_refused() {
     let ctx = context_with("");

@@ -36,6 +36,7 @@ const REPO_1: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo-1
+  namespace: default
   labels: {foo: bar, abc: def}
 "#;
 
@@ -43,6 +44,7 @@ const REPO_2: &str = r#"apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo-2
+  namespace: default
   labels: {foo: bar, abc: def, efg: hij}
 "#;
 
@@ -390,12 +392,14 @@ const REPO_FOO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: foo-repo
+  namespace: default
 ";
 
 const REPO_MY_REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
 kind: Repository
 metadata:
   name: my-repo
+  namespace: default
 ";
 
 fn expr_set(target: &str, template: &str) -> String {
@@ -1074,7 +1078,7 @@ targets:
 #[test]
 fn d22_label_selector_matrix() {
     let cluster = |name: &str, labels: &str| {
-        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  labels: {labels}\n")
+        format!("apiVersion: infra.example.com/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {labels}\n")
     };
     let a = cluster("a", "{env: prod, tier: fe}");
     let b = cluster("b", "{env: dev}");
@@ -1292,7 +1296,7 @@ targets:
     let r2 = "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r2\n";
     let out = run_case(
         &[pr, r1, r2, &x, &custom],
-        &pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec),
+        &pvs("name: my-pvs\nuid: set-uid-1", spec),
         0,
     );
     assert!(
@@ -1318,13 +1322,14 @@ fn create_over_a_name_taken_by_another_package_variant_is_an_error() {
 kind: PackageRevision
 metadata:
   name: up.up.v1
+  namespace: default
 spec: {repository: up, packageName: up, revision: 1}
 ";
     let spec = "upstream: {repo: up, package: up, revision: 1}
 targets:
 - repositories: [{name: r1, packageNames: [new]}, {name: r2, packageNames: [keep]}]
 ";
-    let set = pvs("name: my-pvs\nnamespace: default\nuid: set-uid-1", spec);
+    let set = pvs("name: my-pvs\nuid: set-uid-1", spec);
     let expect_clash = |items: &[&str]| {
         let out = run_case(items, &set, 1);
         let r = results(&out.stdout);
@@ -1930,6 +1935,7 @@ const PR_UP: &str = "apiVersion: porch.kpt.dev/v1alpha1
 kind: PackageRevision
 metadata:
   name: up.up.v1
+  namespace: default
 spec: {repository: up, packageName: up, revision: 1}
 ";
 
@@ -2253,4 +2259,346 @@ fn many_deletions_are_explained_in_linear_time() {
     assert_eq!(r.matches("deletes PackageVariant").count(), N);
     assert!(r.contains(r#"spec.targets[0].repositories does not list "gone-09999". spec.targets[1].repositorySelector: there is no Repository "gone-09999""#), "{}", &r[r.len().saturating_sub(3000)..]);
     assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trust (issue 20): namespaces are never guessed, one identity is one item, what the API
+// server or the PackageVariant function would refuse is refused before anything is emitted.
+
+/// An item with a `metadata.namespace` line added (or not) after its name, and a path.
+fn placed(doc: &str, namespace: Option<&str>, path: Option<&str>) -> String {
+    let name_end = doc
+        .find("\n  name: ")
+        .and_then(|at| doc[at + 1..].find('\n').map(|e| at + 1 + e + 1))
+        .unwrap_or(doc.len());
+    let mut extra = String::new();
+    if let Some(ns) = namespace {
+        extra.push_str(&format!("  namespace: {ns}\n"));
+    }
+    if let Some(p) = path {
+        extra.push_str(&format!(
+            "  annotations:\n    config.kubernetes.io/path: {p}\n    internal.config.kubernetes.io/path: {p}\n"
+        ));
+    }
+    format!("{}{extra}{}", &doc[..name_end], &doc[name_end..])
+}
+
+const TRUST_PR: &str = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: blueprints.base.v1
+spec: {repository: blueprints, packageName: base, revision: 1}
+";
+
+fn trust_repo(name: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: {name}\n  labels: {{site: {name}}}\n"
+    )
+}
+
+/// A set in `metadata` (block lines) over every Repository, labelling each variant with the
+/// Repository's `site` label (so a shadowing Repository would show).
+fn trust_set(metadata: &str) -> String {
+    pvs(
+        metadata,
+        "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- repositorySelector: {}
+  template:
+    labelExprs: [{key: site, valueExpr: \"repository.labels['site']\"}]
+",
+    )
+}
+
+#[test]
+fn a_set_that_names_its_namespace_refuses_a_namespace_less_repository() {
+    // The namespace-less copy came first and shadowed team-a's own Repository of that name.
+    let shadow = placed(&trust_repo("edge1"), None, Some("repos/edge1.yaml"))
+        .replace("site: edge1", "site: elsewhere");
+    let own = placed(&trust_repo("edge1"), Some("team-a"), None);
+    let pr = placed(TRUST_PR, Some("team-a"), None);
+    let out = run_case(
+        &[&pr, &shadow, &own],
+        &trust_set("name: s\nnamespace: team-a"),
+        1,
+    );
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"Repository "edge1" at item 1 (repos/edge1.yaml) has no namespace"#)
+            && r.contains(r#"write metadata.namespace: "team-a""#)
+            && r.contains("path: metadata.namespace"),
+        "{r}"
+    );
+    assert_eq!(r.matches("severity: error").count(), 1, "{r}");
+    // Without the shadow, team-a's Repository is the one read.
+    let out = run_case(&[&pr, &own], &trust_set("name: s\nnamespace: team-a"), 0);
+    assert!(out.stdout.contains("site: edge1"), "{}", out.stdout);
+}
+
+#[test]
+fn a_namespace_less_package_variant_a_set_seems_to_own_is_not_deleted() {
+    let obsolete = placed(
+        &owned_pv_of("s-gone-base", "s", "gone", "base"),
+        None,
+        Some("packagevariants/s-gone-base.yaml"),
+    );
+    let pr = placed(TRUST_PR, Some("team-a"), None);
+    let repo = placed(&trust_repo("edge1"), Some("team-a"), None);
+    let out = run_case(
+        &[&pr, &repo, &obsolete],
+        &trust_set("name: s\nnamespace: team-a"),
+        1,
+    );
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"PackageVariant "s-gone-base" at item 2 (packagevariants/s-gone-base.yaml) has no namespace"#),
+        "{r}"
+    );
+}
+
+/// An owned PackageVariant without `metadata.namespace`.
+fn owned_pv_of(name: &str, owner: &str, repo: &str, package: &str) -> String {
+    format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: {name}
+  labels:
+    config.porch.kpt.dev/packagevariantset: {owner}
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+  downstream: {{repo: {repo}, package: {package}}}
+"
+    )
+}
+
+#[test]
+fn a_set_that_names_its_namespace_refuses_namespace_less_revisions_and_targets() {
+    let set = pvs(
+        "name: s\nnamespace: team-a",
+        "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- objectSelector: {apiVersion: v1, kind: ConfigMap}
+- objectSelector: {apiVersion: v1, kind: Namespace}
+",
+    );
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edge1\n";
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: edge2\n";
+    let out = run_case(&[TRUST_PR, cm, ns], &set, 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"PackageRevision "blueprints.base.v1" at item 0"#)
+            && r.contains(r#"ConfigMap "edge1" at item 1"#),
+        "{r}"
+    );
+    // A Namespace has none: not refused.
+    assert_eq!(r.matches("severity: error").count(), 2, "{r}");
+    // With their namespace, the ConfigMap and the cluster-scoped Namespace are both targets.
+    let pr = placed(TRUST_PR, Some("team-a"), None);
+    let cm = placed(cm, Some("team-a"), None);
+    let out = run_case(&[&pr, &cm, ns], &set, 0);
+    assert_eq!(created(&out.stdout), ["s-edge1-base", "s-edge2-base"]);
+}
+
+#[test]
+fn a_set_without_namespace_takes_namespace_less_items_as_its_own() {
+    let out = run_case(&[TRUST_PR, &trust_repo("edge1")], &trust_set("name: s"), 0);
+    assert_eq!(created(&out.stdout), ["s-edge1-base"]);
+    assert!(out.stdout.contains("namespace: default"), "{}", out.stdout);
+}
+
+#[test]
+fn one_identity_given_twice_is_an_error_naming_both() {
+    let a = placed(&trust_repo("edge1"), Some("default"), Some("repos/a.yaml"));
+    let b = placed(&trust_repo("edge1"), None, None).replace("site: edge1", "site: other");
+    let out = run_case(&[TRUST_PR, &a, &b], &trust_set("name: s"), 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"Repository "default/edge1" is given twice, at item 1 (repos/a.yaml) and at item 2 (no path: not from a package file)"#),
+        "{r}"
+    );
+    // Two PackageRevisions and two PackageVariants of one name too.
+    let pv = owned_pv_of("s-x-base", "someone", "x", "base");
+    let out = run_case(
+        &[TRUST_PR, TRUST_PR, &trust_repo("edge1"), &pv, &pv],
+        &trust_set("name: s"),
+        1,
+    );
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"PackageRevision "default/blueprints.base.v1" is given twice, at item 0"#)
+            && r.contains(r#"PackageVariant "default/s-x-base" is given twice, at item 3"#),
+        "{r}"
+    );
+}
+
+#[test]
+fn the_set_namespace_uid_and_name_must_be_what_the_api_server_takes() {
+    let out = run_case(
+        &[TRUST_PR, &trust_repo("edge1")],
+        &trust_set("name: s\nnamespace: \"$(touch x) x\""),
+        1,
+    );
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("is not a valid Kubernetes namespace") && r.contains("path: metadata.namespace"),
+        "{r}"
+    );
+    assert!(!out.stdout.contains("kubectl get"), "{r}");
+    let out = run_case(
+        &[TRUST_PR, &trust_repo("edge1")],
+        &trust_set("name: s\nuid: not a uid"),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("path: metadata.uid"),
+        "{}",
+        out.stdout
+    );
+    let long = "s".repeat(70);
+    let out = run_case(
+        &[TRUST_PR, &trust_repo("edge1")],
+        &trust_set(&format!("name: {long}")),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("is the value of the owner label"),
+        "{}",
+        out.stdout
+    );
+    let out = run_case(
+        &[TRUST_PR, &trust_repo("edge1")],
+        &trust_set("name: my.set"),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains("must not contain"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn object_selector_api_version_and_kind_are_checked_and_kubectl_lines_are_safe() {
+    let set = |api_version: &str, kind: &str| {
+        pvs(
+            "name: s",
+            &format!(
+                "upstream: {{repo: blueprints, package: base, revision: 1}}
+targets:
+- objectSelector: {{apiVersion: {api_version:?}, kind: {kind:?}}}
+"
+            ),
+        )
+    };
+    let out = run_case(&[TRUST_PR], &set("v1; rm -rf ~", "Config`id`Map"), 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("path: spec.targets[0].objectSelector.apiVersion")
+            && r.contains("path: spec.targets[0].objectSelector.kind"),
+        "{r}"
+    );
+    assert!(!r.contains("kubectl get"), "{r}");
+    // A valid selector with nothing to select: the suggested command is one plain line.
+    let out = run_case(&[TRUST_PR], &set("infra.example.com/v1", "Cluster"), 1);
+    assert!(
+        results(&out.stdout).contains("kubectl get clusters.infra.example.com -n default -o yaml"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_dotted_package_variant_name_is_refused_naming_target_and_field() {
+    let repo = trust_repo("edge1.example.com");
+    let set = pvs(
+        "name: s",
+        "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- repositorySelector: {}
+  template:
+    pipeline:
+      mutators: [{image: gcr.io/kpt-fn/set-labels:v0.2.0, name: labels}]
+",
+    );
+    let out = run_case(&[TRUST_PR, &repo], &set, 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"the selected Repository "edge1.example.com" gives the downstream repo "edge1.example.com", which makes the PackageVariant name "s-edge1.example.com-base""#)
+            && r.contains("must not contain")
+            && r.contains("path: spec.targets[0].repositorySelector"),
+        "{r}"
+    );
+    assert_eq!(r.matches("severity: error").count(), 1, "{r}");
+}
+
+#[test]
+fn a_cut_name_is_not_called_invalid_for_what_only_the_uncut_package_holds() {
+    let package = format!("{}Aa", "a".repeat(80));
+    let set = pvs(
+        "name: s",
+        &format!(
+            "upstream: {{repo: blueprints, package: base, revision: 1}}
+targets:
+- repositories: [{{name: edge1, packageNames: [{package}]}}]
+"
+        ),
+    );
+    let out = run_case(&[TRUST_PR], &set, 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("which no PackageVariant name can hold: it contains the upper-case letter")
+            && r.contains(&format!("The identifier \"s-edge1-{package}\" holds it"))
+            && r.contains("to the valid name \"s-edge1-")
+            && !r.contains("invalid:")
+            && r.contains("path: spec.targets[0].repositories[0].packageNames[0]"),
+        "{r}"
+    );
+}
+
+#[test]
+fn an_owned_variant_whose_name_the_package_variant_function_refuses_is_not_updated() {
+    let owned = placed(
+        &owned_pv_of("custom.name", "s", "edge1", "base"),
+        Some("default"),
+        None,
+    );
+    let out = run_case(
+        &[TRUST_PR, &trust_repo("edge1"), &owned],
+        &pvs(
+            "name: s",
+            "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- repositories: [{name: edge1}]
+",
+        ),
+        1,
+    );
+    let r = results(&out.stdout);
+    assert!(
+        r.contains(r#"owned PackageVariant "custom.name" would be updated"#),
+        "{r}"
+    );
+}
+
+#[test]
+fn template_empty_context_keys_the_package_variant_function_refuses_are_refused() {
+    let set = pvs(
+        "name: s",
+        "upstream: {repo: blueprints, package: base, revision: 1}
+targets:
+- repositories: [{name: edge1}]
+  template:
+    packageContext:
+      data: {\"\": x}
+      removeKeys: [\"\"]
+",
+    );
+    let out = run_case(&[TRUST_PR, &trust_repo("edge1")], &set, 1);
+    let r = results(&out.stdout);
+    assert!(
+        r.contains("path: spec.targets[0].template.packageContext.data")
+            && r.contains("path: spec.targets[0].template.packageContext.removeKeys[0]"),
+        "{r}"
+    );
 }

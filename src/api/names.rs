@@ -1,6 +1,8 @@
-//! Kubernetes object names: what the API server accepts as `metadata.name` of a PackageVariant
-//! (a DNS-1123 subdomain), so that a name it would refuse is refused here first, with the
-//! reason.
+//! Kubernetes names: what the API server accepts as `metadata.name` of a PackageVariant (a
+//! DNS-1123 subdomain), as a namespace (a DNS-1123 label), as a label value, an API group,
+//! version and kind, so that a name it would refuse is refused here first, with the reason.
+//! And the one rule of our own on a PackageVariant's name (no `.`), which both the
+//! PackageVariant function and the set's expander apply.
 
 /// Longest DNS-1123 subdomain.
 pub const MAX_SUBDOMAIN_LEN: usize = 253;
@@ -68,14 +70,142 @@ fn bad_character(name: &str) -> Option<String> {
     let c = name
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '.'))?;
-    Some(if c.is_ascii_uppercase() {
+    Some(bad_char_text(name, c))
+}
+
+/// `c` found in `name`, said with what to write instead when it is an upper-case letter.
+fn bad_char_text(name: &str, c: char) -> String {
+    if c.is_ascii_uppercase() {
         format!(
             "it contains the upper-case letter {c:?} (write {:?})",
             name.to_ascii_lowercase()
         )
     } else {
         format!("it contains {c:?}")
+    }
+}
+
+/// Longest DNS-1123 label (a namespace), label value, or kind.
+pub const MAX_LABEL_LEN: usize = 63;
+
+/// Why `name` is not a DNS-1123 label (what a namespace must be), or `None`.
+pub fn dns1123_label(name: &str) -> Option<String> {
+    let why = if name.is_empty() {
+        "it is empty".to_string()
+    } else if name.len() > MAX_LABEL_LEN {
+        format!(
+            "it is {} characters long, more than {MAX_LABEL_LEN}",
+            name.len()
+        )
+    } else if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        bad_char_text(name, c)
+    } else if name.starts_with('-') || name.ends_with('-') {
+        "it starts or ends with '-'".to_string()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{why}; a lowercase RFC 1123 label must consist of lower case alphanumeric characters \
+         or '-', and must start and end with an alphanumeric character"
+    ))
+}
+
+/// Why `value` is not a valid label value, or `None`: at most 63 characters, alphanumerics,
+/// `-`, `_` and `.`, starting and ending with an alphanumeric (or empty).
+pub fn label_value(value: &str) -> Option<String> {
+    let why = if value.len() > MAX_LABEL_LEN {
+        format!(
+            "it is {} characters long, more than {MAX_LABEL_LEN}",
+            value.len()
+        )
+    } else if let Some(c) = value
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        format!("it contains {c:?}")
+    } else if value.starts_with(['-', '_', '.']) || value.ends_with(['-', '_', '.']) {
+        "it starts or ends with '-', '_' or '.'".to_string()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{why}; a valid label value must be 63 characters or less and consist of alphanumeric \
+         characters, '-', '_' or '.', starting and ending with an alphanumeric character"
+    ))
+}
+
+/// Why `api_version` (`group/version` or a core `version`) is not one the API server serves
+/// under, or `None`: the group a DNS-1123 subdomain, the version a DNS-1035 label (`v1`,
+/// `v1alpha1`).
+pub fn api_version(api_version: &str) -> Option<String> {
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => (Some(g), v),
+        None => (None, api_version),
+    };
+    if let Some(g) = group {
+        if let Some(why) = subdomain_problem(g) {
+            return Some(format!(
+                "its group {g:?} is not a DNS-1123 subdomain: {why}"
+            ));
+        }
+    }
+    dns1035_label(version).map(|why| {
+        format!("its version {version:?} is not a DNS-1035 label (such as \"v1\" or \"v1alpha1\"): {why}")
     })
+}
+
+/// Why `kind` is not a kind name, or `None`: the API server takes a kind whose lower case is a
+/// DNS-1035 label (`ConfigMap`, `WorkloadCluster`).
+pub fn kind(kind: &str) -> Option<String> {
+    dns1035_label(&kind.to_ascii_lowercase()).map(|why| {
+        format!("a kind is a letter then letters and digits (such as \"ConfigMap\"): {why}")
+    })
+}
+
+/// The first thing wrong with `name` as a DNS-1035 label (lower case, a letter first).
+fn dns1035_label(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_string());
+    }
+    if name.len() > MAX_LABEL_LEN {
+        return Some(format!(
+            "it is {} characters long, more than {MAX_LABEL_LEN}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        return Some(format!("it contains {c:?}"));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Some("it does not start with a letter".to_string());
+    }
+    if name.ends_with('-') {
+        return Some("it ends with '-'".to_string());
+    }
+    None
+}
+
+/// What is wrong with `name` as the name of a PackageVariant, said after
+/// `PackageVariant name "<name>" `, or `None`: a name Kubernetes refuses, or a `.` in it,
+/// which Porch's pipeline handling cannot take (the generated function names
+/// `PackageVariant.<pv>.<fn>.<i>` must split into exactly four parts to be recognised, and
+/// replaced, on the next run; Porch piles up a copy per run instead). The PackageVariant
+/// function refuses such a name, and the set's expander refuses to make one.
+pub fn package_variant_name_problem(name: &str) -> Option<String> {
+    if name.contains('.') {
+        return Some(format!(
+            "must not contain \".\": its pipeline functions \
+             (PackageVariant.{name}.<function>.<index>) would not be recognised on the next \
+             run and would pile up"
+        ));
+    }
+    dns1123_subdomain(name).map(|why| format!("is not a valid Kubernetes name: {why}"))
 }
 
 #[cfg(test)]
@@ -120,5 +250,33 @@ mod tests {
         assert!(name_part_problem("a.", false).is_some());
         assert!(name_part_problem("a-.b", false).is_some());
         assert!(name_part_problem("Ab", false).is_some_and(|w| w.contains("\"ab\"")));
+    }
+
+    #[test]
+    fn labels_versions_kinds_and_package_variant_names() {
+        assert_eq!(dns1123_label("team-a"), None);
+        for bad in ["", "Team", "a.b", "-a", "$(touch x) x", &"a".repeat(64)] {
+            assert!(dns1123_label(bad).is_some(), "{bad}");
+        }
+        assert_eq!(label_value(""), None);
+        assert_eq!(label_value("5d1c7a4e-0000_4000.8"), None);
+        for bad in ["-a", "a b", &"a".repeat(64)] {
+            assert!(label_value(bad).is_some(), "{bad}");
+        }
+        for ok in ["v1", "apps/v1", "infra.example.com/v1alpha1"] {
+            assert_eq!(api_version(ok), None, "{ok}");
+        }
+        for bad in ["", "v1 x", "a/b/c", "$(x)/v1", "example.com/", "1v"] {
+            assert!(api_version(bad).is_some(), "{bad}");
+        }
+        assert_eq!(kind("ConfigMap"), None);
+        for bad in ["", "Config Map", "9Lives", "a;b"] {
+            assert!(kind(bad).is_some(), "{bad}");
+        }
+        assert_eq!(package_variant_name_problem("s-edge1-base"), None);
+        assert!(package_variant_name_problem("s-edge1.example.com-base")
+            .is_some_and(|w| w.starts_with("must not contain \".\"")));
+        assert!(package_variant_name_problem("S")
+            .is_some_and(|w| w.starts_with("is not a valid Kubernetes name")));
     }
 }

@@ -60,11 +60,19 @@ impl<'r, 'a> Package<'r, 'a> {
     }
 
     /// True for the functionConfig read back from the package (same apiVersion, kind, name).
+    /// Never the package context: a ConfigMap functionConfig named like it (`kptfile.kpt.dev`)
+    /// sets data in the package's context, which would otherwise be left out as the
+    /// functionConfig and reported "not found".
     pub fn is_config_item(&self, i: usize) -> bool {
         let m = self.meta(i);
-        self.config.as_ref().is_some_and(|c| {
-            m.is_object && c.api_version == m.api_version && c.kind == m.kind && c.name == m.name
-        })
+        let is_context = m.kind == "ConfigMap" && m.name == super::context::CONTEXT_NAME;
+        !is_context
+            && self.config.as_ref().is_some_and(|c| {
+                m.is_object
+                    && c.api_version == m.api_version
+                    && c.kind == m.kind
+                    && c.name == m.name
+            })
     }
 
     /// Indices of the package's own objects: not in-cluster objects, not the functionConfig,

@@ -138,27 +138,17 @@ pub fn reserved_keys(
     out
 }
 
-/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it: the generated
-/// function names `PackageVariant.<pv>.<fn>.<i>` must split into exactly four parts to be
-/// recognised (and replaced) on the next run; Porch piles up a copy per run instead.
+/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it
+/// ([`crate::api::names::package_variant_name_problem`], the rule the set's expander applies
+/// to every PackageVariant it makes).
 fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
     if name.is_empty() {
         err(out, "metadata.name", "missing required field");
-    } else if name.contains('.') {
+    } else if let Some(why) = crate::api::names::package_variant_name_problem(name) {
         err(
             out,
             "metadata.name",
-            format!(
-                "PackageVariant name {name:?} must not contain \".\": its pipeline functions \
-                 (PackageVariant.{name}.<function>.<index>) would not be recognised on the next \
-                 run and would pile up"
-            ),
-        );
-    } else if let Some(why) = crate::api::names::dns1123_subdomain(name) {
-        err(
-            out,
-            "metadata.name",
-            format!("PackageVariant name {name:?} is not a valid Kubernetes name: {why}"),
+            format!("PackageVariant name {name:?} {why}"),
         );
     }
 }

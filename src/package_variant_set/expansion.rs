@@ -19,7 +19,7 @@ use super::record::Records;
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
-use super::validation::validate_package_variant_set;
+use super::validation::{api_server, validate_package_variant_set};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
@@ -195,26 +195,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(set) => set,
         Err(e) => return TypedExpansion::failed(vec![config_error(e)]),
     };
-    let mut results = Vec::new();
-    if set.metadata.name.is_empty() {
-        results.push(
-            ResultItem::error(
-                "is required: it prefixes the name of every PackageVariant of the set",
-            )
-            .field("metadata.name")
-            .on_config(),
-        );
-    } else if let Some(why) = crate::api::names::dns1123_subdomain(&set.metadata.name) {
-        results.push(
-            ResultItem::error(format!(
-                "PackageVariantSet name {:?} is not a valid Kubernetes name, and it prefixes the name of every PackageVariant of the set: {why}",
-                set.metadata.name
-            ))
-            .field("metadata.name")
-            .on_config(),
-        );
-    }
+    let mut results = api_server::metadata(&set);
     results.extend(validate_package_variant_set(&set));
+    results.extend(api_server::object_selectors(&set));
     let policy = read_policy(config).unwrap_or_else(|e| {
         results.push(*e);
         Default::default()
@@ -225,6 +208,11 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     });
     if has_errors(&results) {
         return TypedExpansion::failed(results);
+    }
+    // Only items it can be sure are of its namespace, one per identity.
+    let problems = inputs::scope::check(&set, items);
+    if !problems.is_empty() {
+        return TypedExpansion::failed(problems);
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();
@@ -380,6 +368,26 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe);
     if !clashes.is_empty() {
         return failed(clashes);
+    }
+    // An owned variant keeps its name when updated: it too must be one the PackageVariant
+    // function takes.
+    let refused: Vec<ResultItem> = plan
+        .updates
+        .iter()
+        .filter_map(|&(i, _)| {
+            let name = items.get(i)?.name();
+            let why = crate::api::names::package_variant_name_problem(name)?;
+            Some(
+                ResultItem::error(format!(
+                    "owned PackageVariant {name:?} would be updated, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it: rename it or remove it (the set then creates its variant under a name it can take)"
+                ))
+                .field("metadata.name")
+                .on_item(i),
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        return failed(refused);
     }
     let explainer = Explainer::new(&set, items, &namespace, &contexts);
     let mut results = plan.warnings;

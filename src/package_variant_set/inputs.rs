@@ -4,9 +4,14 @@
 //!
 //! A fleet is mostly Repositories, so they are never copied: an [`Item`] borrows the metadata
 //! the ResourceList already holds, and only the few whole objects are converted to JSON.
+//!
+//! [`scope`]: which of them the set may read (namespaces never guessed, one object per
+//! identity).
+
+pub mod scope;
 
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
-use crate::krm::object::{json_at, ObjectMeta};
+use crate::krm::object::{json_at, ObjectMeta, LEGACY_PATH_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::resource_list::ResourceList;
 use crate::krm::results::ResultItem;
 use crate::yaml;
@@ -86,6 +91,20 @@ impl<'a> Item<'a> {
         }
     }
 
+    /// The file kpt read the item from, if it says.
+    pub fn path(&self) -> Option<&'a str> {
+        match self {
+            Item::Absent => None,
+            Item::Meta(m) => m.path(),
+            Item::Json(v) => {
+                let a = json_at(v, "/metadata/annotations")?;
+                [PATH_ANNOTATION, LEGACY_PATH_ANNOTATION]
+                    .iter()
+                    .find_map(|k| a.get(*k)?.as_str())
+            }
+        }
+    }
+
     /// The label `key`, when it is a string.
     pub fn label(&self, key: &str) -> Option<&'a str> {
         match self {
@@ -134,8 +153,9 @@ impl<'a> Item<'a> {
         }
     }
 
-    /// True for this apiVersion and kind, visible from `namespace` (an item without namespace
-    /// counts as being in it).
+    /// True for this apiVersion and kind, visible from `namespace`. An item without namespace
+    /// counts as being in it: [`scope::check`] has refused such items already where the set
+    /// names its namespace (the kinds that have none aside).
     pub fn is_kind_in_namespace(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
         if self.api_version() != api_version || self.kind() != kind {
             return false;

@@ -194,50 +194,98 @@ pub fn check_downstreams(
 
 /// The first problem of one downstream: the side that made it, the offending value, and the
 /// message. Nothing is built for a downstream without a problem.
+///
+/// The PackageVariant's name is checked as the PackageVariant function checks it
+/// ([`names::package_variant_name_problem`]: a name Kubernetes takes, without `.`), and the
+/// problem is put on the part of the name that holds it. A part that holds what no name can
+/// have, cut off a long name by Porch's 63-byte cut, is reported as the part's own problem,
+/// naming the uncut identifier: the cut name itself is valid.
 fn downstream_problem<'v>(
     set_name: &str,
     repo: &'v str,
     package: &'v str,
     origin: &Origin,
 ) -> Option<(Side, &'v str, String)> {
-    for (value, what) in [(repo, "repo"), (package, "package")] {
-        let why = if value.is_empty() {
-            None
-        } else {
-            match names::name_part_problem(value, what == "package") {
-                Some(why) => Some(why),
-                None => continue,
-            }
-        };
-        let side = if what == "repo" {
+    let side_of = |what: &str| {
+        if what == "repo" {
             origin.repo()
         } else {
             origin.package()
-        };
-        let from = match &side.object {
-            Some(o) => format!("the selected {o} "),
-            None => String::new(),
-        };
-        let message = match why {
-            None => format!(
-                "{from}gives an empty downstream {what}: Porch would refuse the PackageVariant (missing required field spec.downstream.{what})"
-            ),
-            Some(why) => format!(
-                "{from}gives the downstream {what} {value:?}, which makes the PackageVariant name {:?} invalid: {why}; Kubernetes would refuse it",
-                naming::package_variant_name(&naming::identifier(set_name, repo, package))
-            ),
-        };
-        return Some((side, value, message));
+        }
+    };
+    let from = |side: &Side| match &side.object {
+        Some(o) => format!("the selected {o} "),
+        None => String::new(),
+    };
+    for (value, what) in [(repo, "repo"), (package, "package")] {
+        if value.is_empty() {
+            let side = side_of(what);
+            let message = format!(
+                "{}gives an empty downstream {what}: Porch would refuse the PackageVariant (missing required field spec.downstream.{what})",
+                from(&side)
+            );
+            return Some((side, value, message));
+        }
     }
-    // Parts that are fine alone can still make a bad name where Porch cuts a long one.
-    if set_name.len() + repo.len() + package.len() + 2 <= naming::MAX_NAME_LEN {
+    // The common case, decided without building the name: parts of lower-case letters,
+    // digits and '-' (the set's name is checked to be such) make a valid name, save a short
+    // one ending with '-'; a cut one ends with its hash.
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    let long = set_name.len() + repo.len() + package.len() + 2 > naming::MAX_NAME_LEN;
+    if plain(repo) && plain(package) && (long || !package.ends_with('-')) {
         return None;
     }
     let identifier = naming::identifier(set_name, repo, package);
     let name = naming::package_variant_name(&identifier);
-    let why = names::dns1123_subdomain(&name)?;
-    let message = format!(
-        "makes the PackageVariant name {name:?} (cut from {identifier:?}), which is not a valid Kubernetes name: {why}"
-    );
-    Some((origin.package(), package, message))
+    let cut = name != identifier;
+    if let Some(why) = names::package_variant_name_problem(&name) {
+        // The part of the name that holds the problem: its first bad byte, else its end.
+        let at = name
+            .bytes()
+            .position(|b| !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+            .unwrap_or(name.len().saturating_sub(1));
+        let repo_at = set_name.len() + 1;
+        let (value, what) = if at < repo_at + repo.len() {
+            (repo, "repo")
+        } else {
+            (package, "package")
+        };
+        let side = side_of(what);
+        let cut_from = if cut {
+            format!(" (cut from {identifier:?})")
+        } else {
+            String::new()
+        };
+        let message = if name.contains('.') {
+            format!(
+                "{}gives the downstream {what} {value:?}, which makes the PackageVariant name {name:?}{cut_from}: PackageVariant name {name:?} {why}; the PackageVariant function refuses it, so the set does not make it",
+                from(&side)
+            )
+        } else {
+            // What Kubernetes refuses, said of the part where the part says it best.
+            let why = names::name_part_problem(value, what == "package")
+                .or_else(|| names::dns1123_subdomain(&name))
+                .unwrap_or(why);
+            format!(
+                "{}gives the downstream {what} {value:?}, which makes the PackageVariant name {name:?}{cut_from} invalid: {why}; Kubernetes would refuse it",
+                from(&side)
+            )
+        };
+        return Some((side, value, message));
+    }
+    for (value, what) in [(repo, "repo"), (package, "package")] {
+        if let Some(why) = names::name_part_problem(value, what == "package") {
+            // Only where Porch cut the name can a bad part leave it valid.
+            let side = side_of(what);
+            let message = format!(
+                "{}gives the downstream {what} {value:?}, which no PackageVariant name can hold: {why}. The identifier {identifier:?} holds it; Porch cuts that to the valid name {name:?} here, but the same {what} makes a name Kubernetes refuses wherever the identifier is short enough to be the name",
+                from(&side)
+            );
+            return Some((side, value, message));
+        }
+    }
+    None
 }

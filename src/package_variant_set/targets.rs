@@ -2,8 +2,10 @@
 //! Porch API server.
 //!
 //! Porch lists objects in the set's namespace; here the items stand in for that list. So the
-//! namespace rule is explicit: a set without namespace is in `default`, an item without
-//! namespace is taken to be in the set's namespace, and items of other namespaces are invisible.
+//! namespace rule is explicit: a set without namespace is in `default`, items of other
+//! namespaces are invisible, and an item without namespace is in the set's namespace only when
+//! the set names none (a set that names one has refused such items already:
+//! [`super::inputs::scope`]).
 //! Order is target order, then item order (the API server's list order is by name; ours is the
 //! input's, which the caller controls).
 
@@ -77,9 +79,9 @@ pub fn find_upstream(
     });
     found.ok_or_else(|| {
         format!(
-            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from kubectl get {} -n {namespace} -o yaml)",
+            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from {})",
             upstream.package, upstream.revision, upstream.repo,
-            resource_name(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND)
+            kubectl_get(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, namespace)
         )
     })
 }
@@ -139,10 +141,35 @@ fn no_objects_of_kind(
         target: t,
         field: format!("spec.targets[{t}].{field}"),
         message: format!(
-            "no matches for kind {kind:?} in version {api_version:?} among the input items in namespace {namespace:?} (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: kubectl get {} -n {namespace} -o yaml",
-            resource_name(api_version, kind)
+            "no matches for kind {kind:?} in version {api_version:?} among the input items in namespace {namespace:?} (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: {}",
+            kubectl_get(api_version, kind, namespace)
         ),
     }
+}
+
+/// `word` as one word of a shell command a message suggests: as it is when it holds nothing a
+/// shell reads specially, else single-quoted (a `'` inside as `'\''`), so that pasting the
+/// command never runs anything the input wrote.
+pub fn shell_word(word: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,@%+".contains(&b));
+    if plain {
+        word.into()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''")).into()
+    }
+}
+
+/// `kubectl get <resource> -n <namespace> -o yaml`, each word safe to paste
+/// ([`shell_word`]).
+pub fn kubectl_get(api_version: &str, kind: &str, namespace: &str) -> String {
+    format!(
+        "kubectl get {} -n {} -o yaml",
+        shell_word(&resource_name(api_version, kind)),
+        shell_word(namespace)
+    )
 }
 
 /// kubectl's name for a kind's objects: `workloadclusters.infra.nephio.org`, `configmaps`

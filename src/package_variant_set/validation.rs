@@ -9,6 +9,10 @@
 //! Validation collects all problems rather than stopping at the first, as Porch does; Porch then
 //! joins them with "; " into one condition message, we keep them apart so kpt shows each with
 //! its field.
+//!
+//! [`api_server`]: what the API server would refuse of the names the set writes.
+
+pub mod api_server;
 
 use std::collections::HashMap;
 
@@ -285,6 +289,26 @@ fn reserved_context_keys(
                 refuse(out, format!("{f}.removeKeys[{j}]"), key);
             }
         }
+    }
+    // An empty key, which the PackageVariant function refuses in every variant.
+    if pc.data.contains_key("") {
+        err(
+            out,
+            format!("{f}.data"),
+            "must not contain an empty key; name the key",
+        );
+    }
+    for (j, _) in pc
+        .remove_keys
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.is_empty())
+    {
+        err(
+            out,
+            format!("{f}.removeKeys[{j}]"),
+            "must not be an empty key",
+        );
     }
 }
 

@@ -383,12 +383,11 @@ fn other_namespaces_are_invisible() {
         pr("up", "p", 1, Some("team-a")),
         repo("mine", json!({}), Some("team-a")),
         repo("theirs", json!({}), Some("team-b")),
-        repo("no-ns", json!({}), None),
         pv("s-old-p", "s", "old", "p", Some("team-b")),
     ];
     let e = expand(&config, &items);
     assert!(errors(&e).is_empty(), "{:?}", e.results);
-    assert_eq!(created_names(&e), ["s-mine-p", "s-no-ns-p"]);
+    assert_eq!(created_names(&e), ["s-mine-p"]);
     assert!(
         e.deletes.is_empty(),
         "a PackageVariant of another namespace is not ours"
@@ -403,6 +402,17 @@ fn other_namespaces_are_invisible() {
         info.ends_with("; 2 items in namespaces other than \"team-a\" were ignored"),
         "{info}"
     );
+    // One without namespace may come from any namespace: refused, nothing changes.
+    let mut items = items.to_vec();
+    items.push(repo("no-ns", json!({}), None));
+    let e = expand(&config, &items);
+    assert_eq!(errors(&e).len(), 1, "{:?}", e.results);
+    assert!(
+        errors(&e)[0].contains("has no namespace"),
+        "{:?}",
+        errors(&e)
+    );
+    assert_no_changes(&e);
 }
 
 /// W2-shaped (small): a repositorySelector over a fleet, six CEL expressions, existing PVs.
