@@ -5,6 +5,7 @@
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
 //! - [`errors`]: cel-go's error format;
 //! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
+//! - [`conversions`]: `string`, `double`, `int`, `uint` and `bool` as Go's `strconv` and `%g`;
 //! - [`gotime`]: timestamps and durations read from strings as Go reads them;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
 //!
@@ -30,6 +31,7 @@
 
 mod checker;
 mod constants;
+mod conversions;
 mod errors;
 mod gotime;
 mod instrument;

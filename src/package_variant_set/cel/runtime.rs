@@ -23,8 +23,8 @@ use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
 use super::gotime::{duration_function, time_text_function, timestamp_function};
 use super::instrument::{
-    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_FUNCTION,
-    TIME_TEXT_FUNCTION, UTC_FUNCTION,
+    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, ORDERED_FUNCTION, STEP_FUNCTION,
+    TIMESTAMP_FUNCTION, TIME_TEXT_FUNCTION, UTC_FUNCTION,
 };
 use super::Program;
 use super::VARIABLES;
@@ -164,6 +164,28 @@ fn arg_function(meter: Arc<Meter>) -> Function {
             .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
         charge_for(&meter, value.as_ref())?;
         Ok(value)
+    })
+}
+
+/// `@ordered(x)`: a map's keys as a list, sorted (the map's size charged as `@arg` does);
+/// anything else unchanged.
+fn ordered_function(meter: Arc<Meter>) -> Function {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let value = ftx
+            .args
+            .pop()
+            .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+        let Some(map) = value.downcast_ref::<CelMap>() else {
+            return Ok(value);
+        };
+        meter.charge(1 + map.inner().len() as u64 / 10)?;
+        let mut keys: Vec<&CelMapKey> = map.inner().keys().collect();
+        keys.sort();
+        let list: Vec<Box<dyn Val>> = keys
+            .into_iter()
+            .map(|k| k.inner().clone_as_boxed())
+            .collect();
+        Ok(CowVal::owned(CelList::from(list)))
     })
 }
 
@@ -369,7 +391,7 @@ pub struct Bindings {
 
 impl Bindings {
     pub fn new(env: Arc<Env>, upstream: Option<&Value>) -> Self {
-        let mut ctx = Context::with_env(env);
+        let mut ctx = Context::with_env(Arc::clone(&env));
         if let Some(up) = upstream {
             ctx.add_variable_from_value("upstream", up.clone());
         }
@@ -390,12 +412,14 @@ impl Bindings {
             ctx.add_function(STEP_FUNCTION, step),
             ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
             ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
+            ctx.add_function(ORDERED_FUNCTION, ordered_function(Arc::clone(&meter))),
             ctx.add_function(TIME_TEXT_FUNCTION, time_text_function()),
             ctx.add_function(UTC_FUNCTION, utc_function()),
             ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
             ctx.add_function(DURATION_FUNCTION, duration_function()),
         ];
         debug_assert!(registered.iter().all(Result::is_ok));
+        super::conversions::register(&mut ctx, &env);
         Bindings { ctx, meter }
     }
 

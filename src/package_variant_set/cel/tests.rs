@@ -662,3 +662,52 @@ fn time_functions_as_cel_go() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A map is iterated in the order of its keys (issue 20): every macro over it, on every run.
+#[test]
+fn maps_iterate_in_key_order() {
+    let labels: serde_json::Map<String, serde_json::Value> = (0..200)
+        .map(|i| (format!("k{:03}", (i * 37) % 200), json!("v")))
+        .collect();
+    let target = || object_input(&json!({"metadata": {"name": "n", "labels": labels}}));
+    let keys: Vec<String> = {
+        let mut k: Vec<String> = labels.keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let all = keys.join(",");
+    for (expr, want) in [
+        ("target.labels.map(k, k)[0]", keys[0].clone()),
+        ("target.labels.map(k, k)[199]", keys[199].clone()),
+        (
+            "target.labels.filter(k, k.endsWith('7'))[0]",
+            "k007".to_string(),
+        ),
+        (
+            "target.labels.map(k, k).exists(k, k == 'k100') ? 'y' : 'n'",
+            "y".to_string(),
+        ),
+        (
+            "string(size(target.labels.map(k, k + ',')))",
+            "200".to_string(),
+        ),
+        ("{'b': 1, 'a': 2, 'c': 3}.map(k, k)[0]", "a".to_string()),
+        ("string({2: 'x', 1: 'y'}.map(k, k)[0])", "1".to_string()),
+        // An error in the first key stops `all` there, whatever the hash order.
+        (
+            "target.labels.all(k, k != 'k000' || int(k) > 0) ? 'y' : 'n'",
+            "err".to_string(),
+        ),
+    ] {
+        for _ in 0..3 {
+            let got = eval_with(expr, Some(target())).unwrap_or_else(|_| "err".into());
+            assert_eq!(got, want, "{expr}");
+        }
+    }
+    let joined = eval_with(
+        "target.labels.map(k, k).filter(k, true)[0] + ',' + target.labels.map(k, k)[1]",
+        Some(target()),
+    );
+    assert_eq!(joined, Ok(format!("{},{}", keys[0], keys[1])));
+    assert!(all.starts_with("k000,k001"));
+}
