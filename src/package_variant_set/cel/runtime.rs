@@ -51,7 +51,7 @@ pub const MAX_CACHED_PROGRAM_BYTES: usize = 4 << 20;
 /// Most bytes the values of all expressions of one run may take together: each value is
 /// copied into a PackageVariant, and a value copied into every variant of a large set
 /// multiplies with its targets (a 100 KB value in 2,000 variants would be 200 MB of output).
-pub const MAX_OUTPUT_BYTES: u64 = 32 << 20;
+pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
 
 /// The cost of compiling a pattern in the program size class `class` (bytes): half of it,
 /// so a pattern of the largest class costs 8,192 + 65,536 + 524,288 (more than half an
