@@ -1981,3 +1981,121 @@ fn cel_conversions_as_cel_go() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 21: CEL messages that say the fix.
+
+/// An undeclared name gets "did you mean" among the declared variables and the fields of an
+/// object's view, after cel-go's own message and caret.
+#[test]
+fn cel_undeclared_reference_says_did_you_mean() {
+    for (expr, hint) in [
+        ("traget.name", "did you mean 'target.name'?"),
+        ("repository.name + trget.nme", "did you mean 'target.name'?"),
+        ("packageDefualt", "did you mean 'packageDefault'?"),
+    ] {
+        let out = label_expr(expr, 1);
+        let results = results(&out.stdout);
+        assert!(results.contains("undeclared reference to '"), "{results}");
+        assert!(results.contains(hint), "{expr}\n{results}");
+        assert!(
+            results.contains(
+                "(the variables are repoDefault, packageDefault, upstream, target, repository)"
+            ),
+            "{results}"
+        );
+    }
+    insta::assert_snapshot!(results(&label_expr("traget.name", 1).stdout));
+}
+
+/// `no such key` names the target it was evaluated for, lists the keys the map has (the first
+/// 20), the closest one, and how to test for a key a target may lack.
+#[test]
+fn cel_missing_key_names_the_target_and_its_keys() {
+    let selector = "repositorySelector: {matchExpressions: [{key: efg, operator: DoesNotExist}]}";
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            selector,
+            r#"labelExprs: [{key: e, valueExpr: "target.labels['fo']"}]"#,
+        ),
+        1,
+    );
+    let found = results(&out.stdout);
+    for needle in [
+        "no such key: fo; target.labels has the keys abc, foo: did you mean target.labels.foo?",
+        "''fo'' in target.labels ? target.labels[''fo''] : ''''",
+        "(evaluated for the target Repository my-repo-1)",
+    ] {
+        assert!(found.contains(needle), "{needle}\n{found}");
+    }
+    insta::assert_snapshot!(found);
+
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            selector,
+            r#"labelExprs: [{key: e, valueExpr: "repository.nme"}]"#,
+        ),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains(
+            "repository has the keys annotations, labels, name, namespace: did you mean repository.name?"
+        ),
+        "{}",
+        out.stdout
+    );
+
+    // Many labels: the first 20 keys, then how many more.
+    let labels: Vec<String> = (0..45).map(|i| format!("k{i:02}: v")).collect();
+    let repo = format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: edge1\n  namespace: default\n  labels: {{env: prod, {}}}\n",
+        labels.join(", ")
+    );
+    let out = run_case(
+        &[PR_P, &repo],
+        &expr_set(
+            "repositorySelector: {matchLabels: {env: prod}}",
+            r#"labelExprs: [{key: e, valueExpr: "target.labels['region']"}]"#,
+        ),
+        1,
+    );
+    let found = results(&out.stdout);
+    assert!(
+        found.contains("target.labels has the keys env, k00, k01,"),
+        "{found}"
+    );
+    assert!(found.contains("k18, and 26 more"), "{found}");
+    assert!(
+        found.contains("(evaluated for the target Repository default/edge1)"),
+        "{found}"
+    );
+}
+
+/// The compile errors of every expression of the set are reported in one run, with the set's
+/// other errors (here an invalid adoption policy), each on its field.
+#[test]
+fn cel_compile_errors_come_with_the_sets_other_errors() {
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
+targets:
+- repositories: [{name: my-repo-1, packageNames: [a]}]
+  template:
+    labelExprs: [{key: a, valueExpr: \"traget.name\"}, {key: b, valueExpr: \"'a' + 1\"}]
+- repositories: [{name: my-repo-2, packageNames: [b]}]
+  template:
+    adoptionPolicy: bogus
+    downstream: {packageExpr: \"size(\"}
+";
+    let out = run_case(&FIXTURES, &pvs("name: my-pvs\nnamespace: default", spec), 1);
+    let results = results(&out.stdout);
+    for path in [
+        "path: spec.targets[0].template.labelExprs[0].valueExpr",
+        "path: spec.targets[0].template.labelExprs[1].valueExpr",
+        "path: spec.targets[1].template.adoptionPolicy",
+        "path: spec.targets[1].template.downstream.packageExpr",
+    ] {
+        assert!(results.contains(path), "{path}\n{results}");
+    }
+    assert_eq!(results.matches("severity: error").count(), 4, "{results}");
+}

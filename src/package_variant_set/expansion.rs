@@ -214,8 +214,26 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         );
     }
     results.extend(validate_package_variant_set(&set));
+    // Every expression is compiled and type-checked before any is evaluated, and its errors
+    // are reported with the set's other errors: one run shows every mistake of the set.
+    let mut programs = ProgramCache::new();
+    results.extend(
+        set.spec
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+            .flat_map(|(i, t)| {
+                templates::compile_all(&mut programs, t)
+                    .into_iter()
+                    .map(move |e| template_error(i, e))
+                    .collect::<Vec<_>>()
+            }),
+    );
     if has_errors(&results) {
-        return TypedExpansion::failed(results);
+        let mut expansion = TypedExpansion::failed(results);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();
@@ -257,26 +275,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .and_then(Item::json)
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
-    let mut programs = ProgramCache::new();
-    // Every expression is compiled and type-checked before any is evaluated.
-    let compile_errors: Vec<ResultItem> = set
-        .spec
-        .targets
-        .iter()
-        .enumerate()
-        .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
-        .flat_map(|(i, t)| {
-            templates::compile_all(&mut programs, t)
-                .into_iter()
-                .map(move |e| template_error(i, e))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    if !compile_errors.is_empty() {
-        let mut expansion = TypedExpansion::failed(compile_errors);
-        expansion.cel_compilations = programs.compilations();
-        return expansion;
-    }
     let mut renderer = Renderer::new(
         &mut programs,
         set.spec.upstream.as_ref(),

@@ -3,7 +3,7 @@
 //! limits a function running on untrusted configuration needs.
 //!
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
-//! - [`errors`]: cel-go's error format;
+//! - [`errors`]: cel-go's error format; [`suggest`]: "did you mean" in messages;
 //! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
 //! - [`conversions`]: `string`, `double`, `int`, `uint` and `bool` as Go's `strconv` and `%g`;
 //! - [`gotime`]: timestamps and durations read from strings as Go reads them;
@@ -37,6 +37,7 @@ mod gotime;
 mod instrument;
 mod runtime;
 mod stdlib;
+mod suggest;
 mod types;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -312,6 +313,23 @@ fn bracket_depth(source: &str) -> usize {
         }
     }
     max
+}
+
+/// An evaluation error as Porch words it: without what this function adds to say the fix
+/// (the keys a map has, the target it was evaluated for). For tests that compare with Porch.
+#[cfg(test)]
+pub fn porch_words(message: &str) -> String {
+    let message = message
+        .split(" (evaluated for the target ")
+        .next()
+        .unwrap_or(message);
+    match message.find("no such key: ") {
+        Some(at) => {
+            let end = message[at..].find(';').map_or(message.len(), |e| at + e);
+            message[..end].to_string()
+        }
+        None => message.to_string(),
+    }
 }
 
 #[cfg(test)]
