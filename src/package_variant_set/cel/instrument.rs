@@ -28,7 +28,7 @@ use cel::common::ast::{
 
 use super::types::Ty;
 
-/// A map's keys as a list in their order (bools, ints, uints, strings by value); any other
+/// A map's keys as a list in their order (ints, uints, bools, strings, each by value); any other
 /// value unchanged: what a comprehension iterates.
 pub const ORDERED_FUNCTION: &str = "@ordered";
 /// Counts one comprehension iteration.
