@@ -32,9 +32,9 @@ const CONVERSIONS: [&str; 10] = [
 /// The first conversion of a constant that fails, in cel-go's planning order (operands
 /// first, left to right), as cel-go words it.
 pub fn failed_conversion(expr: &IdedExpr) -> Option<String> {
-    let env = std::sync::Arc::new(cel::Env::stdlib());
-    let mut ctx = Context::with_env(std::sync::Arc::clone(&env));
-    super::conversions::register(&mut ctx, &env);
+    let env = super::stdlib_env();
+    let mut ctx = Context::with_env(std::sync::Arc::clone(env));
+    super::conversions::register(&mut ctx, env);
     let registered = [
         ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
         ctx.add_function(DURATION_FUNCTION, duration_function()),

@@ -141,6 +141,13 @@ impl ProgramCache {
     }
 }
 
+/// Porch's environment (the standard library, no optional syntax), built once: building it
+/// for every expression took a good part of compiling one.
+pub(crate) fn stdlib_env() -> &'static Arc<Env> {
+    static ENV: std::sync::OnceLock<Arc<Env>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| Arc::new(Env::stdlib().with_optional_support(false)))
+}
+
 /// Compiles one expression: limits, parse (on a big-stack thread), instrumentation, checks.
 pub fn compile(source: &str) -> Result<Program, String> {
     compile_within(source, MAX_RUN_COST).0
@@ -195,8 +202,7 @@ fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, 
 }
 
 fn parse_and_check(source: &str, regex_budget: u64, spent: &mut u64) -> Result<Program, String> {
-    let parser = Env::stdlib()
-        .with_optional_support(false)
+    let parser = stdlib_env()
         .parser()
         .max_recursion_depth(MAX_AST_DEPTH as u16);
     let (mut expr, info) = parser
