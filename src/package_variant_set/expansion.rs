@@ -206,8 +206,27 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results.push(*e);
         None
     });
+    // Every expression is compiled and type-checked before any is evaluated, and its errors
+    // are reported with the set's other errors: one run shows every mistake of the set.
+    let mut programs = ProgramCache::new();
+    results.extend(
+        set.spec
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+            .flat_map(|(i, t)| {
+                templates::compile_all(&mut programs, t)
+                    .into_iter()
+                    .map(move |e| template_error(i, e))
+                    .collect::<Vec<_>>()
+            }),
+    );
+    results.extend(conditions::compile_all(&set, &mut programs));
     if has_errors(&results) {
-        return TypedExpansion::failed(results);
+        let mut expansion = TypedExpansion::failed(results);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
     }
     // Only items it can be sure are of its namespace, one per identity.
     let problems = inputs::scope::check(&set, items);
@@ -254,27 +273,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .and_then(Item::json)
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
-    let mut programs = ProgramCache::new();
-    // Every expression is compiled and type-checked before any is evaluated.
-    let mut compile_errors: Vec<ResultItem> = set
-        .spec
-        .targets
-        .iter()
-        .enumerate()
-        .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
-        .flat_map(|(i, t)| {
-            templates::compile_all(&mut programs, t)
-                .into_iter()
-                .map(move |e| template_error(i, e))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    compile_errors.extend(conditions::compile_all(&set, &mut programs));
-    if !compile_errors.is_empty() {
-        let mut expansion = TypedExpansion::failed(compile_errors);
-        expansion.cel_compilations = programs.compilations();
-        return expansion;
-    }
     // The targets' `when` conditions (the extension's), before anything is rendered.
     let contexts = match conditions::filter(
         &set,

@@ -130,6 +130,26 @@ struct Live<'r, 'v, 'a> {
     /// CEL's view of the repository, when it is not the selected object.
     repository_val: &'v OnceCell<CelMap<'a>>,
     record: Option<&'r mut Records>,
+    /// The downstream defaults: a `repositories` target's repository and package.
+    defaults: (&'v str, &'v str),
+}
+
+impl Live<'_, '_, '_> {
+    /// The target an evaluation error happened for, as a message names it.
+    fn target_name(&self) -> String {
+        match self.object {
+            Some((object, _)) if object.namespace().is_empty() => {
+                format!("{} {}", object.kind(), object.name())
+            }
+            Some((object, _)) => {
+                format!("{} {}/{}", object.kind(), object.namespace(), object.name())
+            }
+            None => format!(
+                "repository {}, package {}",
+                self.defaults.0, self.defaults.1
+            ),
+        }
+    }
 }
 
 impl Values for Live<'_, '_, '_> {
@@ -146,7 +166,13 @@ impl Values for Live<'_, '_, '_> {
             }
         };
         let program = self.programs.compile(source).map_err(fail)?;
-        let value = self.activation.evaluate(&program).map_err(fail)?;
+        // A target of a selector may be any of many: the error names it.
+        let value = self.activation.evaluate(&program).map_err(|e| {
+            fail(format!(
+                "{e} (evaluated for the target {})",
+                self.target_name()
+            ))
+        })?;
         if let Some(record) = self.record.as_mut() {
             record.push(&value).map_err(|_| {
                 fail("the values of the set's expressions are too large to hold".to_string())
@@ -394,6 +420,7 @@ impl Renderer<'_> {
             object: input.object.map(|o| (o, &target)),
             repository_val: &repository_val,
             record,
+            defaults: (input.repo_default, input.package_default),
         };
         render_spec(
             self.upstream,
