@@ -247,10 +247,7 @@ impl<'a> Emitter<'a> {
     /// the current line (after `- `): comments cannot sit between `- ` and what follows, so an
     /// item with comments before its first key starts on its own line.
     fn item_lead(&mut self, trivia: &Trivia, delta: i64, mut inline: bool) -> bool {
-        if trivia
-            .lead
-            .is_some_and(|l| has_break(&self.src[l.range()]))
-        {
+        if trivia.lead.is_some_and(|l| has_break(&self.src[l.range()])) {
             if inline {
                 while self.out.ends_with(' ') {
                     self.out.pop();
@@ -355,7 +352,11 @@ impl<'a> Emitter<'a> {
             // less indented than its text would be could now be taken for its text.
             Some(_)
                 if delta < 0
-                    && block.is_some_and(|s| s.value.chars().all(|c| matches!(c, '\n' | '\u{2028}' | '\u{2029}'))) =>
+                    && block.is_some_and(|s| {
+                        s.value
+                            .chars()
+                            .all(|c| matches!(c, '\n' | '\u{2028}' | '\u{2029}'))
+                    }) =>
             {
                 double_quote(&mut self.out, block.map_or("", |s| s.value.as_str()));
             }
@@ -366,7 +367,8 @@ impl<'a> Emitter<'a> {
                     // left than its parent moved: its lines must stay indented past the parent.
                     _ if !has_break(&self.src[span.range()]) => 0,
                     _ => {
-                        let out_col = self.out.len() - breaks::line_start(&self.out, self.out.len());
+                        let out_col =
+                            self.out.len() - breaks::line_start(&self.out, self.out.len());
                         (out_col as i64 - self.source_col(span.start() as usize) as i64).max(delta)
                     }
                 };

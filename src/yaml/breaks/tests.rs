@@ -51,7 +51,10 @@ fn line_start_and_position_count_wide_breaks() {
     assert_eq!(line_start("a\r\nb", 3), 3);
     assert_eq!(line_start("a\rb", 2), 2);
     assert_eq!(position("a\r\nb", 3), (2, 1));
-    assert_eq!(first_wide(&text), Some((text.find(LS).unwrap_or(0), '\u{2028}')));
+    assert_eq!(
+        first_wide(&text),
+        Some((text.find(LS).unwrap_or(0), '\u{2028}'))
+    );
     assert!(has_break(&text) && !has_break("é ü"));
 }
 
@@ -147,7 +150,10 @@ fn copies_read_back_the_same() {
         assert_eq!(json["wrapped"]["inner"], want, "{text}");
     }
     // `data` (at column 2) written at the root: its lines move left.
-    let data = node.get("data").cloned().unwrap_or_else(crate::yaml::Node::mapping);
+    let data = node
+        .get("data")
+        .cloned()
+        .unwrap_or_else(crate::yaml::Node::mapping);
     let mut e = crate::yaml::Emitter::new(&src, 0);
     e.node_at(&data, 0, false);
     let back = crate::yaml::parse(&e.out).unwrap_or_else(|err| panic!("{err}\n{}", e.out));
@@ -159,7 +165,11 @@ fn copies_read_back_the_same() {
 /// after a break is on the line kpt names (`kpt fn source` of the same file).
 #[test]
 fn keys_do_not_span_breaks_and_errors_count_them() {
-    for src in ["a\u{2028}b: c\n", "x: 1\na\u{85}: c\n", "[a,\n\u{2029}b]: c\n"] {
+    for src in [
+        "a\u{2028}b: c\n",
+        "x: 1\na\u{85}: c\n",
+        "[a,\n\u{2029}b]: c\n",
+    ] {
         assert!(crate::yaml::parse(src).is_err(), "{src:?}");
     }
     for (tail, kpt_line) in [

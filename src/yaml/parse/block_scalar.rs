@@ -33,11 +33,14 @@ impl Decoder {
     fn text(&mut self, text: &str, brk: char) {
         let more = text.starts_with([' ', '\t']);
         match self.last {
-            Some(false) if self.folded && !more && self.leading == '\n' => {
-                if self.empty.is_empty() {
-                    self.out.push(' ');
-                }
+            // A line feed between two lines of text folds into a space.
+            Some(false)
+                if self.folded && !more && self.leading == '\n' && self.empty.is_empty() =>
+            {
+                self.out.push(' ')
             }
+            // Folded with empty lines between: only the empty lines' breaks are kept.
+            Some(false) if self.folded && !more && self.leading == '\n' => {}
             Some(_) => self.out.push(self.leading),
             None => {}
         }

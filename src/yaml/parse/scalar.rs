@@ -190,8 +190,7 @@ impl<'a> Parser<'a> {
                 LINE_END => return (end, Stop::Eol),
                 COLON => {
                     let n = b.get(i + 1).copied().unwrap_or(0);
-                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) || wide_len(b, i + 1) > 0
-                    {
+                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) || wide_len(b, i + 1) > 0 {
                         return (end, Stop::Colon);
                     }
                     i += 1;
