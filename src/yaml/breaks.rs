@@ -62,6 +62,11 @@ pub fn has_break(text: &str) -> bool {
     next_break(text.as_bytes(), 0).is_some()
 }
 
+/// Whether `text` ends with a line break (of any kind).
+pub fn ends_line(text: &str) -> bool {
+    !text.is_empty() && ends_with_break(text.as_bytes(), text.len())
+}
+
 /// The first line break at or after `from`: where it starts and its length.
 #[inline]
 pub fn next_break(b: &[u8], from: usize) -> Option<(usize, usize)> {

@@ -66,7 +66,7 @@ impl<'a> Emitter<'a> {
         if cut == 0 {
             return;
         }
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
+        if !self.out.is_empty() && !breaks::ends_line(&self.out) {
             self.out.push('\n');
         }
         self.copy_lines(
@@ -93,7 +93,7 @@ impl<'a> Emitter<'a> {
         self.copy_lines(tail, delta);
         // The input may end inside the tail (spaces without a line break): what follows
         // (`results:`, the next key) must start its own line.
-        if !self.out.ends_with('\n') {
+        if !breaks::ends_line(&self.out) {
             self.out.push('\n');
         }
     }
