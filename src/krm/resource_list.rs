@@ -461,8 +461,7 @@ fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
     if let Some(next) = entries.get(i + 1) {
         return next.trivia.lead;
     }
-    let (i, n) = breaks::next_break(src.as_bytes(), list.end() as usize)?;
-    let start = i + n;
+    let start = breaks::next_break(src.as_bytes(), list.end() as usize).map(|(i, n)| i + n)?;
     let rest = &src[start..];
     let mut end = rest.len();
     let mut at = 0;
