@@ -2102,84 +2102,6 @@ fn sync_policy_sync_is_porchs_behaviour() {
         assert!(
             r.contains("1 created (fleet-new-1-up), 1 updated (fleet-old-1-up [spec.labels]), 1 unchanged (fleet-same-1-up), 1 deleted (fleet-gone-1-up)'"),
             "{r}"
-// Issue 20: CEL as cel-go, continued.
-
-/// A map is iterated in the order of its keys: `target.labels.map(k, k)[0]` is the smallest
-/// label key on every run (cel-go iterates a Go map in random order; the package name would
-/// change between runs, and each run would delete the previous run's variant).
-#[test]
-fn cel_map_iteration_is_in_key_order() {
-    let labels: Vec<String> = (0..60)
-        .map(|i| format!("l{:02}: v{i}", (i * 7) % 60))
-        .collect();
-    let repo = format!(
-        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: edge1\n  namespace: default\n  labels: {{{}}}\n",
-        labels.join(", ")
-    );
-    let config = expr_set(
-        "repositorySelector: {matchLabels: {l00: v0}}",
-        "downstream: {packageExpr: \"target.labels.map(k, k)[0] + '-' + target.labels.filter(k, k.endsWith('9'))[0]\"}\nlabelExprs: [{key: last, valueExpr: \"target.labels.map(k, target.labels[k])[59]\"}]",
-    );
-    for _ in 0..4 {
-        let out = run_case(&[PR_P, &repo], &config, 0);
-        assert!(out.stdout.contains("package: l00-l09"), "{}", out.stdout);
-        assert!(out.stdout.contains("last: v"), "{}", out.stdout);
-        // l59 is label i where i * 7 % 60 == 59: i = 17.
-        assert!(out.stdout.contains("last: v17"), "{}", out.stdout);
-    }
-}
-
-/// Conversions as cel-go v0.26.1 makes them: a double printed by Go's `%g`, strings read by
-/// Go's `strconv` (a value beyond the largest double is an error, `T` is true).
-#[test]
-fn cel_conversions_as_cel_go() {
-    let out = expr_case(
-        "labelExprs:\n- {key: million, valueExpr: \"string(1e6)\"}\n- {key: inf, valueExpr: \"string(1.0/0.0)\"}\n- {key: small, valueExpr: \"string(1e-7)\"}\n- {key: plain, valueExpr: \"string(100000.0)\"}\n- {key: t, valueExpr: \"string(bool('T'))\"}\n- {key: f, valueExpr: \"string(bool('F'))\"}\n- {key: infinity, valueExpr: \"string(double('-Infinity'))\"}\n- {key: hex, valueExpr: \"string(double('0x1p-2'))\"}\n- {key: nanos, valueExpr: \"string(int(duration('1.5s')))\"}",
-        0,
-    );
-    for line in [
-        "million: \"1e+06\"",
-        "inf: +Inf",
-        "small: \"1e-07\"",
-        "plain: \"100000\"",
-        "t: \"true\"",
-        "f: \"false\"",
-        "infinity: -Inf",
-        "hex: \"0.25\"",
-        "nanos: \"1500000000\"",
-    ] {
-        assert!(out.stdout.contains(line), "{line} not in\n{}", out.stdout);
-    }
-    // Refused as cel-go refuses them: constants when the program is built, a target's value
-    // when it is evaluated.
-    for (expr, message) in [
-        (
-            "string(double('1e309'))",
-            "type conversion error from 'string' to 'double'",
-        ),
-        (
-            "string(int('0x10'))",
-            "type conversion error from 'string' to 'int'",
-        ),
-        (
-            "string(uint('+1'))",
-            "type conversion error from 'string' to 'uint'",
-        ),
-        (
-            "string(bool('yes'))",
-            "type conversion error from 'string' to 'bool'",
-        ),
-        (
-            "string(double(string(size(target.repo)) + 'e999'))",
-            "type conversion error from 'string' to 'double'",
-        ),
-    ] {
-        let out = label_expr(expr, 1);
-        let results = results(&out.stdout);
-        assert!(results.contains(message), "{expr}\n{results}");
-        assert!(
-            results.contains("path: spec.targets[0].template.labelExprs[0].valueExpr"),
-            "{results}"
         );
     }
 }
@@ -2679,6 +2601,91 @@ targets:
             && r.contains("path: spec.targets[0].template.packageContext.removeKeys[0]"),
         "{r}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 20: CEL as cel-go, continued.
+
+/// A map is iterated in the order of its keys: `target.labels.map(k, k)[0]` is the smallest
+/// label key on every run (cel-go iterates a Go map in random order; the package name would
+/// change between runs, and each run would delete the previous run's variant).
+#[test]
+fn cel_map_iteration_is_in_key_order() {
+    let labels: Vec<String> = (0..60)
+        .map(|i| format!("l{:02}: v{i}", (i * 7) % 60))
+        .collect();
+    let repo = format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: edge1\n  namespace: default\n  labels: {{{}}}\n",
+        labels.join(", ")
+    );
+    let config = expr_set(
+        "repositorySelector: {matchLabels: {l00: v0}}",
+        "downstream: {packageExpr: \"target.labels.map(k, k)[0] + '-' + target.labels.filter(k, k.endsWith('9'))[0]\"}\nlabelExprs: [{key: last, valueExpr: \"target.labels.map(k, target.labels[k])[59]\"}]",
+    );
+    for _ in 0..4 {
+        let out = run_case(&[PR_P, &repo], &config, 0);
+        assert!(out.stdout.contains("package: l00-l09"), "{}", out.stdout);
+        assert!(out.stdout.contains("last: v"), "{}", out.stdout);
+        // l59 is label i where i * 7 % 60 == 59: i = 17.
+        assert!(out.stdout.contains("last: v17"), "{}", out.stdout);
+    }
+}
+
+/// Conversions as cel-go v0.26.1 makes them: a double printed by Go's `%g`, strings read by
+/// Go's `strconv` (a value beyond the largest double is an error, `T` is true).
+#[test]
+fn cel_conversions_as_cel_go() {
+    let out = expr_case(
+        "labelExprs:\n- {key: million, valueExpr: \"string(1e6)\"}\n- {key: inf, valueExpr: \"string(1.0/0.0)\"}\n- {key: small, valueExpr: \"string(1e-7)\"}\n- {key: plain, valueExpr: \"string(100000.0)\"}\n- {key: t, valueExpr: \"string(bool('T'))\"}\n- {key: f, valueExpr: \"string(bool('F'))\"}\n- {key: infinity, valueExpr: \"string(double('-Infinity'))\"}\n- {key: hex, valueExpr: \"string(double('0x1p-2'))\"}\n- {key: nanos, valueExpr: \"string(int(duration('1.5s')))\"}",
+        0,
+    );
+    for line in [
+        "million: \"1e+06\"",
+        "inf: +Inf",
+        "small: \"1e-07\"",
+        "plain: \"100000\"",
+        "t: \"true\"",
+        "f: \"false\"",
+        "infinity: -Inf",
+        "hex: \"0.25\"",
+        "nanos: \"1500000000\"",
+    ] {
+        assert!(out.stdout.contains(line), "{line} not in\n{}", out.stdout);
+    }
+    // Refused as cel-go refuses them: constants when the program is built, a target's value
+    // when it is evaluated.
+    for (expr, message) in [
+        (
+            "string(double('1e309'))",
+            "type conversion error from 'string' to 'double'",
+        ),
+        (
+            "string(int('0x10'))",
+            "type conversion error from 'string' to 'int'",
+        ),
+        (
+            "string(uint('+1'))",
+            "type conversion error from 'string' to 'uint'",
+        ),
+        (
+            "string(bool('yes'))",
+            "type conversion error from 'string' to 'bool'",
+        ),
+        (
+            "string(double(string(size(target.repo)) + 'e999'))",
+            "type conversion error from 'string' to 'double'",
+        ),
+    ] {
+        let out = label_expr(expr, 1);
+        let results = results(&out.stdout);
+        assert!(results.contains(message), "{expr}\n{results}");
+        assert!(
+            results.contains("path: spec.targets[0].template.labelExprs[0].valueExpr"),
+            "{results}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Issue 21: CEL messages that say the fix.
 
