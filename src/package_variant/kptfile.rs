@@ -144,7 +144,9 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
             Some(name) => (
                 "True",
                 "ConfigInjected",
-                format!("injected resource {name:?} from cluster"),
+                p.source
+                    .clone()
+                    .unwrap_or_else(|| format!("injected resource {name:?} from cluster")),
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
@@ -267,6 +269,7 @@ mod tests {
             field: None,
             invalid_value: None,
             hints: vec![],
+            source: None,
         }
     }
 

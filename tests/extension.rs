@@ -1,0 +1,460 @@
+//! The extension kinds (`fn.kpt.dev/v1alpha1` PackageVariant and PackageVariantSet) through
+//! the binary: Porch's fields behave as under Porch's kinds, the extension's fields are refused
+//! under Porch's apiVersion with a hint, and point-keyed injection (`spec.injection`) fills
+//! each point from its own source, with every error of the design a test here.
+
+mod common;
+
+use common::{resource_list, results_section, run, KPTFILE};
+
+/// An injection point `ConfigMap/<name>` in `<name>.yaml` with a placeholder value.
+fn point(name: &str, mode: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  annotations:
+    kpt.dev/config-injection: {mode}
+    config.kubernetes.io/path: {name}.yaml
+data:
+  db: placeholder
+"
+    )
+}
+
+/// An in-cluster ConfigMap `<name>` in `namespace` with `db: <value>`.
+fn in_cluster(name: &str, namespace: &str, value: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: {namespace}
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+data:
+  db: {value}
+"
+    )
+}
+
+/// A Published PackageRevision and its PackageRevisionResources (shared/databases at
+/// `revision`), with one ConfigMap `us-east1` whose `primary` is `value`.
+fn package_revision(revision: i64, value: &str, namespace: &str) -> [String; 2] {
+    let meta = format!(
+        "  name: shared.databases.v{revision}
+  namespace: {namespace}
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+"
+    );
+    [
+        format!(
+            "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+{meta}spec: {{repository: shared, packageName: databases, revision: {revision}, lifecycle: Published}}
+"
+        ),
+        format!(
+            "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevisionResources
+metadata:
+{meta}spec:
+  repository: shared
+  packageName: databases
+  revision: {revision}
+  resources:
+    Kptfile: |
+      apiVersion: kpt.dev/v1
+      kind: Kptfile
+      metadata:
+        name: databases
+    dbs.yaml: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: us-east1
+      data:
+        primary: {value}
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: eu
+      data:
+        primary: pg.eu
+"
+        ),
+    ]
+}
+
+/// An extension PackageVariant `my-pv` with `spec` lines appended (indented by two).
+fn pv(api_version: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: {api_version}
+kind: PackageVariant
+metadata:
+  name: my-pv
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+  downstream: {{repo: deployments, package: base}}
+{extra}"
+    )
+}
+
+const EXT: &str = "fn.kpt.dev/v1alpha1";
+const PORCH: &str = "config.porch.kpt.dev/v1alpha1";
+
+/// The three points and three sources of the design's example.
+fn three_sources() -> Vec<String> {
+    let [pr, prr] = package_revision(3, "pg.us-east1", "default");
+    vec![
+        KPTFILE.to_string(),
+        point("regional-endpoints", "required"),
+        point("team", "required"),
+        point("db-endpoints", "optional"),
+        in_cluster("us-east1-endpoints", "default", "db.us-east1.example.com"),
+        pr,
+        prr,
+    ]
+}
+
+const THREE_ENTRIES: &str = "  injection:
+  - bindingPoint: regional-endpoints
+    clusterResource: {name: us-east1-endpoints}
+  - bindingPoint: team
+    directResource: {data: {chargeCode: cd}}
+  - bindingPoint: db-endpoints
+    packageResource: {repo: shared, package: databases, name: us-east1}
+";
+
+/// `rl` with `extra` items appended to its items.
+fn with_items(rl: &str, extra: &[String]) -> String {
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let list = resource_list(&extra, "");
+    let items = &list[list.find("items:\n").map_or(0, |i| i + 7)..];
+    let at = rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1);
+    format!("{}{items}{}", &rl[..at], &rl[at..])
+}
+
+fn go(items: &[String], config: &str) -> common::Run {
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    run(&resource_list(&items, config))
+}
+
+/// Exit 1 and an error result with `message` (a part of it) at `field`.
+fn assert_error(out: &common::Run, message: &str, field: &str) {
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    // YAML's single quotes write a quote twice.
+    let results = results_section(&out.stdout).replace("''", "'");
+    assert!(results.contains(message), "{message:?} not in\n{results}");
+    assert!(
+        results.contains(&format!("path: {field}\n"))
+            || results.contains(&format!("path: '{field}'\n")),
+        "{field} not in\n{results}"
+    );
+}
+
+#[test]
+fn three_points_of_one_kind_each_from_its_own_source() {
+    let out = go(&three_sources(), &pv(EXT, THREE_ENTRIES));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let s = &out.stdout;
+    for want in [
+        "      kpt.dev/injected-resource: cluster:ConfigMap/us-east1-endpoints\n",
+        "    db: db.us-east1.example.com\n",
+        "      kpt.dev/injected-resource: inline:PackageVariant/my-pv\n",
+        "    chargeCode: cd\n",
+        "      kpt.dev/injected-resource: package:shared/databases@3:ConfigMap/us-east1\n",
+        "    primary: pg.us-east1\n",
+        "    - conditionType: config.injection.ConfigMap.regional-endpoints\n",
+        "    - conditionType: config.injection.ConfigMap.team\n",
+        "revision 3 (the highest Published revision given)",
+    ] {
+        assert!(s.contains(want), "{want:?} not in\n{s}");
+    }
+    // The optional point has no readiness gate.
+    assert!(!s.contains("- conditionType: config.injection.ConfigMap.db-endpoints"));
+    // A second run on the output (with the sources again: objects fed through stdin are not
+    // written out) changes nothing.
+    let again = run(&with_items(&out.stdout, &three_sources()[4..]));
+    assert_eq!(again.code, 0);
+    assert_eq!(
+        common::items_section(&again.stdout),
+        common::items_section(&out.stdout)
+    );
+}
+
+#[test]
+fn a_fixed_revision_is_read_and_the_highest_published_floats() {
+    let mut items = three_sources();
+    let [pr4, prr4] = package_revision(4, "pg.v4", "default");
+    items.extend([pr4, prr4]);
+    let out = go(&items, &pv(EXT, THREE_ENTRIES));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("    primary: pg.v4\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out
+        .stdout
+        .contains("revision 4 (the highest Published revision given)"));
+    let fixed = THREE_ENTRIES.replace("name: us-east1}", "name: us-east1, revision: 3}");
+    let out = go(&items, &pv(EXT, &fixed));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("    primary: pg.us-east1\n"));
+    assert!(out
+        .stdout
+        .contains("package:shared/databases@3:ConfigMap/us-east1"));
+}
+
+#[test]
+fn points_not_bound_keep_porchs_injectors() {
+    let mut items = three_sources();
+    items.push(in_cluster("db-endpoints", "default", "from-injector"));
+    let entries = "  injectors:\n  - name: db-endpoints\n  - name: team\n  injection:\n  - bindingPoint: regional-endpoints\n    clusterResource: {name: us-east1-endpoints}\n";
+    let out = go(&items, &pv(EXT, entries));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let s = &out.stdout;
+    // The bound point from its entry only, although the injector would match it too; the
+    // other points of the kind from the first injector that matches, as under Porch.
+    assert!(s.contains("kpt.dev/injected-resource: cluster:ConfigMap/us-east1-endpoints"));
+    assert_eq!(
+        s.matches("      kpt.dev/injected-resource: db-endpoints\n")
+            .count(),
+        2,
+        "{s}"
+    );
+    assert!(s.contains("message: injected resource \"db-endpoints\" from cluster\n"));
+    assert!(s.contains("- message: 'required injection point ConfigMap/team: injected data of in-cluster ConfigMap \"db-endpoints\"'"));
+}
+
+#[test]
+fn the_extension_kind_without_extension_fields_behaves_as_porchs() {
+    let items = [
+        KPTFILE.to_string(),
+        common::PACKAGE_CONTEXT.to_string(),
+        point("endpoints", "required"),
+        in_cluster("endpoints", "default", "x"),
+    ];
+    let spec = "  packageContext: {data: {a: b}}\n  injectors:\n  - name: endpoints\n";
+    let porch = go(&items, &pv(PORCH, spec));
+    let ext = go(&items, &pv(EXT, spec));
+    assert_eq!(porch.code, 0, "{}", porch.stdout);
+    assert_eq!(ext.code, porch.code);
+    assert_eq!(
+        common::items_section(&ext.stdout),
+        common::items_section(&porch.stdout)
+    );
+    assert_eq!(
+        results_section(&ext.stdout).replace(EXT, PORCH),
+        results_section(&porch.stdout)
+    );
+}
+
+#[test]
+fn extension_fields_under_porchs_api_version_are_refused_with_a_hint() {
+    let out = go(&three_sources(), &pv(PORCH, THREE_ENTRIES));
+    assert_error(
+        &out,
+        "unknown field \"injection\": injection is an extension of this function, not a field of Porch's PackageVariant; write apiVersion: fn.kpt.dev/v1alpha1 to use it",
+        "spec.injection",
+    );
+    // Nothing changed.
+    assert!(!out.stdout.contains("kpt.dev/injected-resource"));
+}
+
+#[test]
+fn an_unknown_binding_point_has_did_you_mean() {
+    let entries = THREE_ENTRIES.replace("bindingPoint: team", "bindingPoint: teams");
+    let out = go(&three_sources(), &pv(EXT, &entries));
+    assert_error(
+        &out,
+        "no injection point named \"teams\" in the package; did you mean \"team\"?",
+        "spec.injection[1].bindingPoint",
+    );
+    let entries = THREE_ENTRIES.replace("bindingPoint: team", "bindingPoint: zzz");
+    let out = go(&three_sources(), &pv(EXT, &entries));
+    assert_error(
+        &out,
+        "no injection point named \"zzz\" in the package; its points are db-endpoints, regional-endpoints, team",
+        "spec.injection[1].bindingPoint",
+    );
+}
+
+#[test]
+fn two_points_of_one_name_are_an_error_naming_both_files() {
+    let mut items = three_sources();
+    items.push(
+        "apiVersion: hr.example.com/v1alpha1
+kind: Team
+metadata:
+  name: team
+  annotations:
+    kpt.dev/config-injection: optional
+    config.kubernetes.io/path: hr/team.yaml
+spec: {}
+"
+        .to_string(),
+    );
+    let out = go(&items, &pv(EXT, THREE_ENTRIES));
+    assert_error(
+        &out,
+        "two injection points are named \"team\": Team/team (hr/team.yaml) and ConfigMap/team (team.yaml); binding points are named by metadata.name, so rename one",
+        "metadata.name",
+    );
+}
+
+#[test]
+fn each_entry_gives_exactly_one_source() {
+    let two = THREE_ENTRIES.replace(
+        "    directResource: {data: {chargeCode: cd}}\n",
+        "    directResource: {data: {chargeCode: cd}}\n    clusterResource: {name: x}\n",
+    );
+    let out = go(&three_sources(), &pv(EXT, &two));
+    assert_error(
+        &out,
+        "gives clusterResource and directResource: give exactly one source per entry",
+        "spec.injection[1]",
+    );
+    let none = THREE_ENTRIES.replace("    directResource: {data: {chargeCode: cd}}\n", "");
+    let out = go(&three_sources(), &pv(EXT, &none));
+    assert_error(
+        &out,
+        "gives no source: give exactly one of clusterResource, directResource and packageResource",
+        "spec.injection[1]",
+    );
+}
+
+#[test]
+fn a_source_of_another_kind_is_refused() {
+    let entries = THREE_ENTRIES.replace(
+        "directResource: {data: {chargeCode: cd}}",
+        "directResource: {apiVersion: hr.example.com/v1alpha1, kind: Team, spec: {chargeCode: cd}}",
+    );
+    let out = go(&three_sources(), &pv(EXT, &entries));
+    assert_error(
+        &out,
+        "kind \"Team\" does not match injection point \"team\" (v1 ConfigMap): leave it out or write \"ConfigMap\"",
+        "spec.injection[1].directResource.kind",
+    );
+    let r = results_section(&out.stdout);
+    assert!(
+        r.contains("apiVersion \"hr.example.com/v1alpha1\" does not match"),
+        "{r}"
+    );
+    assert!(
+        r.contains("injection point \"team\" (v1 ConfigMap) takes data, not spec"),
+        "{r}"
+    );
+    let entries = THREE_ENTRIES.replace(
+        "{repo: shared, package: databases, name: us-east1}",
+        "{repo: shared, package: databases, name: us-east1, kind: Secret}",
+    );
+    let out = go(&three_sources(), &pv(EXT, &entries));
+    assert_error(
+        &out,
+        "kind \"Secret\" does not match injection point \"db-endpoints\" (v1 ConfigMap)",
+        "spec.injection[2].packageResource.kind",
+    );
+}
+
+#[test]
+fn a_missing_source_leaves_a_required_gate_false_naming_what_to_pass() {
+    let items: Vec<String> = three_sources()
+        .into_iter()
+        .filter(|i| !i.contains("us-east1-endpoints") && !i.contains("PackageRevision"))
+        .collect();
+    let out = go(&items, &pv(EXT, THREE_ENTRIES));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let s = &out.stdout;
+    // Required: a warning, the condition False, the gate in place.
+    assert!(s.contains("- message: 'required injection point ConfigMap/regional-endpoints not filled: no in-cluster ConfigMap \"us-east1-endpoints\" in namespace \"default\": pass it as an item annotated config.porch.kpt.dev/in-cluster: \"true\" (kubectl get configmap us-east1-endpoints -n default -o yaml)'\n  severity: warning\n"), "{s}");
+    assert!(
+        s.contains(
+            "    - type: config.injection.ConfigMap.regional-endpoints\n      status: \"False\"\n"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("    - conditionType: config.injection.ConfigMap.regional-endpoints\n"));
+    // Optional: info, no gate; the message names what to pass.
+    assert!(s.contains("optional injection point ConfigMap/db-endpoints not filled: no Published PackageRevision of shared/databases among the in-cluster items of namespace \"default\": pass them (kubectl get packagerevisions -n default -o yaml"), "{s}");
+    assert!(s.contains("  severity: info\n"));
+    let fixed = THREE_ENTRIES.replace("name: us-east1}", "name: us-east1, revision: 7}");
+    let out = go(&items, &pv(EXT, &fixed));
+    assert!(out.stdout.contains("no PackageRevisionResources of shared/databases revision 7 among the in-cluster items of namespace \"default\": pass it (kubectl get packagerevisionresources -n default -o yaml"), "{}", out.stdout);
+    let other = THREE_ENTRIES.replace("name: us-east1}", "name: nowhere}");
+    let out = go(&three_sources(), &pv(EXT, &other));
+    assert!(
+        out.stdout.contains(
+            "package shared/databases revision 3 has no ConfigMap \"nowhere\" at apiVersion v1"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_source_from_another_namespace_is_an_error() {
+    let items: Vec<String> = three_sources()
+        .into_iter()
+        .map(|i| {
+            i.replace(
+                "name: us-east1-endpoints\n  namespace: default",
+                "name: us-east1-endpoints\n  namespace: team-b",
+            )
+        })
+        .collect();
+    let out = go(&items, &pv(EXT, THREE_ENTRIES));
+    assert_error(
+        &out,
+        "in-cluster ConfigMap \"us-east1-endpoints\" is in namespace \"team-b\", not the PackageVariant's namespace \"default\": a variant injects only from its own namespace",
+        "metadata.namespace",
+    );
+    let mut items = three_sources();
+    items.retain(|i| !i.contains("PackageRevision"));
+    items.extend(package_revision(3, "pg", "team-b"));
+    let fixed = THREE_ENTRIES.replace("name: us-east1}", "name: us-east1, revision: 3}");
+    let out = go(&items, &pv(EXT, &fixed));
+    assert_error(
+        &out,
+        "PackageRevisionResources shared.databases.v3 of shared/databases is in namespace \"team-b\", not the PackageVariant's namespace \"default\"",
+        "metadata.namespace",
+    );
+}
+
+#[test]
+fn a_namespaceless_cluster_object_is_refused_when_the_variant_names_its_namespace() {
+    let items: Vec<String> = three_sources()
+        .into_iter()
+        .map(|i| {
+            i.replace(
+                "name: us-east1-endpoints\n  namespace: default\n",
+                "name: us-east1-endpoints\n",
+            )
+        })
+        .collect();
+    let config =
+        pv(EXT, THREE_ENTRIES).replace("  name: my-pv\n", "  name: my-pv\n  namespace: default\n");
+    let out = go(&items, &config);
+    assert_error(
+        &out,
+        "in-cluster object ConfigMap/us-east1-endpoints has no namespace",
+        "metadata.namespace",
+    );
+}
+
+#[test]
+fn one_entry_per_point() {
+    let entries =
+        format!("{THREE_ENTRIES}  - bindingPoint: team\n    directResource: {{data: {{a: b}}}}\n");
+    let out = go(&three_sources(), &pv(EXT, &entries));
+    assert_error(
+        &out,
+        "binds injection point \"team\", which spec.injection[1] binds already: one entry per point",
+        "spec.injection[3].bindingPoint",
+    );
+}
