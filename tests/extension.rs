@@ -458,3 +458,127 @@ fn one_entry_per_point() {
         "spec.injection[3].bindingPoint",
     );
 }
+
+// ------------------------------------------------------------------ owned resources
+
+const OWNED_ENTRIES: &str =
+    "  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: extra}, data: {a: b}}
+  - packageResource: {repo: shared, package: databases, apiVersion: v1, kind: ConfigMap, name: eu}
+";
+
+/// The output's ResourceList run again with the sources and another functionConfig.
+fn again(out: &common::Run, config: &str) -> common::Run {
+    let rl = &out.stdout;
+    let items = &rl[..rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1)];
+    let mut next = with_items(items, &three_sources()[4..]);
+    next.push_str("functionConfig:\n");
+    for line in config.lines() {
+        next.push_str(&format!("  {line}\n"));
+    }
+    run(&next)
+}
+
+#[test]
+fn resources_without_a_binding_point_are_owned_added_updated_and_removed() {
+    let config = pv(EXT, &format!("{THREE_ENTRIES}{OWNED_ENTRIES}"));
+    let out = go(&three_sources(), &config);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let s = &out.stdout;
+    assert!(s.contains("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: extra\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-extra.yaml\n      internal.config.kubernetes.io/path: injected/configmap-extra.yaml\n  data:\n    a: b\n"), "{s}");
+    assert!(s.contains("    name: eu\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-eu.yaml\n"), "{s}");
+    assert!(s.contains("added ConfigMap/extra to the package (injected/configmap-extra.yaml), owned by PackageVariant \"my-pv\" (spec.injection[3])"));
+    // The next run changes nothing.
+    let same = again(&out, &config);
+    assert_eq!(same.code, 0, "{}", same.stdout);
+    assert_eq!(
+        common::items_section(&same.stdout),
+        common::items_section(&out.stdout)
+    );
+    // An entry's new value updates its resource in place.
+    let changed = config.replace("data: {a: b}", "data: {a: c}");
+    let updated = again(&out, &changed);
+    assert_eq!(updated.code, 0, "{}", updated.stdout);
+    let u = &updated.stdout;
+    assert!(u.contains("    name: extra\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-extra.yaml\n      internal.config.kubernetes.io/path: injected/configmap-extra.yaml\n  data:\n    a: c\n"), "{u}");
+    assert!(u.contains("updated ConfigMap/extra (injected/configmap-extra.yaml)"));
+    // An entry removed removes its resource.
+    let fewer = config.replace(OWNED_ENTRIES, "");
+    let removed = again(&out, &fewer);
+    assert_eq!(removed.code, 0, "{}", removed.stdout);
+    let items = common::items_section(&removed.stdout);
+    assert!(
+        !items.contains("name: extra\n") && !items.contains("name: eu\n"),
+        "{items}"
+    );
+    assert!(removed.stdout.contains("removed ConfigMap/extra (injected/configmap-extra.yaml): PackageVariant \"my-pv\" owns it and no entry of spec.injection adds it any more"));
+    // A package revision missing on a later run keeps its owned resource, with a warning.
+    let rl = &out.stdout;
+    let items = &rl[..rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1)];
+    let mut next = with_items(items, &three_sources()[4..5]);
+    next.push_str("functionConfig:\n");
+    for line in config.lines() {
+        next.push_str(&format!("  {line}\n"));
+    }
+    let kept = run(&next);
+    assert_eq!(kept.code, 0, "{}", kept.stdout);
+    assert!(common::items_section(&kept.stdout).contains("    primary: pg.eu\n"));
+    assert!(kept.stdout.contains("kept ConfigMap/eu (injected/configmap-eu.yaml) as it is: no Published PackageRevision of shared/databases"));
+}
+
+#[test]
+fn an_owned_resource_never_overwrites_one_the_variant_does_not_own() {
+    let mut items = three_sources();
+    items.push("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  annotations:\n    config.kubernetes.io/path: extra.yaml\ndata: {mine: x}\n".to_string());
+    let config = pv(EXT, &format!("{THREE_ENTRIES}{OWNED_ENTRIES}"));
+    let out = go(&items, &config);
+    assert_error(
+        &out,
+        "spec.injection[3] would overwrite ConfigMap/extra (extra.yaml), which PackageVariant \"my-pv\" does not own: a variant never overwrites what it does not own",
+        "metadata.name",
+    );
+    assert!(!out.stdout.contains("injected/configmap-extra.yaml"));
+    // Owned by another variant: the same.
+    let other = items.last().cloned().unwrap_or_default().replace(
+        "    config.kubernetes.io/path: extra.yaml\n",
+        "    config.kubernetes.io/path: injected/configmap-extra.yaml\n    package-variant.fn.kpt.dev/owner: other-pv\n",
+    );
+    *items.last_mut().unwrap() = other;
+    let out = go(&items, &config);
+    assert_error(
+        &out,
+        "(it is owned by PackageVariant \"other-pv\")",
+        "metadata.name",
+    );
+    // A file at the owned path, of another name, is not overwritten either.
+    let at_path = items
+        .last()
+        .cloned()
+        .unwrap_or_default()
+        .replace("name: extra\n", "name: mine\n")
+        .replace("    package-variant.fn.kpt.dev/owner: other-pv\n", "");
+    *items.last_mut().unwrap() = at_path;
+    let out = go(&items, &config);
+    assert_error(
+        &out,
+        "spec.injection[3] would overwrite ConfigMap/mine (injected/configmap-extra.yaml)",
+        "metadata.name",
+    );
+}
+
+#[test]
+fn a_whole_resource_needs_its_identity() {
+    let config = pv(EXT, "  injection:\n  - directResource: {data: {a: b}}\n");
+    let out = go(&three_sources(), &config);
+    assert_error(
+        &out,
+        "a directResource without bindingPoint is a whole resource added to the package: write its apiVersion",
+        "spec.injection[0].directResource.apiVersion",
+    );
+    let config = pv(EXT, "  injection:\n  - clusterResource: {name: x}\n");
+    let out = go(&three_sources(), &config);
+    assert_error(
+        &out,
+        "clusterResource needs a bindingPoint (the point gives its kind)",
+        "spec.injection[0].bindingPoint",
+    );
+}

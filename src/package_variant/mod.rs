@@ -14,6 +14,7 @@ pub mod binding;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
+pub mod owned;
 pub mod package;
 pub mod package_resource;
 pub mod pipeline;
@@ -47,6 +48,9 @@ pub struct PackageVariant {
     /// is not injected (it may come from any namespace).
     pub written_namespace: Option<String>,
     pub spec: PackageVariantSpec,
+    /// True for the extension kind (`fn.kpt.dev/v1alpha1`): its owned resources are kept in
+    /// step with `spec.injection` ([`owned`]); Porch's kind never touches them.
+    pub extension: bool,
 }
 
 impl PackageVariant {
@@ -104,6 +108,7 @@ impl PackageVariant {
             name: meta.name,
             written_namespace: meta.namespace,
             spec,
+            extension: api_version == EXTENSION_API_VERSION,
         })
     }
 }
@@ -207,6 +212,13 @@ fn apply(
         results.push(r.unwrap_or_else(|| point_result(&pkg, &p)));
         points.push(p);
     }
+    // The extension's resources without a binding point: added, updated, removed.
+    let owned = if pv.extension {
+        owned::apply(&mut pkg, &pv, &plan.owned, &in_cluster)?
+    } else {
+        owned::Outcome::default()
+    };
+    results.extend(owned.results);
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
     if needs_conditions(&mut pkg, k, &points)? {
@@ -214,7 +226,10 @@ fn apply(
             .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
     }
     results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
-    Ok((pkg.into_changes(), results))
+    let mut changes = pkg.into_changes();
+    changes.added.extend(owned.added);
+    changes.removed.extend(owned.removed);
+    Ok((changes, results))
 }
 
 /// Porch leaves `info` and `status` alone when there are no points and no gates or conditions;
