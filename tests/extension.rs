@@ -582,3 +582,111 @@ fn a_whole_resource_needs_its_identity() {
         "spec.injection[0].bindingPoint",
     );
 }
+
+// ------------------------------------------------------------------ package revisions without Porch
+
+fn recipe(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/package-revision-resources.sh"
+        ))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The example's PackageRevisionResources is what the recipe builds from its `databases/`.
+#[test]
+fn the_recipe_builds_the_examples_package_revision() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = recipe(&[
+        &format!("{root}/examples/point-injection/databases"),
+        "shared",
+        "databases",
+        "3",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let file = std::fs::read_to_string(format!(
+        "{root}/examples/point-injection/in-cluster/databases.yaml"
+    ))
+    .unwrap();
+    let body: String = file
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), body);
+}
+
+/// A local directory as a package revision: its files read back exactly (a file that starts
+/// with spaces, one without a final newline, one in a subdirectory), the revision floats to
+/// it, and a hidden directory is left out.
+#[test]
+fn a_local_directory_is_a_package_revision_through_the_recipe() {
+    let dir = std::env::temp_dir().join(format!("pv-recipe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(
+        dir.join("Kptfile"),
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: databases\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("sub/dbs.yml"), "  # indented comment first\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1\ndata:\n  note: |\n    two\n    lines\n  primary: \"pg: 1\"").unwrap();
+    std::fs::write(dir.join(".git/x.yaml"), "not: read\n").unwrap();
+    let out = recipe(&[dir.to_str().unwrap(), "shared", "databases", "5", "team-a"]);
+    assert!(out.status.success(), "{out:?}");
+    let objects = String::from_utf8(out.stdout).unwrap();
+    assert!(!objects.contains("not: read"));
+    let docs: Vec<String> = objects
+        .split("\n---\n")
+        .map(|d| format!("{}\n", d.trim_end()))
+        .collect();
+    assert_eq!(docs.len(), 2);
+    let mut items = vec![KPTFILE.to_string(), point("db-endpoints", "required")];
+    items.extend(docs);
+    let config = pv(EXT, "  injection:\n  - bindingPoint: db-endpoints\n    packageResource: {repo: shared, package: databases, name: us-east1}\n")
+        .replace("  name: my-pv\n", "  name: my-pv\n  namespace: team-a\n");
+    let run = go(&items, &config);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("  data:\n    note: |\n      two\n      lines\n    primary: 'pg: 1'\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("package:shared/databases@5:ConfigMap/us-east1"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Bad arguments: exit 2 with the usage.
+    let bad = recipe(&["/nonexistent", "shared", "databases", "v3"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("REVISION must be a number"));
+}
+
+/// `--help` names the extension kinds and lists the fields they add.
+#[test]
+fn help_lists_the_extension_kinds_and_their_fields() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for part in [
+        "  PackageVariant,    fn.kpt.dev/v1alpha1 ",
+        "\nPackageVariant (fn.kpt.dev/v1alpha1)\n  Every field of PackageVariant (config.porch.kpt.dev/v1alpha1), plus (docs/extensions.md):\n",
+        "\n  spec.injection[].bindingPoint (string)\n",
+        "\n  spec.injection[].packageResource.revision (integer)\n",
+        "\nPackageVariantSet (fn.kpt.dev/v1alpha1)\n",
+    ] {
+        assert!(help.contains(part), "--help lacks {part:?}");
+    }
+    // Porch's fields are listed once, under Porch's kinds.
+    assert_eq!(
+        help.matches("\n  spec.upstream.revision (integer)\n")
+            .count(),
+        2
+    );
+}
