@@ -58,13 +58,14 @@ fn meta_str<'v>(v: &'v Value, pointer: &str) -> &'v str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
-/// kpt's bookkeeping annotations (file, index, ids): kept from the existing item, never part
-/// of what the variant owns.
+/// kpt's bookkeeping annotations (file, index, ids, and the upstream identifier `kpt pkg
+/// update` adds): kept from the existing item, never part of what the variant owns.
 fn is_kpt_annotation(key: &str) -> bool {
     key != LOCAL_CONFIG_ANNOTATION
         && (key.starts_with("config.kubernetes.io/")
             || key.starts_with("internal.config.kubernetes.io/")
-            || key.starts_with("config.k8s.io/"))
+            || key.starts_with("config.k8s.io/")
+            || key.starts_with("internal.kpt.dev/"))
 }
 
 /// The resource of each owned entry, with the owner annotation, in entry order.
