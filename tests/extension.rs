@@ -690,3 +690,185 @@ fn help_lists_the_extension_kinds_and_their_fields() {
         2
     );
 }
+
+// ------------------------------------------------------------------ the set
+
+/// An extension PackageVariantSet over the three `env: prod` Repositories, whose template fills
+/// each variant's three points from sources named by CEL, and one more target whose template
+/// uses only Porch's fields.
+fn extension_set() -> String {
+    "apiVersion: fn.kpt.dev/v1alpha1
+kind: PackageVariantSet
+metadata:
+  name: my-set
+spec:
+  upstream: {repo: blueprints, package: base, revision: 1}
+  targets:
+  - repositorySelector:
+      matchLabels: {env: prod}
+    template:
+      injection:
+      - bindingPoint: regional-endpoints
+        clusterResource: {nameExpr: \"repository.labels['region'] + '-endpoints'\"}
+      - bindingPoint: team
+        directResource: {data: {team: web}}
+        dataExprs:
+        - {key: region, valueExpr: \"repository.labels['region']\"}
+      - bindingPoint: db-endpoints
+        packageResource: {repo: shared, package: databases, nameExpr: \"repository.labels['region']\"}
+  - repositories:
+    - name: staging
+"
+    .to_string()
+}
+
+fn fleet() -> Vec<String> {
+    let mut items = vec![common::UPSTREAM_PR.to_string()];
+    for (name, region) in [
+        ("edge-1", "us-east1"),
+        ("edge-2", "eu-west1"),
+        ("edge-3", "asia-east1"),
+    ] {
+        items.push(common::repository(
+            name,
+            &format!("{{env: prod, region: {region}}}"),
+        ));
+    }
+    items.push(common::repository("staging", "{env: staging}"));
+    items
+}
+
+/// The documents of the `items:` of an output ResourceList that are PackageVariants, each as
+/// a block mapping at column 0.
+fn variants(out: &str) -> Vec<String> {
+    let items = common::items_section(out);
+    let mut docs: Vec<String> = Vec::new();
+    for line in items.lines().skip(1) {
+        if let Some(rest) = line.strip_prefix("- ") {
+            docs.push(format!("{rest}\n"));
+        } else if let (Some(doc), Some(rest)) = (docs.last_mut(), line.strip_prefix("  ")) {
+            doc.push_str(rest);
+            doc.push('\n');
+        }
+    }
+    docs.retain(|d| d.contains("kind: PackageVariant\n"));
+    docs
+}
+
+#[test]
+fn the_extension_set_emits_extension_variants_where_a_template_uses_injection() {
+    let items: Vec<String> = fleet();
+    let out = go(&items, &extension_set());
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let vs = variants(&out.stdout);
+    assert_eq!(vs.len(), 4, "{}", out.stdout);
+    let ext: Vec<&String> = vs
+        .iter()
+        .filter(|v| v.starts_with("apiVersion: fn.kpt.dev/v1alpha1\n"))
+        .collect();
+    assert_eq!(ext.len(), 3, "{vs:#?}");
+    let staging = vs
+        .iter()
+        .find(|v| v.contains("name: my-set-staging-base"))
+        .unwrap();
+    assert!(
+        staging.starts_with("apiVersion: config.porch.kpt.dev/v1alpha1\n"),
+        "{staging}"
+    );
+    assert!(!staging.contains("injection"));
+    let edge2 = vs
+        .iter()
+        .find(|v| v.contains("name: my-set-edge-2-base"))
+        .unwrap();
+    for want in [
+        "  - bindingPoint: regional-endpoints\n    clusterResource:\n      name: eu-west1-endpoints\n",
+        "    directResource:\n      data:\n        team: web\n        region: eu-west1\n",
+        "    packageResource:\n      repo: shared\n      package: databases\n      name: eu-west1\n",
+    ] {
+        assert!(edge2.contains(want), "{want:?} not in\n{edge2}");
+    }
+    // Run again on its own output: nothing changes (the extension variants are the set's own).
+    let again = run(&out.stdout);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(
+        common::items_section(&again.stdout),
+        common::items_section(&out.stdout)
+    );
+    // Each variant on its own package: its points from its region's sources.
+    for (v, region) in ext.iter().zip(["us-east1", "eu-west1", "asia-east1"]) {
+        let [pr, prr] = package_revision(3, &format!("pg.{region}"), "default");
+        let prr = prr.replace("name: us-east1\n", &format!("name: {region}\n"));
+        let pkg = [
+            KPTFILE.to_string(),
+            point("regional-endpoints", "required"),
+            point("team", "required"),
+            point("db-endpoints", "optional"),
+            in_cluster(
+                &format!("{region}-endpoints"),
+                "default",
+                &format!("db.{region}"),
+            ),
+            pr,
+            prr,
+        ];
+        let applied = go(&pkg, v);
+        assert_eq!(applied.code, 0, "{v}\n{}", applied.stdout);
+        let s = &applied.stdout;
+        assert!(s.contains(&format!("    db: db.{region}\n")), "{s}");
+        assert!(s.contains(&format!("    region: {region}\n")), "{s}");
+        assert!(s.contains(&format!("    primary: pg.{region}\n")), "{s}");
+    }
+}
+
+#[test]
+fn the_set_moves_a_variant_between_porchs_kind_and_the_extensions() {
+    let out = go(&fleet(), &extension_set());
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // Without injection in the template, the set's variants go back to Porch's kind.
+    let porch_only = extension_set().replace(
+        &extension_set()[extension_set().find("      injection:").unwrap()
+            ..extension_set().find("  - repositories:").unwrap()],
+        "      labels: {tier: web}\n",
+    );
+    let rl = &out.stdout;
+    let at = rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1);
+    let mut next = rl[..at].to_string();
+    next.push_str("functionConfig:\n");
+    for line in porch_only.lines() {
+        next.push_str(&format!("  {line}\n"));
+    }
+    let back = run(&next);
+    assert_eq!(back.code, 0, "{}", back.stdout);
+    let vs = variants(&back.stdout);
+    assert_eq!(vs.len(), 4, "{}", back.stdout);
+    assert!(
+        vs.iter()
+            .all(|v| v.starts_with("apiVersion: config.porch.kpt.dev/v1alpha1\n")),
+        "{vs:#?}"
+    );
+    assert!(vs.iter().all(|v| !v.contains("injection")));
+}
+
+#[test]
+fn template_injection_under_porchs_set_is_refused_and_empty_names_are_errors() {
+    let porch = extension_set().replace(
+        "apiVersion: fn.kpt.dev/v1alpha1",
+        "apiVersion: config.porch.kpt.dev/v1alpha2",
+    );
+    let out = go(&fleet(), &porch);
+    assert_error(
+        &out,
+        "unknown field \"injection\": injection is an extension of this function, not a field of Porch's PackageVariantSet; write apiVersion: fn.kpt.dev/v1alpha1 to use it",
+        "spec.targets[0].template.injection",
+    );
+    let empty = extension_set().replace(
+        "repository.labels['region']\"}\n  - repositories",
+        "'' \"}\n  - repositories",
+    );
+    let out = go(&fleet(), &empty);
+    assert_error(
+        &out,
+        "gives an empty name: the PackageVariant would refuse it",
+        "spec.targets[0].template.injection[2].packageResource.nameExpr",
+    );
+}

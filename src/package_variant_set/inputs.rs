@@ -5,7 +5,9 @@
 //! A fleet is mostly Repositories, so they are never copied: an [`Item`] borrows the metadata
 //! the ResourceList already holds, and only the few whole objects are converted to JSON.
 
-use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use crate::api::package_variant::{
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use crate::krm::object::{json_at, ObjectMeta};
 use crate::krm::resource_list::ResourceList;
 use crate::krm::results::ResultItem;
@@ -191,7 +193,8 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
     let mut errors = Vec::new();
     for (i, m) in rl.items.metas().enumerate() {
         if !(m.is(PACKAGE_REVISION.0, PACKAGE_REVISION.1)
-            || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND))
+            || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)
+            || m.is(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND))
         {
             continue;
         }
