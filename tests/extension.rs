@@ -872,3 +872,116 @@ fn template_injection_under_porchs_set_is_refused_and_empty_names_are_errors() {
         "spec.targets[0].template.injection[2].packageResource.nameExpr",
     );
 }
+
+// ------------------------------------------------------------------ hostile sizes
+
+#[path = "../benches/support/hostile_values.rs"]
+mod hostile_values;
+
+/// 30,000 points bound from 30,000 sources (10,000 each from the cluster, inline and one
+/// package revision): all injected, in bounded time (only a quadratic path or a hang fails).
+#[test]
+fn thirty_thousand_bound_points_are_linear() {
+    let n = 30_000;
+    let start = std::time::Instant::now();
+    let out = run(&hostile_values::bound_points(n));
+    assert!(start.elapsed() < std::time::Duration::from_secs(120), "took {:?}", start.elapsed());
+    assert_eq!(out.code, 0, "{}", &out.stdout[out.stdout.len().saturating_sub(2000)..]);
+    let items = common::items_section(&out.stdout);
+    assert!(items.contains("    v: cluster-0\n"));
+    assert!(items.contains("    v: inline-1\n"));
+    assert!(items.contains("    v: package-2\n"));
+    assert!(items.contains(&format!("    v: package-{}\n", n - 1)));
+    assert_eq!(items.matches("    v: placeholder\n").count(), 0);
+}
+
+// ------------------------------------------------------------------ pipeline placement
+
+/// A Kptfile whose pipeline has two upstream mutators, `set-labels` and `apply-setters`.
+const KPTFILE_WITH_PIPELINE: &str = "apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: pkg
+  annotations:
+    config.kubernetes.io/path: Kptfile
+pipeline:
+  mutators:
+  - name: set-labels
+    image: set-labels:v0.1
+  - name: apply-setters
+    image: apply-setters:v0.1
+";
+
+fn mutator_names(out: &str) -> Vec<String> {
+    let node = package_variant::yaml::parse(out).unwrap();
+    let json = package_variant::yaml::to_json(&node).unwrap();
+    let kptfile = json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "Kptfile")
+        .unwrap();
+    kptfile["pipeline"]["mutators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn the_variants_functions_are_placed_where_the_extension_says() {
+    let items = [KPTFILE_WITH_PIPELINE.to_string()];
+    let pipeline = "  pipeline:\n    mutators:\n    - {name: ns, image: set-namespace:v0.4}\n";
+    let ours = "PackageVariant.my-pv.ns.0";
+    for (placement, want) in [
+        ("", [ours, "set-labels", "apply-setters"]),
+        ("  pipelinePlacement: {position: first}\n", [ours, "set-labels", "apply-setters"]),
+        ("  pipelinePlacement: {position: last}\n", ["set-labels", "apply-setters", ours]),
+        (
+            "  pipelinePlacement: {position: before, function: apply-setters}\n",
+            ["set-labels", ours, "apply-setters"],
+        ),
+        (
+            "  pipelinePlacement: {position: after, function: apply-setters}\n",
+            ["set-labels", "apply-setters", ours],
+        ),
+    ] {
+        let config = pv(EXT, &format!("{pipeline}{placement}"));
+        let out = go(&items, &config);
+        assert_eq!(out.code, 0, "{placement}\n{}", out.stdout);
+        assert_eq!(mutator_names(&out.stdout), want, "{placement}");
+        // Idempotent: the next run moves nothing.
+        let again = run(&out.stdout);
+        assert_eq!(common::items_section(&again.stdout), common::items_section(&out.stdout), "{placement}");
+        // From another placement, the next run moves the functions (as after kpt pkg update).
+        let other = pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: last}}\n"));
+        let rl = &out.stdout;
+        let at = rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1);
+        let mut moved = rl[..at].to_string();
+        moved.push_str("functionConfig:\n");
+        for line in other.lines() {
+            moved.push_str(&format!("  {line}\n"));
+        }
+        let moved = run(&moved);
+        assert_eq!(mutator_names(&moved.stdout), ["set-labels", "apply-setters", ours]);
+    }
+}
+
+#[test]
+fn a_placement_it_cannot_follow_is_an_error() {
+    let items = [KPTFILE_WITH_PIPELINE.to_string()];
+    let pipeline = "  pipeline:\n    mutators:\n    - {name: ns, image: set-namespace:v0.4}\n";
+    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: after, function: apply-setter}}\n")));
+    assert_error(
+        &out,
+        "spec.pipelinePlacement: no function named \"apply-setter\" in the Kptfile's pipeline.mutators to place the variant's functions after; its named functions are set-labels, apply-setters",
+        "pipeline.mutators",
+    );
+    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: middle}}\n")));
+    assert_error(&out, "unknown position \"middle\"; write one of first, last, before, after", "spec.pipelinePlacement.position");
+    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: before}}\n")));
+    assert_error(&out, "position before needs function", "spec.pipelinePlacement.function");
+    let out = go(&items, &pv(PORCH, &format!("{pipeline}  pipelinePlacement: {{position: last}}\n")));
+    assert_error(&out, "pipelinePlacement is an extension of this function", "spec.pipelinePlacement");
+}

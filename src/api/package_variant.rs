@@ -25,7 +25,7 @@ pub const PACKAGE_VARIANT_KIND: &str = "PackageVariant";
 /// Porch's kinds. A group Porch does not serve, so nobody applies one to Porch by mistake.
 pub const EXTENSION_API_VERSION: &str = "fn.kpt.dev/v1alpha1";
 /// The PackageVariant spec fields only the extension kind takes; Porch's schema refuses them.
-pub const EXTENSION_FIELDS: &[&str] = &["injection"];
+pub const EXTENSION_FIELDS: &[&str] = &["injection", "pipelinePlacement"];
 /// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
 pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
 
@@ -172,6 +172,26 @@ pub struct PackageResource {
     pub kind: String,
     #[serde(default, deserialize_with = "null_default")]
     pub name: String,
+}
+
+/// `spec.pipelinePlacement` (extension): where the variant's functions go in each Kptfile
+/// pipeline list. Porch puts them first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelinePlacement {
+    /// `first` (Porch's, the default), `last`, `before` or `after`.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub position: String,
+    /// For `before` and `after`: the `name` of an upstream function of the list.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub function: String,
 }
 
 /// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
@@ -340,6 +360,9 @@ pub struct PackageVariantSpec {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub injection: Vec<InjectionEntry>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): where the variant's functions go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_placement: Option<PipelinePlacement>,
 }
 
 impl PackageVariantSpec {

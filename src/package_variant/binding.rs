@@ -313,6 +313,8 @@ pub fn fill(
         let m = rl.meta(u);
         objects.insert((m.group(), m.kind.as_str(), m.name.as_str()), u);
     }
+    // In-cluster objects of other namespaces, the same way, built when first needed.
+    let mut others: Option<HashMap<(&str, &str, &str), usize>> = None;
     for (i, p) in bound.iter_mut() {
         let i = *i;
         let e = &entries[i];
@@ -341,8 +343,10 @@ pub fn fill(
                     })
                 }
                 None => {
-                    if let Some(err) = elsewhere(pkg, pv, target, &c.name) {
-                        return Err(vec![err]);
+                    let others = others.get_or_insert_with(|| other_namespaces(pkg, pv));
+                    let key = (target.group(), target.kind.as_str(), c.name.as_str());
+                    if let Some(&u) = others.get(&key) {
+                        return Err(vec![elsewhere(pkg, pv, u)]);
                     }
                     let ns = pv.namespace();
                     Err(format!(
@@ -488,34 +492,37 @@ fn check_namespace(pkg: &Package, pv: &PackageVariant, u: usize) -> Result<(), B
     }
 }
 
-/// An in-cluster object of the point's group and kind named `name` in another namespace: the
-/// entry names it, but a variant injects only from its own namespace.
-fn elsewhere(
-    pkg: &Package,
+/// The in-cluster objects of other namespaces than the variant's, by (group, kind, name): the
+/// first of each.
+fn other_namespaces<'r>(
+    pkg: &Package<'r, '_>,
     pv: &PackageVariant,
-    target: &ObjectMeta,
-    name: &str,
-) -> Option<ResultItem> {
+) -> HashMap<(&'r str, &'r str, &'r str), usize> {
     let ns = pv.namespace();
-    (0..pkg.len())
-        .filter(|&u| pkg.is_in_cluster(u))
-        .find(|&u| {
-            let m = pkg.meta(u);
-            m.name == name
-                && m.kind == target.kind
-                && m.group() == target.group()
-                && m.namespace.as_deref().is_some_and(|n| n != ns)
-        })
-        .map(|u| {
-            let m = pkg.meta(u);
-            ResultItem::error(format!(
-                "in-cluster {} {name:?} is in namespace {:?}, not the PackageVariant's \
-                 namespace {ns:?}: a variant injects only from its own namespace; pass the \
-                 object of namespace {ns:?}",
-                m.kind,
-                m.namespace.as_deref().unwrap_or("")
-            ))
-            .field("metadata.namespace")
-            .on_item(u)
-        })
+    let rl = pkg.rl;
+    let mut out = HashMap::new();
+    for u in (0..pkg.len()).filter(|&u| pkg.is_in_cluster(u)) {
+        let m = rl.meta(u);
+        if m.namespace.as_deref().is_some_and(|n| n != ns) {
+            out.entry((m.group(), m.kind.as_str(), m.name.as_str()))
+                .or_insert(u);
+        }
+    }
+    out
+}
+
+/// The error for an in-cluster object `u` of another namespace that an entry names: a
+/// variant injects only from its own namespace.
+fn elsewhere(pkg: &Package, pv: &PackageVariant, u: usize) -> ResultItem {
+    let ns = pv.namespace();
+    let m = pkg.meta(u);
+    ResultItem::error(format!(
+        "in-cluster {} {:?} is in namespace {:?}, not the PackageVariant's namespace {ns:?}: \
+         a variant injects only from its own namespace; pass the object of namespace {ns:?}",
+        m.kind,
+        m.name,
+        m.namespace.as_deref().unwrap_or("")
+    ))
+    .field("metadata.namespace")
+    .on_item(u)
 }

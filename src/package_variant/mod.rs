@@ -18,6 +18,7 @@ pub mod owned;
 pub mod package;
 pub mod package_resource;
 pub mod pipeline;
+pub mod placement;
 pub mod validation;
 
 use crate::api::package_variant::{
@@ -143,7 +144,10 @@ fn apply(
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
     let json = PackageVariant::json_of(config)?;
     let pv = PackageVariant::from_json(meta.clone(), json)?;
-    let problems = validate(&pv.name, &pv.spec);
+    let mut problems = validate(&pv.name, &pv.spec);
+    if let Some(p) = &pv.spec.pipeline_placement {
+        problems.extend(placement::check(p));
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -162,10 +166,12 @@ fn apply(
 
     // 2. Kptfile pipeline.
     let k = kptfile::find_root(&pkg).map_err(one)?;
-    pipeline::apply(
+    let placement = pv.spec.pipeline_placement.as_ref();
+    pipeline::apply_placed(
         pkg.tree_mut(k).map_err(one)?,
         &pv.name,
         pv.spec.pipeline.as_ref(),
+        &|field, others| placement::index(placement, field, others),
     )
     .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
 

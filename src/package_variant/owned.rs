@@ -207,7 +207,17 @@ pub fn apply(
     }
     let ours = |pkg: &Package, i: usize| pkg.meta(i).annotation(OWNER_ANNOTATION) == Some(&pv.name);
     let mut errors = Vec::new();
-    let mut kept: Vec<usize> = Vec::new();
+    let mut kept: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    // This variant's owned items by (kind, name), for entries whose source is missing.
+    let mut owned_by_name: HashMap<(String, String), usize> = HashMap::new();
+    for &j in &items {
+        if ours(pkg, j) {
+            let m = pkg.meta(j);
+            owned_by_name
+                .entry((m.kind.clone(), m.name.clone()))
+                .or_insert(j);
+        }
+    }
     let mut seen: HashMap<Key, usize> = HashMap::new();
     for (i, wanted) in wanted {
         let value = match wanted {
@@ -215,13 +225,9 @@ pub fn apply(
             Wanted::Keep { kind, name, why } => {
                 // The source is not among the items this run: an owned resource of that kind
                 // and name stays as it is; without one there is nothing to add.
-                let existing = items.iter().copied().find(|&j| {
-                    let m = pkg.meta(j);
-                    ours(pkg, j) && m.kind == kind && m.name == name
-                });
-                match existing {
+                match owned_by_name.get(&(kind.clone(), name.clone())).copied() {
                     Some(j) => {
-                        kept.push(j);
+                        kept.insert(j);
                         outcome.results.push(
                             ResultItem::warning(format!(
                                 "kept {kind}/{name} ({}) as it is: {why}",
@@ -253,7 +259,7 @@ pub fn apply(
         let describe = format!("{}/{}", key.0, key.2);
         match by_key.get(&key).copied() {
             Some(item) if ours(pkg, item) => {
-                kept.push(item);
+                kept.insert(item);
                 if update(pkg, item, value).map_err(|e| vec![*e])? {
                     outcome.results.push(
                         ResultItem::info(format!(

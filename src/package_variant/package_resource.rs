@@ -53,12 +53,39 @@ pub struct Packages {
     resources: HashMap<Revision, usize>,
     /// Highest Published revision by (repo, package).
     published: HashMap<(String, String), i64>,
-    /// Parsed files of a PackageRevisionResources item: its resources as JSON.
-    parsed: HashMap<usize, Result<Vec<Value>, String>>,
+    /// Parsed files of a PackageRevisionResources item: its resources as JSON, and where each
+    /// (apiVersion, kind, name) is among them (looked up once per entry: a scan would make
+    /// many entries of one package quadratic).
+    parsed: HashMap<usize, Result<Parsed, String>>,
     /// In-cluster PackageRevisionResources of other namespaces, by (repo, package): never
     /// read, only named when an entry asks for them.
     elsewhere: HashMap<(String, String), (usize, String)>,
     namespace: String,
+}
+
+/// The resources of one package revision, indexed.
+struct Parsed {
+    resources: Vec<Value>,
+    index: HashMap<(String, String, String), usize>,
+}
+
+impl Parsed {
+    fn new(resources: Vec<Value>) -> Parsed {
+        let mut index = HashMap::with_capacity(resources.len());
+        for (i, r) in resources.iter().enumerate() {
+            let s = |p: &str| r.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            // The first of a name wins, as a scan in file order would find it.
+            index
+                .entry((s("/apiVersion"), s("/kind"), s("/metadata/name")))
+                .or_insert(i);
+        }
+        Parsed { resources, index }
+    }
+
+    fn get(&self, api_version: &str, kind: &str, name: &str) -> Option<&Value> {
+        let key = (api_version.to_string(), kind.to_string(), name.to_string());
+        self.index.get(&key).and_then(|&i| self.resources.get(i))
+    }
 }
 
 /// `spec.revision` as Porch writes it: an integer (Porch 4.1), or a string `v3`/`3` (before).
@@ -207,7 +234,7 @@ impl Packages {
             )));
         };
         if let std::collections::hash_map::Entry::Vacant(v) = self.parsed.entry(item) {
-            v.insert(read_files(pkg, item)?);
+            v.insert(read_files(pkg, item)?.map(Parsed::new));
         }
         let resources = match self.parsed.get(&item) {
             Some(Ok(r)) => r,
@@ -219,11 +246,7 @@ impl Packages {
             }
             None => return Ok(Lookup::Missing("internal error: files not read".into())),
         };
-        let found = resources.iter().find(|r| {
-            r.get("apiVersion").and_then(Value::as_str) == Some(api_version)
-                && r.get("kind").and_then(Value::as_str) == Some(kind)
-                && r.pointer("/metadata/name").and_then(Value::as_str) == Some(&source.name)
-        });
+        let found = resources.get(api_version, kind, &source.name);
         Ok(match found {
             Some(v) => Lookup::Found(Box::new(Found {
                 value: v.clone(),

@@ -100,6 +100,10 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                 ("name", S::string("metadata.name of the resource in that package.")),
             ], &[])),
         ], &[]))),
+        ("pipelinePlacement", S::object("(extension) Where the variant's pipeline functions go in each Kptfile list; Porch puts them first. See docs/extensions.md.", &[
+            ("position", S::string("first (the default, Porch's), last (after the upstream's functions), before or after the upstream function named by function.")),
+            ("function", S::string("For before and after: the name of an upstream function of the list.")),
+        ], &[])),
     ], &[])),
     ("status", S::any("Written by Porch's PackageVariant controller, never by the function.")),
 ], &[]);
