@@ -885,8 +885,17 @@ fn thirty_thousand_bound_points_are_linear() {
     let n = 30_000;
     let start = std::time::Instant::now();
     let out = run(&hostile_values::bound_points(n));
-    assert!(start.elapsed() < std::time::Duration::from_secs(120), "took {:?}", start.elapsed());
-    assert_eq!(out.code, 0, "{}", &out.stdout[out.stdout.len().saturating_sub(2000)..]);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(120),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        out.code,
+        0,
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(2000)..]
+    );
     let items = common::items_section(&out.stdout);
     assert!(items.contains("    v: cluster-0\n"));
     assert!(items.contains("    v: inline-1\n"));
@@ -936,8 +945,14 @@ fn the_variants_functions_are_placed_where_the_extension_says() {
     let ours = "PackageVariant.my-pv.ns.0";
     for (placement, want) in [
         ("", [ours, "set-labels", "apply-setters"]),
-        ("  pipelinePlacement: {position: first}\n", [ours, "set-labels", "apply-setters"]),
-        ("  pipelinePlacement: {position: last}\n", ["set-labels", "apply-setters", ours]),
+        (
+            "  pipelinePlacement: {position: first}\n",
+            [ours, "set-labels", "apply-setters"],
+        ),
+        (
+            "  pipelinePlacement: {position: last}\n",
+            ["set-labels", "apply-setters", ours],
+        ),
         (
             "  pipelinePlacement: {position: before, function: apply-setters}\n",
             ["set-labels", ours, "apply-setters"],
@@ -953,9 +968,16 @@ fn the_variants_functions_are_placed_where_the_extension_says() {
         assert_eq!(mutator_names(&out.stdout), want, "{placement}");
         // Idempotent: the next run moves nothing.
         let again = run(&out.stdout);
-        assert_eq!(common::items_section(&again.stdout), common::items_section(&out.stdout), "{placement}");
+        assert_eq!(
+            common::items_section(&again.stdout),
+            common::items_section(&out.stdout),
+            "{placement}"
+        );
         // From another placement, the next run moves the functions (as after kpt pkg update).
-        let other = pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: last}}\n"));
+        let other = pv(
+            EXT,
+            &format!("{pipeline}  pipelinePlacement: {{position: last}}\n"),
+        );
         let rl = &out.stdout;
         let at = rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1);
         let mut moved = rl[..at].to_string();
@@ -964,7 +986,10 @@ fn the_variants_functions_are_placed_where_the_extension_says() {
             moved.push_str(&format!("  {line}\n"));
         }
         let moved = run(&moved);
-        assert_eq!(mutator_names(&moved.stdout), ["set-labels", "apply-setters", ours]);
+        assert_eq!(
+            mutator_names(&moved.stdout),
+            ["set-labels", "apply-setters", ours]
+        );
     }
 }
 
@@ -972,16 +997,54 @@ fn the_variants_functions_are_placed_where_the_extension_says() {
 fn a_placement_it_cannot_follow_is_an_error() {
     let items = [KPTFILE_WITH_PIPELINE.to_string()];
     let pipeline = "  pipeline:\n    mutators:\n    - {name: ns, image: set-namespace:v0.4}\n";
-    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: after, function: apply-setter}}\n")));
+    let out = go(
+        &items,
+        &pv(
+            EXT,
+            &format!(
+                "{pipeline}  pipelinePlacement: {{position: after, function: apply-setter}}\n"
+            ),
+        ),
+    );
     assert_error(
         &out,
         "spec.pipelinePlacement: no function named \"apply-setter\" in the Kptfile's pipeline.mutators to place the variant's functions after; its named functions are set-labels, apply-setters",
         "pipeline.mutators",
     );
-    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: middle}}\n")));
-    assert_error(&out, "unknown position \"middle\"; write one of first, last, before, after", "spec.pipelinePlacement.position");
-    let out = go(&items, &pv(EXT, &format!("{pipeline}  pipelinePlacement: {{position: before}}\n")));
-    assert_error(&out, "position before needs function", "spec.pipelinePlacement.function");
-    let out = go(&items, &pv(PORCH, &format!("{pipeline}  pipelinePlacement: {{position: last}}\n")));
-    assert_error(&out, "pipelinePlacement is an extension of this function", "spec.pipelinePlacement");
+    let out = go(
+        &items,
+        &pv(
+            EXT,
+            &format!("{pipeline}  pipelinePlacement: {{position: middle}}\n"),
+        ),
+    );
+    assert_error(
+        &out,
+        "unknown position \"middle\"; write one of first, last, before, after",
+        "spec.pipelinePlacement.position",
+    );
+    let out = go(
+        &items,
+        &pv(
+            EXT,
+            &format!("{pipeline}  pipelinePlacement: {{position: before}}\n"),
+        ),
+    );
+    assert_error(
+        &out,
+        "position before needs function",
+        "spec.pipelinePlacement.function",
+    );
+    let out = go(
+        &items,
+        &pv(
+            PORCH,
+            &format!("{pipeline}  pipelinePlacement: {{position: last}}\n"),
+        ),
+    );
+    assert_error(
+        &out,
+        "pipelinePlacement is an extension of this function",
+        "spec.pipelinePlacement",
+    );
 }

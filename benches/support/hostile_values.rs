@@ -306,12 +306,14 @@ pub fn bound_points(n: usize) -> String {
       all.yaml: |
 {files}"
     );
-    let entries = lines(n, |i| match i % 3 {
+    let entries = lines(n, |i| {
+        match i % 3 {
         0 => format!("    - bindingPoint: p{i}\n      clusterResource: {{name: c{i}}}\n"),
         1 => format!("    - bindingPoint: p{i}\n      directResource: {{data: {{v: inline-{i}}}}}\n"),
         _ => format!(
             "    - bindingPoint: p{i}\n      packageResource: {{repo: shared, package: db, name: r{i}}}\n"
         ),
+    }
     });
     package("")
         + &points

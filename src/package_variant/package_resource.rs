@@ -73,7 +73,12 @@ impl Parsed {
     fn new(resources: Vec<Value>) -> Parsed {
         let mut index = HashMap::with_capacity(resources.len());
         for (i, r) in resources.iter().enumerate() {
-            let s = |p: &str| r.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            let s = |p: &str| {
+                r.pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
             // The first of a name wins, as a scan in file order would find it.
             index
                 .entry((s("/apiVersion"), s("/kind"), s("/metadata/name")))

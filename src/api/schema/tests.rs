@@ -519,7 +519,9 @@ fn a_field_in_the_schema_only_is_seen() {
     assert!(schema.contains(&("spec.upstream.branch".into(), "string".into())));
     let mut structs = struct_fields::<crate::api::package_variant::PackageVariantSpec>("spec");
     structs.insert(0, ("spec".into(), "object".into()));
-    structs.retain(|(p, _)| !p.starts_with("spec.injection") && !p.starts_with("spec.pipelinePlacement"));
+    structs.retain(|(p, _)| {
+        !p.starts_with("spec.injection") && !p.starts_with("spec.pipelinePlacement")
+    });
     structs.sort();
     assert_ne!(structs, schema);
 }
