@@ -18,6 +18,10 @@ functionConfig selects what it does:
   PackageVariantSet  config.porch.kpt.dev/v1alpha2  creates, updates and deletes the set's
                                                     PackageVariants among the items
   ConfigMap          v1                             its data becomes package context data
+  PackageVariant,    fn.kpt.dev/v1alpha1            this function's extension kinds: Porch's
+  PackageVariantSet                                 fields plus its own, e.g. point-keyed
+                                                    injection (spec.injection); see
+                                                    docs/extensions.md
 A run is all or nothing (on an error the items come back unchanged, with the error results) and
 idempotent (running it again changes nothing). It is strict: a field it does not know (a typo,
 a field at the wrong level) is an error naming the field and the closest known one, e.g.

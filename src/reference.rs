@@ -2,6 +2,7 @@
 //! same trees strict decoding walks, generated from the CRDs in `fnconfig/schemas/`, so the
 //! reference cannot drift from what the function accepts.
 
+use package_variant::api::package_variant::EXTENSION_API_VERSION;
 use package_variant::api::schema::{self, Field};
 
 /// Width the descriptions are wrapped to.
@@ -16,7 +17,27 @@ pub fn render() -> String {
     );
     for kind in schema::kinds() {
         out.push_str(&format!("\n{} ({})\n", kind.kind(), kind.api_version()));
-        for field in kind.root().fields().iter().filter(|f| listed(f)) {
+        // An extension kind lists only what it adds to Porch's kind of the same name.
+        let porch = (kind.api_version() == EXTENSION_API_VERSION)
+            .then(|| schema::kinds().iter().find(|k| k.kind() == kind.kind()))
+            .flatten();
+        let porch_paths: Vec<String> = porch.map_or_else(Vec::new, |p| {
+            p.root().fields().into_iter().map(|f| f.path).collect()
+        });
+        let fields = kind.root().fields();
+        let own: Vec<&Field> = fields
+            .iter()
+            .filter(|f| listed(f) && !porch_paths.contains(&f.path))
+            .collect();
+        if let Some(p) = porch {
+            let plus = if own.is_empty() { "" } else { ", plus" };
+            out.push_str(&format!(
+                "  Every field of {} ({}){plus} (docs/extensions.md):\n",
+                p.kind(),
+                p.api_version()
+            ));
+        }
+        for field in own {
             let flag = match required_by_validation(kind.kind(), &field.path) {
                 _ if field.required => ", required",
                 Some(flag) => flag,
@@ -116,7 +137,22 @@ mod tests {
         let mut total = 0;
         for kind in schema::kinds() {
             let section = section(&text, kind);
-            for field in kind.root().fields().iter().filter(|f| listed(f)) {
+            // An extension kind lists the fields it adds; Porch's are under Porch's kind.
+            let porch = schema::kinds()
+                .iter()
+                .find(|k| k.kind() == kind.kind() && k.api_version() != EXTENSION_API_VERSION)
+                .filter(|_| kind.api_version() == EXTENSION_API_VERSION);
+            let porch_paths: Vec<String> = porch.map_or_else(Vec::new, |p| {
+                p.root().fields().into_iter().map(|f| f.path).collect()
+            });
+            if porch.is_some() {
+                assert!(section.contains("  Every field of "), "{section}");
+            }
+            let fields = kind.root().fields();
+            let own = fields
+                .iter()
+                .filter(|f| listed(f) && !porch_paths.contains(&f.path));
+            for field in own {
                 total += 1;
                 let line = format!("\n  {} (", field.path);
                 assert_eq!(

@@ -11,13 +11,17 @@
 //! a test fails when they differ), so a run pays nothing to read them. A CRD's `status` is
 //! Porch's, written by its controllers: it is kept as "anything" and not checked.
 
+mod extension_package_variant;
+mod extension_package_variant_set;
 mod package_variant;
 mod package_variant_set;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use super::package_variant::{
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use super::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 
 /// The OpenAPI type of a schema node.
@@ -432,7 +436,7 @@ impl Kind {
     }
 }
 
-static KINDS: [Kind; 3] = [
+static KINDS: [Kind; 5] = [
     Kind::new(
         PACKAGE_VARIANT_API_VERSION,
         PACKAGE_VARIANT_KIND,
@@ -444,6 +448,17 @@ static KINDS: [Kind; 3] = [
         &package_variant_set::ROOT,
     ),
     Kind::new("v1", "ConfigMap", &CONFIG_MAP),
+    // The extension kinds: Porch's fields plus this function's own (docs/extensions.md).
+    Kind::new(
+        EXTENSION_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        &extension_package_variant::ROOT,
+    ),
+    Kind::new(
+        EXTENSION_API_VERSION,
+        PACKAGE_VARIANT_SET_KIND,
+        &extension_package_variant_set::ROOT,
+    ),
 ];
 
 /// The schema of the kind `kind` at `api_version`, or `None` when there is none.
@@ -453,8 +468,8 @@ pub fn for_kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
         .find(|k| k.api_version == api_version && k.kind == kind)
 }
 
-/// Every kind with a schema: PackageVariant, PackageVariantSet and the ConfigMap of context
-/// data, in that order.
+/// Every kind with a schema: PackageVariant, PackageVariantSet, the ConfigMap of context
+/// data, then the extension PackageVariant and PackageVariantSet (`fn.kpt.dev/v1alpha1`).
 pub fn kinds() -> &'static [Kind] {
     &KINDS
 }

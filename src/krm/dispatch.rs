@@ -21,6 +21,9 @@ pub struct Function {
     pub kind: &'static str,
     /// How messages name it: `PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)`.
     pub described: &'static str,
+    /// An extension kind of this function (`fn.kpt.dev/v1alpha1`): served, but left out of the
+    /// kinds an error lists as expected, which are Porch's (`--help` lists the extensions).
+    pub extension: bool,
     pub run: Run,
 }
 
@@ -125,7 +128,11 @@ fn is_empty_data(config: &Node) -> bool {
 
 /// `expected kind A, B, or C`.
 fn accepted(functions: &[Function]) -> String {
-    let names: Vec<&str> = functions.iter().map(|f| f.described).collect();
+    let names: Vec<&str> = functions
+        .iter()
+        .filter(|f| !f.extension)
+        .map(|f| f.described)
+        .collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => {
             format!("expected kind {}, or {last}", rest.join(", "))

@@ -54,6 +54,9 @@ pub struct InjectionPoint {
     /// Why items that look meant for this point are not candidates (not marked in-cluster, at
     /// another apiVersion): for the result only, not for Porch's condition message.
     pub hints: Vec<String>,
+    /// The condition message of a point filled by the extension's `spec.injection`
+    /// (`super::binding`); `None`: Porch's "injected resource ... from cluster".
+    pub source: Option<String>,
 }
 
 impl InjectionPoint {
@@ -112,6 +115,7 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
                 field: None,
                 invalid_value,
                 hints: Vec::new(),
+                source: None,
             }
         })
         .collect()
@@ -333,8 +337,8 @@ fn near_misses(
 }
 
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
-/// where something differs.
-fn write(
+/// where something differs. (Also the extension's point-keyed injection, `super::binding`.)
+pub fn write(
     pkg: &mut Package,
     item: usize,
     field: &str,
@@ -392,6 +396,7 @@ mod tests {
             field: None,
             invalid_value: None,
             hints: vec![],
+            source: None,
         }
     }
 

@@ -21,6 +21,7 @@ use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::{api_server, validate_package_variant_set};
 use crate::api::package_variant::PackageVariantSpec;
+use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
     PACKAGE_VARIANT_SET_KIND,
@@ -181,7 +182,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .and_then(Value::as_str)
         .unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-    if kind != PACKAGE_VARIANT_SET_KIND || api_version != PACKAGE_VARIANT_SET_API_VERSION {
+    let served =
+        api_version == PACKAGE_VARIANT_SET_API_VERSION || api_version == EXTENSION_API_VERSION;
+    if kind != PACKAGE_VARIANT_SET_KIND || !served {
         return TypedExpansion::failed(vec![ResultItem::error(format!(
             "functionConfig must be a {PACKAGE_VARIANT_SET_API_VERSION} {PACKAGE_VARIANT_SET_KIND}, got apiVersion {api_version:?} kind {kind:?}"
         ))
