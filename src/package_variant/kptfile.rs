@@ -4,7 +4,8 @@
 //! Porch re-sets `info` and `status` from typed structs, dropping fields it does not know; we
 //! edit only the two lists, so other `info`/`status` fields (and unknown fields of a condition)
 //! stay. Both lists are sorted by type and de-duplicated; nothing is removed; existing entries
-//! keep their own nodes when they do not change.
+//! keep their own nodes when they do not change. Conditions are looked up by type through an
+//! index: no step is linear per gate or per point.
 
 use crate::krm::results::ResultItem;
 use crate::package_variant::injection::InjectionPoint;
@@ -12,6 +13,7 @@ use crate::package_variant::package::{assign_at, field_json, Package};
 use crate::yaml::alias::Reader;
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// apiVersion of the Kptfiles we edit.
 pub const KPTFILE_API_VERSION: &str = "kpt.dev/v1";
@@ -139,6 +141,11 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
         .iter()
         .map(|it| (str_field(&r, &it.value, "type").to_string(), it.clone()))
         .collect();
+    // The first condition of each type, by type: one lookup per point.
+    let mut by_type: HashMap<String, usize> = HashMap::with_capacity(conds.len());
+    for (j, (t, _)) in conds.iter().enumerate() {
+        by_type.entry(t.clone()).or_insert(j);
+    }
     for p in points {
         let (status, reason, message) = match &p.injected {
             Some(name) => (
@@ -148,7 +155,7 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match conds.iter().position(|(t, _)| *t == p.condition_type) {
+        match by_type.get(&p.condition_type).copied() {
             Some(j) => {
                 let item = &mut conds[j].1;
                 // Update in place (meta.SetStatusCondition); unknown fields of the condition stay.
@@ -168,13 +175,16 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 }
                 item.value.assign(from_json_sorted(&v));
             }
-            None => conds.push((
-                p.condition_type.clone(),
-                new_item(json!({
-                    "type": p.condition_type, "status": status,
-                    "reason": reason, "message": message,
-                })),
-            )),
+            None => {
+                by_type.insert(p.condition_type.clone(), conds.len());
+                conds.push((
+                    p.condition_type.clone(),
+                    new_item(json!({
+                        "type": p.condition_type, "status": status,
+                        "reason": reason, "message": message,
+                    })),
+                ))
+            }
         }
     }
     Ok(sorted_unique(kptfile, ["status", "conditions"], conds))
@@ -218,10 +228,15 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     let gates = list_at(kptfile, ["info", "readinessGates"]).unwrap_or(&[]);
     let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
     let r = Reader::new(kptfile);
+    // The first condition of each type, by type: one lookup per gate.
+    let mut by_type: HashMap<&str, &Item> = HashMap::with_capacity(conds.len());
+    for c in conds {
+        by_type.entry(str_field(&r, &c.value, "type")).or_insert(c);
+    }
     let mut out = Vec::new();
     for (i, g) in gates.iter().enumerate() {
         let ct = str_field(&r, &g.value, "conditionType");
-        let cond = conds.iter().find(|c| str_field(&r, &c.value, "type") == ct);
+        let cond = by_type.get(ct);
         let why = match cond {
             Some(c) if str_field(&r, &c.value, "status") == "True" => continue,
             Some(c) => {

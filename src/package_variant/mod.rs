@@ -10,11 +10,13 @@
 //! spec ([`validation`]) and the package as the function sees it ([`package`]). Not here: the
 //! typed spec (`crate::api`), the protocol (`crate::krm`), and anything of PackageVariantSets.
 
+pub mod cluster_objects;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
 pub mod package;
 pub mod pipeline;
+pub mod shared;
 pub mod validation;
 
 use crate::api::package_variant::{
@@ -23,9 +25,10 @@ use crate::api::package_variant::{
 use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
-use crate::krm::results::ResultItem;
+use crate::krm::results::{summarized, ResultItem, LISTED};
 use crate::yaml::json::into_json;
 use crate::yaml::{to_json, Node};
+use cluster_objects::NamedPaths;
 use context::ContextEdit;
 use injection::InjectionPoint;
 use package::Package;
@@ -133,6 +136,7 @@ fn apply(
     if !problems.is_empty() {
         return Err(problems);
     }
+    let named = NamedPaths::from_meta(&meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(meta));
     let mut results = Vec::new();
 
@@ -161,8 +165,8 @@ fn apply(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, pv.namespace());
-    results.extend(skipped);
+    let (in_cluster, notes) = injection::in_cluster_objects(&pkg, pv.namespace(), &named)?;
+    results.extend(notes);
     injection::inject(
         &mut pkg,
         pv.written_namespace.as_deref(),
@@ -171,14 +175,23 @@ fn apply(
         &mut points,
     )
     .map_err(one)?;
-    results.extend(points.iter().map(|p| point_result(&pkg, p)));
+    results.extend(point_results(&pkg, &points));
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
     if needs_conditions(&mut pkg, k, &points)? {
         kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points)
             .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
     }
-    results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
+    results.extend(summarized(
+        kptfile::punch_list(pkg.tree(k).map_err(one)?, k),
+        |more| {
+            ResultItem::info(format!(
+                "{more} more readiness gates are not met (only the first {LISTED} are listed):                  the Kptfile's info.readinessGates and status.conditions list them all"
+            ))
+            .field("info.readinessGates")
+            .on_item(k)
+        },
+    ));
     Ok((pkg.into_changes(), results))
 }
 
@@ -197,6 +210,46 @@ fn needs_conditions(
         t.path(&["info", "readinessGates"]).is_some()
             || t.path(&["status", "conditions"]).is_some(),
     )
+}
+
+/// The results of the points, in point order: of each kind (injected, required or optional
+/// not filled) the first [`LISTED`], then one result counting the rest. The Kptfile's
+/// `status.conditions` list every point.
+fn point_results(pkg: &Package, points: &[InjectionPoint]) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    // Injected, required not filled, optional not filled.
+    let mut counts = [0usize; 3];
+    for p in points {
+        let kind = match (&p.injected, p.required) {
+            (Some(_), _) => 0,
+            (None, true) => 1,
+            (None, false) => 2,
+        };
+        counts[kind] += 1;
+        if counts[kind] <= LISTED {
+            out.push(point_result(pkg, p));
+        }
+    }
+    let what = [
+        "injection points were injected",
+        "required injection points are not filled (each blocks readiness)",
+        "optional injection points are not filled",
+    ];
+    for (kind, &n) in counts.iter().enumerate() {
+        if n > LISTED {
+            let message = format!(
+                "{} more {} (only the first {LISTED} are listed): the Kptfile's                  status.conditions list every point, config.injection.<Kind>.<name>",
+                n - LISTED,
+                what[kind]
+            );
+            out.push(if kind == 1 {
+                ResultItem::warning(message)
+            } else {
+                ResultItem::info(message)
+            });
+        }
+    }
+    out
 }
 
 /// The result that reports what happened at one injection point.
