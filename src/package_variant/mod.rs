@@ -186,7 +186,8 @@ fn apply(
         kptfile::punch_list(pkg.tree(k).map_err(one)?, k),
         |more| {
             ResultItem::info(format!(
-                "{more} more readiness gates are not met (only the first {LISTED} are listed):                  the Kptfile's info.readinessGates and status.conditions list them all"
+                "{more} more readiness gates are not met (only the first {LISTED} are listed): \
+                 the Kptfile's info.readinessGates and status.conditions list them all"
             ))
             .field("info.readinessGates")
             .on_item(k)
@@ -238,7 +239,8 @@ fn point_results(pkg: &Package, points: &[InjectionPoint]) -> Vec<ResultItem> {
     for (kind, &n) in counts.iter().enumerate() {
         if n > LISTED {
             let message = format!(
-                "{} more {} (only the first {LISTED} are listed): the Kptfile's                  status.conditions list every point, config.injection.<Kind>.<name>",
+                "{} more {} (only the first {LISTED} are listed): the Kptfile's \
+                 status.conditions list every point, config.injection.<Kind>.<name>",
                 n - LISTED,
                 what[kind]
             );
