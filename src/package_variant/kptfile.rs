@@ -7,7 +7,7 @@
 //! keep their own nodes when they do not change. Conditions are looked up by type through an
 //! index: no step is linear per gate or per point.
 
-use crate::krm::results::ResultItem;
+use crate::krm::results::{ResultItem, LISTED};
 use crate::package_variant::injection::InjectionPoint;
 use crate::package_variant::package::{assign_at, field_json, Package};
 use crate::yaml::alias::Reader;
@@ -223,7 +223,8 @@ fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
 }
 
 /// The readiness punch list: an info result for every readiness gate of the Kptfile whose
-/// condition is not `True`.
+/// condition is not `True`, the first [`LISTED`] of them, then one result counting the rest
+/// (only counted: a result per gate of a wide Kptfile would cost more than the Kptfile).
 pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     let gates = list_at(kptfile, ["info", "readinessGates"]).unwrap_or(&[]);
     let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
@@ -234,11 +235,18 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
         by_type.entry(str_field(&r, &c.value, "type")).or_insert(c);
     }
     let mut out = Vec::new();
+    let mut more = 0usize;
     for (i, g) in gates.iter().enumerate() {
         let ct = str_field(&r, &g.value, "conditionType");
         let cond = by_type.get(ct);
+        if cond.is_some_and(|c| str_field(&r, &c.value, "status") == "True") {
+            continue;
+        }
+        if out.len() == LISTED {
+            more += 1;
+            continue;
+        }
         let why = match cond {
-            Some(c) if str_field(&r, &c.value, "status") == "True" => continue,
             Some(c) => {
                 let mut s = format!("condition is {:?}", str_field(&r, &c.value, "status"));
                 let (reason, message) = (
@@ -260,6 +268,16 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
             ResultItem::info(format!("readiness gate {ct:?} is not met: {why}"))
                 .field(format!("info.readinessGates[{i}]"))
                 .on_item(item),
+        );
+    }
+    if more > 0 {
+        out.push(
+            ResultItem::info(format!(
+                "{more} more readiness gates are not met (only the first {LISTED} are listed): \
+                 the Kptfile's info.readinessGates and status.conditions list them all"
+            ))
+            .field("info.readinessGates")
+            .on_item(item),
         );
     }
     out

@@ -25,7 +25,7 @@ use crate::api::package_variant::{
 use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
-use crate::krm::results::{summarized, ResultItem, LISTED};
+use crate::krm::results::{ResultItem, LISTED};
 use crate::yaml::json::into_json;
 use crate::yaml::{to_json, Node};
 use cluster_objects::NamedPaths;
@@ -182,17 +182,7 @@ fn apply(
         kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points)
             .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
     }
-    results.extend(summarized(
-        kptfile::punch_list(pkg.tree(k).map_err(one)?, k),
-        |more| {
-            ResultItem::info(format!(
-                "{more} more readiness gates are not met (only the first {LISTED} are listed): \
-                 the Kptfile's info.readinessGates and status.conditions list them all"
-            ))
-            .field("info.readinessGates")
-            .on_item(k)
-        },
-    ));
+    results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
     Ok((pkg.into_changes(), results))
 }
 
