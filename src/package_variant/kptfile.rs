@@ -175,16 +175,15 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 }
                 item.value.assign(from_json_sorted(&v));
             }
-            None => {
-                by_type.insert(p.condition_type.clone(), conds.len());
-                conds.push((
-                    p.condition_type.clone(),
-                    new_item(json!({
-                        "type": p.condition_type, "status": status,
-                        "reason": reason, "message": message,
-                    })),
-                ))
-            }
+            // Points have distinct condition types (`validate_points`): no need to index
+            // the new ones.
+            None => conds.push((
+                p.condition_type.clone(),
+                new_item(json!({
+                    "type": p.condition_type, "status": status,
+                    "reason": reason, "message": message,
+                })),
+            )),
         }
     }
     Ok(sorted_unique(kptfile, ["status", "conditions"], conds))
