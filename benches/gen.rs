@@ -6,7 +6,7 @@
 //! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
 //! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
 //! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
-//! cargo bench --bench gen -- hostile-value NAME N FILE  # a workload of support/hostile_values.rs
+//! cargo bench --bench gen -- hostile-value NAME N FILE  # a workload of support/hostile_*.rs
 //! ```
 //!
 //! Not a benchmark itself: a `harness = false` bench target so it never ships with the product.
@@ -14,6 +14,8 @@
 #[path = "support/workloads.rs"]
 mod workloads;
 
+#[path = "support/hostile_injection.rs"]
+mod hostile_injection;
 #[path = "support/hostile_values.rs"]
 mod hostile_values;
 
@@ -59,6 +61,7 @@ fn main() {
         ["hostile-value", name, n, file] => {
             let Some((_, generate, _)) = hostile_values::WORKLOADS
                 .iter()
+                .chain(hostile_injection::WORKLOADS)
                 .find(|(w, _, _)| w.contains(name))
             else {
                 usage()

@@ -1,4 +1,5 @@
-//! Hostile inputs of the values half of the YAML layer, timed at 1x, 4x and 16x
+//! Hostile inputs of the values half of the YAML layer and of config injection
+//! (`support/hostile_injection.rs`), timed at 1x, 4x and 16x
 //! their base size through the release binary: seconds per MB stay flat when a step is linear
 //! (a quadratic one grows 4x per row). Peak RSS comes from `/usr/bin/time` when present.
 //!
@@ -7,6 +8,8 @@
 //! cargo bench --bench hostile_values -- merge  # the workloads whose name contains "merge"
 //! ```
 
+#[path = "support/hostile_injection.rs"]
+mod hostile_injection;
 #[path = "support/hostile_values.rs"]
 mod hostile_values;
 
@@ -57,7 +60,11 @@ fn main() {
         "| workload | size | input MB | median s | s per MB | peak RSS MB | RSS / input | exit |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for (name, generate, base) in hostile_values::WORKLOADS {
+    // The values half of the YAML layer (issue 13), then config injection (issue 20).
+    let workloads = hostile_values::WORKLOADS
+        .iter()
+        .chain(hostile_injection::WORKLOADS);
+    for (name, generate, base) in workloads {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }

@@ -129,7 +129,9 @@ fn mutations(c: &mut Criterion) {
     let inject = || {
         let mut pkg = Package::new(&rl, None);
         let mut points = injection::find_points(&pkg);
-        let (in_cluster, _) = injection::in_cluster_objects(&pkg, pv.namespace());
+        let named = Default::default();
+        let (in_cluster, _) =
+            injection::in_cluster_objects(&pkg, pv.namespace(), &named).unwrap_or_default();
         let _ = injection::inject(
             &mut pkg,
             pv.written_namespace.as_deref(),

@@ -226,7 +226,11 @@ metadata:
     config.kubernetes.io/path: Kptfile
     internal.config.kubernetes.io/path: Kptfile
 ";
-    let config = common::pv_config("  injectors:\n  - name: source\n");
+    // The source is a cluster copy the deployer keeps at source.json: named as such.
+    let config = common::pv_config("  injectors:\n  - name: source\n").replace(
+        "  name: my-pv\n",
+        "  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: source.json\n",
+    );
     common::resource_list(&[kptfile, point, &source], &config)
 }
 

@@ -15,6 +15,8 @@
 //! | CEL regular expressions | compiling costs half the program size class (16 KiB, 128 KiB, 1 MiB) from the same budgets; 16 kept compiled, 64 KiB of patterns, 4 MiB of classes (`cel`) | PVS templates |
 //! | CEL values written out | 16 MiB per run (`cel::MAX_OUTPUT_BYTES`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
+//! | injected text | 256 MiB, each injected field counted once per point (`injection::MAX_INJECTED_BYTES`) | PV config injection |
+//! | results of one kind | the first 100 listed, then one result counting the rest (`results::LISTED`) | PV points, readiness gates, skipped in-cluster objects |
 
 mod common;
 
@@ -995,5 +997,150 @@ fn limit_cel_output_under_an_address_space_limit() {
     assert!(
         results_section(&stdout).contains("take more than the limit of 16777216 bytes"),
         "{stdout}"
+    );
+}
+
+// ---------------------------------------------------------------- config injection (issue 20)
+
+#[path = "../benches/support/hostile_injection.rs"]
+mod hostile_injection;
+
+/// Peak RSS in MiB of the binary on `input`, when `/usr/bin/time` is there (Debian `time`).
+fn peak_rss_mib(input: &str) -> Option<f64> {
+    if !std::path::Path::new("/usr/bin/time").exists() {
+        return None;
+    }
+    let mut child = Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_package-variant")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let _ = child.stdin.take()?.write_all(input.as_bytes());
+    let out = child.wait_with_output().ok()?;
+    let kb: f64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Counts the results of `out` whose message contains `needle`.
+fn results_with(out: &common::Run, needle: &str) -> usize {
+    results_section(&out.stdout).matches(needle).count()
+}
+
+/// 2,000 points, 2,000 injectors and 2,000 in-cluster objects, only the last injector naming
+/// one (matching was points x injectors x objects: 29 s). Every point is filled; 100 results
+/// are listed and one counts the other 1,900.
+#[test]
+fn injection_of_2000_points_injectors_and_objects_is_linear() {
+    let n = 2_000;
+    let out = run_bounded(&hostile_injection::injection_matrix(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert_eq!(items.matches("    k: injected\n").count(), n, "every point");
+    assert_eq!(
+        results_with(&out, "injected data of in-cluster ConfigMap \"src\""),
+        100
+    );
+    let results = results_section(&out.stdout);
+    assert!(results
+        .contains("1900 more injection points were injected (only the first 100 are listed)"));
+    assert!(results.contains("status.conditions list every point"));
+}
+
+/// 15,000 readiness gates and 15,000 conditions, none met (each gate's condition was looked up
+/// linearly: 30,000 of each took 13.7 s): 100 gates listed, one result for the other 14,900.
+#[test]
+fn gates_and_conditions_of_15000_are_indexed() {
+    let out = run_bounded(&hostile_injection::gates_and_conditions(15_000));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        results_with(&out, "is not met: condition is \"False\""),
+        100
+    );
+    let results = results_section(&out.stdout);
+    assert!(
+        results.contains("14900 more readiness gates are not met (only the first 100 are listed)")
+    );
+    assert!(results.contains("info.readinessGates and status.conditions list them all"));
+}
+
+/// 20,000 required points nothing fills (12.5 s, a warning per point and an info per gate):
+/// every point gets its condition and gate; 100 of each result, then one count each.
+#[test]
+fn unfilled_20000_required_points_are_linear_and_summarised() {
+    let n = 20_000;
+    let out = run_bounded(&hostile_injection::unfilled_points(n));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert_eq!(
+        items
+            .matches("    - conditionType: config.injection.ConfigMap.p")
+            .count(),
+        n
+    );
+    assert_eq!(
+        items.matches("      reason: NoResourceSelected\n").count(),
+        n
+    );
+    let results = results_section(&out.stdout);
+    assert_eq!(
+        results_with(&out, "severity: warning"),
+        101,
+        "{}",
+        &results[..2000]
+    );
+    assert!(results
+        .contains("19900 more required injection points are not filled (each blocks readiness)"));
+    assert!(results.contains("19900 more readiness gates are not met"));
+    assert!(
+        results.len() < 200_000,
+        "results are bounded: {} bytes",
+        results.len()
+    );
+}
+
+/// One 5,000-key in-cluster ConfigMap into 200 points: every point gets every key, and the
+/// value is held once (a copy per point took 602 MB for 1,000 points; 130 MB here). Memory
+/// stays within 8 x input + 64 MiB. The output is 80 times the input: a debug build takes
+/// seconds to write it, hence three times the usual bound.
+#[test]
+fn one_source_into_many_points_is_shared() {
+    let n = 200;
+    let input = hostile_injection::one_source_into(n, hostile_injection::WIDE_SOURCE_KEYS);
+    let start = Instant::now();
+    let out = run(&input);
+    assert!(start.elapsed() < 3 * GENEROUS, "took {:?}", start.elapsed());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert_eq!(items.matches("    key04999: v04999\n").count(), n);
+    assert_eq!(items.matches("    key00000: v00000\n").count(), n);
+    assert_eq!(items.matches("kpt.dev/injected-resource: src").count(), n);
+    if let Some(peak) = peak_rss_mib(&input) {
+        let bound = 8.0 * input.len() as f64 / 1048576.0 + 64.0;
+        assert!(peak < bound, "peak RSS {peak:.0} MiB, bound {bound:.0} MiB");
+    }
+}
+
+/// Past 256 MiB of injected text (`injection::MAX_INJECTED_BYTES`) the run is refused with an
+/// error result before anything is written, never an allocation failure: a 20,000-key source
+/// (about 320 KB) into 1,000 points.
+#[test]
+fn limit_injected_output_256_mib() {
+    let input = hostile_injection::one_source_into(1_000, 20_000);
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "config injection would write more than 268435456 bytes (256 MiB, the output limit)",
+            "in-cluster ConfigMap/src alone is",
+            "inject it into fewer points",
+        ],
     );
 }

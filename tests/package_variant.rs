@@ -1159,18 +1159,175 @@ fn in_cluster_objects_of_other_namespaces_are_never_injected() {
     snap!("namespaces_default_pv", format!("exit: {code}\n{out}"));
 }
 
+/// A PackageVariant (no namespace) naming `paths` for cluster copies, with `extra` spec lines.
+fn pv_naming(paths: &str, extra: &str) -> String {
+    pv(extra).replace(
+        "metadata:\n  name: my-pv\n",
+        &format!(
+            "metadata:\n  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: {paths}\n"
+        ),
+    )
+}
+
+/// An in-cluster copy stored in the package at a path the deployer names (here a directory,
+/// `cluster/`, in the PackageVariant's annotation) is injected and kept as it is.
 #[test]
-fn in_cluster_objects_with_a_path_pass_through() {
+fn in_cluster_objects_at_a_named_path_are_used_and_kept() {
     let stored = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: db.stored.example.com # stored in the package\n";
-    snap!(
-        "in_cluster_with_path_kept",
-        gates_case(
-            KPTFILE,
-            &[("cm.yaml", REGIONAL_CM), ("cluster/endpoints.yaml", stored)],
-            "  injectors:\n  - name: us-east1-endpoints\n",
-            &[]
-        )
+    let input = resource_list(
+        &[
+            ("Kptfile", KPTFILE),
+            ("cm.yaml", REGIONAL_CM),
+            ("cluster/endpoints.yaml", stored),
+        ],
+        &[],
+        &pv_naming("cluster/", "  injectors:\n  - name: us-east1-endpoints\n"),
     );
+    snap!("in_cluster_with_path_kept", run_twice(&input, &[]));
+}
+
+const SPOOF: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  namespace: default\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: attacker.example.com\n";
+const REAL: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: us-east1-endpoints\n  namespace: default\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  db: db.us-east1.example.com\n";
+
+/// Asserts exit 1, an error result holding every needle, and the items unchanged.
+fn assert_refused(input: &str, needles: &[&str]) -> String {
+    let (code, out) = run(input);
+    assert_eq!(code, 1, "{out}");
+    let results = common::results_section(&out);
+    assert!(results.contains("severity: error"), "{results}");
+    for n in needles {
+        assert!(results.contains(n), "{n:?} not in\n{results}");
+    }
+    assert_eq!(common::items_section(&out), common::items_section(input));
+    out
+}
+
+/// A blueprint's file marked in-cluster (a package file at a path the deployer does not name)
+/// never stands in for the cluster: refused naming the item, its path and the fix, whether the
+/// deployer's real copy comes through stdin or not at all. (On main the blueprint's copy was
+/// injected: it came first in item order.)
+#[test]
+fn a_blueprint_file_marked_in_cluster_is_refused() {
+    let spec = "  injectors:\n  - name: us-east1-endpoints\n";
+    let files = [
+        ("Kptfile", KPTFILE),
+        ("cm.yaml", REGIONAL_CM),
+        ("upstream-endpoints.yaml", SPOOF),
+    ];
+    let needles = [
+        "ConfigMap/us-east1-endpoints in upstream-endpoints.yaml is marked config.porch.kpt.dev/in-cluster",
+        "cannot stand in for a cluster object",
+        "Pass the cluster copy through stdin",
+        "package-variant.fn.kpt.dev/cluster-objects: \"upstream-endpoints.yaml\"",
+        "path: metadata.annotations[config.porch.kpt.dev/in-cluster]",
+        "path: upstream-endpoints.yaml",
+    ];
+    for extra in [&[][..], &[REAL][..]] {
+        let input = resource_list(&files, extra, &pv(spec));
+        let out = assert_refused(&input, &needles);
+        assert!(!out.contains("injected resource"), "{out}");
+    }
+    // The deployer names another place for its copies: the blueprint's file is still refused.
+    let input = resource_list(
+        &[
+            ("Kptfile", KPTFILE),
+            ("cm.yaml", REGIONAL_CM),
+            ("upstream-endpoints.yaml", SPOOF),
+            ("in-cluster/objects.yaml", REAL),
+        ],
+        &[],
+        &pv_naming("in-cluster/objects.yaml", spec),
+    );
+    assert_refused(&input, &needles);
+}
+
+/// Two cluster objects with one identity (group, kind, namespace, name) cannot both be in a
+/// cluster: an error naming both and where each came from (on main the first won, silently).
+/// An object without a namespace is in the PackageVariant's.
+#[test]
+fn two_cluster_objects_with_one_identity_are_refused() {
+    let a = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\n  namespace: team-a\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  k: a\n";
+    let b = a.replace("k: a", "k: b");
+    let files = [("Kptfile", KPTFILE), ("cm.yaml", REGIONAL_CM)];
+    let spec = "  injectors:\n  - name: src\n";
+    let input = resource_list(&files, &[a, &b], &pv_named("my-pv", "team-a", spec));
+    assert_refused(
+        &input,
+        &[
+            "two cluster objects have one identity (group \"\", kind ConfigMap, namespace \"team-a\", name \"src\")",
+            "ConfigMap/src (through stdin, no path) and ConfigMap/src (through stdin, no path)",
+        ],
+    );
+    // At another apiVersion it is still the same object; one at a named path, one on stdin.
+    let v2 = b
+        .replace("apiVersion: v1\n", "apiVersion: v2\n")
+        .replace("  namespace: team-a\n", "");
+    let input = resource_list(
+        &[
+            ("Kptfile", KPTFILE),
+            ("cm.yaml", REGIONAL_CM),
+            ("cluster/a.yaml", a),
+        ],
+        &[&v2],
+        &pv_naming("cluster/a.yaml", spec)
+            .replace("name: my-pv\n", "name: my-pv\n  namespace: team-a\n"),
+    );
+    assert_refused(
+        &input,
+        &["ConfigMap/src (cluster/a.yaml) and ConfigMap/src (through stdin, no path)"],
+    );
+}
+
+/// The named place holds cluster copies only: an item there that is not marked is an error;
+/// a named path holding nothing is a warning; an entry that is not a clean relative path is
+/// an error on the annotation. The annotation passes strict decoding of the Porch kind.
+#[test]
+fn the_named_place_holds_cluster_copies_only() {
+    let spec = "  injectors:\n  - name: us-east1-endpoints\n";
+    let unmarked = REAL.replace(
+        "    config.porch.kpt.dev/in-cluster: \"true\"\n",
+        "    other: x\n",
+    );
+    let input = resource_list(
+        &[
+            ("Kptfile", KPTFILE),
+            ("cm.yaml", REGIONAL_CM),
+            ("in-cluster/x.yaml", &unmarked),
+        ],
+        &[],
+        &pv_naming("in-cluster/", spec),
+    );
+    assert_refused(
+        &input,
+        &["ConfigMap/us-east1-endpoints in in-cluster/x.yaml is not marked config.porch.kpt.dev/in-cluster: \"true\", but the PackageVariant names \"in-cluster/\""],
+    );
+
+    let input = resource_list(
+        &[("Kptfile", KPTFILE), ("cm.yaml", REGIONAL_CM)],
+        &[REAL],
+        &pv_naming("in-cluster/objects.yaml", spec),
+    );
+    let (code, out) = run(&input);
+    assert_eq!(code, 0, "{out}");
+    let results = common::results_section(&out);
+    assert!(results.contains("message: 'the PackageVariant names \"in-cluster/objects.yaml\" for cluster copies (annotation package-variant.fn.kpt.dev/cluster-objects) but no item is there"), "{results}");
+    assert!(results.contains("severity: warning\n  resourceRef:\n    apiVersion: config.porch.kpt.dev/v1alpha1\n    kind: PackageVariant\n    name: my-pv\n  field:\n    path: metadata.annotations[package-variant.fn.kpt.dev/cluster-objects]"), "{results}");
+    assert!(out.contains("db: db.us-east1.example.com\n"), "{out}");
+
+    for bad in ["../x.yaml", "/abs/x.yaml", "'a.yaml,,b.yaml'", "./a.yaml"] {
+        let input = resource_list(
+            &[("Kptfile", KPTFILE), ("cm.yaml", REGIONAL_CM)],
+            &[REAL],
+            &pv_naming(bad, spec),
+        );
+        assert_refused(
+            &input,
+            &[
+                "annotation package-variant.fn.kpt.dev/cluster-objects:",
+                "write comma-separated paths relative to the package root",
+            ],
+        );
+    }
 }
 
 #[test]

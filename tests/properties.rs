@@ -777,6 +777,8 @@ fn pv_config_text(c: &PvConfig) -> String {
     if let Some(ns) = c.namespace {
         s.push_str(&format!("  namespace: {ns}\n"));
     }
+    // In-cluster objects with a path are at cluster/N.yaml: the deployer's named place.
+    s.push_str("  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: cluster/\n");
     s.push_str("spec:\n  upstream: {repo: blueprints, package: base, revision: 1}\n  downstream: {repo: deployments, package: base}\n");
     if !c.data.is_empty() || !c.remove_keys.is_empty() {
         s.push_str("  packageContext:\n");

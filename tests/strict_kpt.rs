@@ -213,21 +213,38 @@ fn names_that_cannot_exist_and_clashes_change_nothing() {
     );
 }
 
-/// An in-cluster copy without its marking: the run goes on (the point is optional here), and
-/// kpt shows the point's result naming the object and the annotation to add.
+/// An in-cluster copy without its marking: outside the place the PackageVariant names for
+/// cluster copies, the run goes on (the point is optional here) and kpt shows the point's result
+/// naming the object and the annotation to add; at the named place it is refused (that place
+/// holds cluster copies only), naming the object and what to do.
 #[test]
 fn an_unmarked_in_cluster_object_is_named_with_the_annotation() {
-    let config = format!("{PV}  injectors:\n  - name: us-east1-endpoints\n  - group: hr.example.com\n    kind: Team\n    name: dev-team-beta\n");
-    let (code, log, _) = eval_edited("injection", Some(&config), |pkg| {
+    let injectors = "  injectors:\n  - name: us-east1-endpoints\n  - group: hr.example.com\n    kind: Team\n    name: dev-team-beta\n";
+    let unmark = |pkg: &Path| {
         let file = pkg.join("in-cluster/objects.yaml");
         let text = fs::read_to_string(&file).unwrap();
         let unmarked = text.replacen("    config.porch.kpt.dev/in-cluster: \"true\"\n", "", 1);
         assert_ne!(text, unmarked);
         fs::write(&file, unmarked).unwrap();
-    });
-    assert_eq!(code, 0, "{log}");
+    };
+    // The copies named one by one: the unmarked ConfigMap's document is not a cluster copy.
+    let config = PV.replace(
+        "metadata:\n  name: web-us-east1\n",
+        "metadata:\n  name: web-us-east1\n  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: in-cluster/objects.yaml\n",
+    ) + injectors;
+    let (code, log, status) = eval_edited("injection", Some(&config), unmark);
+    assert_eq!(code, 1, "{log}");
     assert!(
-        log.contains(r#"ConfigMap/us-east1-endpoints (in-cluster/objects.yaml) is named by an injector but is not an in-cluster object: mark it with the annotation config.porch.kpt.dev/in-cluster: "true""#),
+        log.contains(r#"ConfigMap/us-east1-endpoints in in-cluster/objects.yaml is not marked config.porch.kpt.dev/in-cluster: "true", but the PackageVariant names "in-cluster/objects.yaml" as a place for cluster copies only"#),
+        "{log}"
+    );
+    assert_eq!(status, "", "{log}");
+    // Unnamed, the file is a package file: the marked Team in it is refused, and the unmarked
+    // ConfigMap's point names the annotation to add.
+    let (code, log, _) = eval_edited("injection", Some(&format!("{PV}{injectors}")), unmark);
+    assert_eq!(code, 1, "{log}");
+    assert!(
+        log.contains("Team/dev-team-beta in in-cluster/objects.yaml is marked config.porch.kpt.dev/in-cluster: \"true\" but is a package file at a path the PackageVariant does not name"),
         "{log}"
     );
 }

@@ -97,6 +97,8 @@ pub struct Changes {
     pub added: Vec<Node>,
     /// More new items, after `added`, each made only when it is written.
     pub appended: Option<Box<dyn NewItems>>,
+    /// More edited items (not in `edited`), each tree made only when it is written.
+    pub deferred: Option<Box<dyn EditedItems>>,
 }
 
 impl Changes {
@@ -105,7 +107,18 @@ impl Changes {
             && self.removed.is_empty()
             && self.added.is_empty()
             && self.appended.as_ref().is_none_or(|a| a.count() == 0)
+            && self.deferred.as_ref().is_none_or(|d| d.count() == 0)
     }
+}
+
+/// Edited items whose trees a function makes only while the output is written
+/// ([`Changes::deferred`]): one value written into many items is held once, not once per item.
+/// Decided (and checked) before the output is written, so all or nothing still holds.
+pub trait EditedItems: fmt::Debug {
+    /// How many items are edited.
+    fn count(&self) -> usize;
+    /// The new tree of item `i`, or `None` when it is not one of them.
+    fn tree(&self, rl: &ResourceList, i: usize) -> Option<Node>;
 }
 
 /// New items that a function makes one at a time while the output is written
@@ -375,7 +388,8 @@ impl<'a> ResourceList<'a> {
                 continue;
             }
             let trivia = self.items.trivia(i, self.src);
-            if let Some(node) = changes.edited.get(&i) {
+            let deferred = changes.deferred.as_ref().and_then(|d| d.tree(self, i));
+            if let Some(node) = changes.edited.get(&i).or(deferred.as_ref()) {
                 e.seq_item_forced(node, &trivia, 0, self.json);
             } else if self.items.is_block(i) && !self.json {
                 e.raw_item(&trivia, 0);

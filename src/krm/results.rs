@@ -292,3 +292,21 @@ pub fn combined(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node>
     }
     Some(all)
 }
+
+/// Most results of one kind listed one by one; past it, one result counts the rest and says
+/// where to see them all (e.g. the Kptfile's conditions list every injection point).
+pub const LISTED: usize = 100;
+
+/// The first [`LISTED`] of `results`, then, when there are more, the one result `rest` makes
+/// from how many were left out.
+pub fn summarized(
+    mut results: Vec<ResultItem>,
+    rest: impl FnOnce(usize) -> ResultItem,
+) -> Vec<ResultItem> {
+    if results.len() > LISTED {
+        let more = results.len() - LISTED;
+        results.truncate(LISTED);
+        results.push(rest(more));
+    }
+    results
+}

@@ -9,18 +9,18 @@
 use crate::api::package_variant::InjectionSelector;
 use crate::api::suggest;
 use crate::krm::object::ObjectMeta;
-use crate::krm::results::ResultItem;
-use crate::package_variant::package::{
-    assign_at, field_json, own_path, Package, IN_CLUSTER_ANNOTATION,
-};
+use crate::krm::results::{summarized, ResultItem, LISTED};
+use crate::package_variant::cluster_objects::{self, NamedPaths};
+use crate::package_variant::package::{field_json, Package, IN_CLUSTER_ANNOTATION};
+pub use crate::package_variant::shared::INJECTED_RESOURCE_ANNOTATION;
+use crate::package_variant::shared::{is_injected, set_injected};
+use crate::yaml::alias;
 use crate::yaml::json::{from_json_sorted_owned, to_sorted_node};
 use crate::yaml::Node;
 use std::collections::HashMap;
 
 /// Annotation that makes a resource an injection point: `required` or `optional`.
 pub const CONFIG_INJECTION_ANNOTATION: &str = "kpt.dev/config-injection";
-/// Annotation set on an injected resource: the name of the in-cluster object injected.
-pub const INJECTED_RESOURCE_ANNOTATION: &str = "kpt.dev/injected-resource";
 /// Condition message of a point no injector matched.
 pub const NO_MATCH_MESSAGE: &str =
     "no resource matched any injection selector for this injection point";
@@ -156,12 +156,21 @@ pub fn validate_points(points: &[InjectionPoint]) -> Vec<ResultItem> {
 }
 
 /// The in-cluster objects that count for a PackageVariant in `namespace`, and info results for
-/// the ones skipped because they live in another namespace. One without a namespace counts, but
-/// [`inject`] refuses to inject it into a PackageVariant that names its namespace.
-pub fn in_cluster_objects(pkg: &Package, namespace: &str) -> (Vec<usize>, Vec<ResultItem>) {
+/// the ones skipped because they live in another namespace (the first
+/// [`crate::krm::results::LISTED`], then a count), with the warnings of the trust check. Only
+/// items the trust model accepts count ([`cluster_objects::trusted`]: through stdin, or at a
+/// path the deployer names in `named`); any other marked item is an error. One without a
+/// namespace counts, but [`inject`] refuses to inject it into a PackageVariant that names its
+/// namespace.
+pub fn in_cluster_objects(
+    pkg: &Package,
+    namespace: &str,
+    named: &NamedPaths,
+) -> Result<(Vec<usize>, Vec<ResultItem>), Vec<ResultItem>> {
+    let (trusted, mut notes) = cluster_objects::trusted(pkg, named, namespace)?;
     let mut used = Vec::new();
     let mut skipped = Vec::new();
-    for i in (0..pkg.len()).filter(|&i| pkg.is_in_cluster(i) && pkg.meta(i).is_object) {
+    for i in trusted {
         let m = pkg.meta(i);
         match m.namespace.as_deref() {
             Some(ns) if ns != namespace => skipped.push(
@@ -176,7 +185,13 @@ pub fn in_cluster_objects(pkg: &Package, namespace: &str) -> (Vec<usize>, Vec<Re
             _ => used.push(i),
         }
     }
-    (used, skipped)
+    notes.extend(summarized(skipped, |more| {
+        ResultItem::info(format!(
+            "{more} more in-cluster objects are in other namespaces than the PackageVariant's \
+             ({namespace:?}): skipped, never injected (only the first {LISTED} are listed)"
+        ))
+    }));
+    Ok((used, notes))
 }
 
 /// Whether an injector's optional group/version/kind match the in-package resource.
@@ -186,7 +201,77 @@ fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
         && sel.kind.as_deref().is_none_or(|k| k == target.kind)
 }
 
+/// The first injector (in order) applying to a point of type (group, version, kind) and
+/// naming `name`: injectors indexed by name and by which of group, version and kind they give,
+/// so it is eight lookups.
+struct Injectors<'s> {
+    first: HashMap<InjectorKey<'s>, usize>,
+}
+
+/// (name, kind, group, version) of an injector, `None` where it gives none.
+type InjectorKey<'s> = (&'s str, Option<&'s str>, Option<&'s str>, Option<&'s str>);
+
+impl<'s> Injectors<'s> {
+    fn new(injectors: &'s [InjectionSelector]) -> Self {
+        let mut first = HashMap::new();
+        for (j, sel) in injectors.iter().enumerate() {
+            first
+                .entry((
+                    sel.name.as_str(),
+                    sel.kind.as_deref(),
+                    sel.group.as_deref(),
+                    sel.version.as_deref(),
+                ))
+                .or_insert(j);
+        }
+        Injectors { first }
+    }
+
+    /// The index of the first injector that applies to `target` and names `name`.
+    fn first_for(&self, target: &ObjectMeta, name: &str) -> Option<usize> {
+        let (k, g, v) = (target.kind.as_str(), target.group(), target.version());
+        let mut best: Option<usize> = None;
+        for kind in [None, Some(k)] {
+            for group in [None, Some(g)] {
+                for version in [None, Some(v)] {
+                    if let Some(&j) = self.first.get(&(name, kind, group, version)) {
+                        best = Some(best.map_or(j, |b| b.min(j)));
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// What injection picks for points of one type (apiVersion, kind): the same for every point of
+/// it, so decided once per type.
+#[derive(Clone, Copy)]
+enum Choice {
+    /// No in-cluster object of the type.
+    NoCandidates,
+    /// Candidates, but no applicable injector names one.
+    NoMatch,
+    /// The in-cluster object to inject.
+    Object(usize),
+}
+
+/// One source's converted field, once per source: a handle of the shared value and its size,
+/// or why it cannot be injected.
+type Converted = Result<(usize, usize), String>;
+
+/// Most bytes config injection may write: the injected fields' text, counted once for every
+/// point it goes into (256 MiB, as the input limit). Past it the run is refused with an error
+/// result before anything is written: the output would be larger than any input we read.
+pub const MAX_INJECTED_BYTES: usize = 256 * 1024 * 1024;
+
 /// Injects into every point (required or optional), recording the outcome on the point.
+///
+/// Porch's choice for a point: the first injector (in order) that applies to the point's
+/// group/version/kind and names an in-cluster object of the point's apiVersion and kind. Cost:
+/// in-cluster objects and injectors indexed once; the choice made once per point type; each
+/// source converted once and shared by the points it goes into
+/// ([`crate::package_variant::shared::SharedInjections`]).
 pub fn inject(
     pkg: &mut Package,
     written_namespace: Option<&str>,
@@ -196,38 +281,62 @@ pub fn inject(
 ) -> Result<(), Box<ResultItem>> {
     // Metadata borrowed from the ResourceList itself, not from `pkg`, which is edited below.
     let rl = pkg.rl;
+    let by_type = {
+        let mut m: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        for &u in in_cluster {
+            let um = rl.meta(u);
+            m.entry((um.api_version.as_str(), um.kind.as_str()))
+                .or_default()
+                .push(u);
+        }
+        m
+    };
+    let index = Injectors::new(injectors);
+    let mut choices: HashMap<(&str, &str), Choice> = HashMap::new();
+    let mut converted: HashMap<usize, Converted> = HashMap::new();
     let mut lookalikes = None;
+    // Unfilled required and optional points given hints so far.
+    let mut hinted = [0usize; 2];
+    let mut written: usize = 0;
     for p in points.iter_mut() {
         if injectors.is_empty() {
             p.errors.push("no injectors defined".into());
             continue;
         }
         let target = rl.meta(p.item);
-        let candidates: Vec<usize> = in_cluster
-            .iter()
-            .copied()
-            .filter(|&u| rl.meta(u).is(&target.api_version, &target.kind))
-            .collect();
-        if candidates.is_empty() {
-            p.errors.push(format!(
-                "no in-cluster resources of type {}.{}",
-                target.api_version, target.kind
-            ));
-            p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
-            continue;
-        }
-        let chosen = injectors
-            .iter()
-            .filter(|sel| selector_applies(sel, target))
-            .find_map(|sel| {
-                candidates
-                    .iter()
-                    .copied()
-                    .find(|&u| rl.meta(u).name == sel.name)
-            });
-        let Some(u) = chosen else {
-            p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
-            continue;
+        let key = (target.api_version.as_str(), target.kind.as_str());
+        let choice = *choices.entry(key).or_insert_with(|| {
+            let Some(candidates) = by_type.get(&key) else {
+                return Choice::NoCandidates;
+            };
+            candidates
+                .iter()
+                .filter_map(|&u| Some((index.first_for(target, &rl.meta(u).name)?, u)))
+                .min()
+                .map_or(Choice::NoMatch, |(_, u)| Choice::Object(u))
+        });
+        // Hints cost a lookup per injector: only for the points whose results are listed.
+        let mut hint = |p: &mut InjectionPoint, pkg: &Package| {
+            let n = &mut hinted[usize::from(p.required)];
+            if *n < LISTED {
+                *n += 1;
+                p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
+            }
+        };
+        let u = match choice {
+            Choice::NoCandidates => {
+                p.errors.push(format!(
+                    "no in-cluster resources of type {}.{}",
+                    target.api_version, target.kind
+                ));
+                hint(p, pkg);
+                continue;
+            }
+            Choice::NoMatch => {
+                hint(p, pkg);
+                continue;
+            }
+            Choice::Object(u) => u,
         };
         let um = rl.meta(u);
         if let (None, Some(namespace)) = (&um.namespace, written_namespace) {
@@ -252,36 +361,112 @@ pub fn inject(
             "spec"
         };
         p.field = Some(field);
-        // Only read, so it is never emitted; released once its field is read (below).
-        let source = pkg.tree(u)?;
-        let Some(value) = source.get(field) else {
-            p.errors.push(format!(
-                "field {field:?} not found in resource {:?}",
-                um.name
-            ));
-            continue;
+        let c = match converted.get(&u) {
+            Some(c) => c.clone(),
+            None => {
+                let c = convert(pkg, u, field)?;
+                converted.insert(u, c.clone());
+                c
+            }
         };
-        // Without aliases and merge keys the value is built straight from the field;
-        // otherwise through JSON, as aliases in the field may name anchors elsewhere in the
-        // object: read them there.
-        let value = to_sorted_node(value)
-            .unwrap_or_else(|| field_json(source, value).map(from_json_sorted_owned));
-        // Why: a wide source would be held beside the value built from it, the point's tree
-        // and the value written into it; reading it again for another point costs no more
-        // than converting its field does.
-        pkg.release(u);
-        let value = match value {
-            Ok(v) => v,
+        let (handle, size) = match c {
+            Ok(c) => c,
             Err(e) => {
-                p.errors
-                    .push(format!("cannot read {field:?} of {:?}: {e}", um.name));
+                p.errors.push(e);
                 continue;
             }
         };
-        write(pkg, p.item, field, value, &um.name)?;
+        if put(pkg, p.item, field, handle, &um.name)? {
+            written = written.saturating_add(size);
+            if written > MAX_INJECTED_BYTES {
+                return Err(Box::new(
+                    ResultItem::error(format!(
+                        "config injection would write more than {MAX_INJECTED_BYTES} bytes \
+                         (256 MiB, the output limit) when it reaches {}: in-cluster {} alone is \
+                         {size} bytes for each point it goes into; inject it into fewer points \
+                         (split the package) or inject a smaller object",
+                        p.describe,
+                        um.describe()
+                    ))
+                    .field(ANNOTATION_FIELD)
+                    .on_item(p.item),
+                ));
+            }
+        }
         p.injected = Some(um.name.clone());
     }
     Ok(())
+}
+
+/// Reads the field of source `u` once: the shared value's handle and its text size, or why it
+/// cannot be injected (Porch's message).
+fn convert(pkg: &mut Package, u: usize, field: &str) -> Result<Converted, Box<ResultItem>> {
+    let name = pkg.meta(u).name.clone();
+    let source = pkg.tree(u)?;
+    let Some(value) = source.get(field) else {
+        return Ok(Err(format!(
+            "field {field:?} not found in resource {name:?}"
+        )));
+    };
+    // Without aliases and merge keys the value is built straight from the field; otherwise
+    // through JSON, as aliases in the field may name anchors elsewhere in the object: read
+    // them there.
+    let value = to_sorted_node(value)
+        .unwrap_or_else(|| field_json(source, value).map(from_json_sorted_owned));
+    // Why: a wide source would be held beside the value built from it.
+    pkg.release(u);
+    Ok(match value {
+        Ok(v) => {
+            let size = crate::yaml::emit::to_string("", &v).len();
+            Ok((pkg.shared.add_value(v), size))
+        }
+        Err(e) => Err(format!("cannot read {field:?} of {name:?}: {e}")),
+    })
+}
+
+/// Injects shared value `handle` into point `item`: deferred to when the output is written
+/// when the point is untouched so far, else written now. False when it already holds it.
+fn put(
+    pkg: &mut Package,
+    item: usize,
+    field: &'static str,
+    handle: usize,
+    name: &str,
+) -> Result<bool, Box<ResultItem>> {
+    pkg.tree(item)?;
+    let (Some(tree), value) = (pkg.loaded(item), pkg.shared.value(handle)) else {
+        return Err(Box::new(
+            ResultItem::error("item tree missing").on_item(item),
+        ));
+    };
+    if is_injected(tree, field, value, name) {
+        pkg.release(item);
+        return Ok(false);
+    }
+    if !tree.is_pristine() {
+        // Edited by an earlier step: its edits live in its tree, so the injection joins them.
+        let value = value.clone();
+        set_injected(pkg.tree_mut(item)?, field, value, name);
+        return Ok(true);
+    }
+    let aliased = alias::has_alias(tree);
+    pkg.shared.defer(item, field, handle, name);
+    if aliased {
+        // The edit must not change what the point's aliases mean: checked now, while the run
+        // can still fail, and done again when the point is written.
+        let checked = pkg.loaded(item).and_then(|t| pkg.shared.edited(item, t));
+        if let Some(Err(e)) = checked {
+            return Err(Box::new(
+                ResultItem::error(format!(
+                    "items[{item}]: the edit would change what its aliases mean and they cannot \
+                     be written out: {e}; write the values instead of aliases"
+                ))
+                .on_item(item),
+            ));
+        }
+    }
+    pkg.release(item);
+    Ok(true)
 }
 
 /// Items by (kind, name), built once when a point is left unfilled.
@@ -317,6 +502,13 @@ fn near_misses(
             if u == point || !seen.insert(u) {
                 continue;
             }
+            if out.len() == MAX_HINTS {
+                out.push(format!(
+                    "(more items named by injectors are not candidates; only the first \
+                     {MAX_HINTS} are listed)"
+                ));
+                return out;
+            }
             let m = rl.meta(u);
             let marked = m.annotation(IN_CLUSTER_ANNOTATION);
             let what = format!("{} ({})", m.describe(), pkg.location(u));
@@ -336,8 +528,11 @@ fn near_misses(
     out
 }
 
+/// Most hints one point's result carries.
+const MAX_HINTS: usize = 10;
+
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
-/// where something differs. (Also the extension's point-keyed injection, `super::binding`.)
+/// where something differs (the extension's point-keyed injection, `super::binding`).
 pub fn write(
     pkg: &mut Package,
     item: usize,
@@ -345,37 +540,8 @@ pub fn write(
     value: Node,
     name: &str,
 ) -> Result<(), Box<ResultItem>> {
-    // Annotations written through an alias or a merge key become the object's own first.
-    let annotations = ["metadata", "annotations"];
-    if !pkg
-        .tree(item)?
-        .path(&annotations)
-        .is_some_and(Node::is_mapping)
-    {
-        let mut owned = pkg.tree(item)?.clone();
-        if own_path(&mut owned, &annotations).is_ok() && owned.path(&annotations).is_some() {
-            *pkg.tree_mut(item)? = owned;
-        }
-    }
-    let tree = pkg.tree(item)?;
-    let field_same = tree.get(field).is_some_and(|old| old.same_value(&value));
-    let annotations_ok = tree
-        .path(&["metadata", "annotations"])
-        .is_some_and(Node::is_mapping);
-    let annotation_same = tree
-        .path(&["metadata", "annotations", INJECTED_RESOURCE_ANNOTATION])
-        .is_some_and(|a| a.same_value(&Node::string(name)));
-    if field_same && annotation_same {
-        return Ok(());
-    }
-    let tree = pkg.tree_mut(item)?;
-    if !field_same {
-        assign_at(tree, field, value);
-    }
-    if !annotation_same && annotations_ok {
-        if let Some(ann) = tree.path_mut(&["metadata", "annotations"]) {
-            assign_at(ann, INJECTED_RESOURCE_ANNOTATION, Node::string(name));
-        }
+    if !is_injected(pkg.tree(item)?, field, &value, name) {
+        set_injected(pkg.tree_mut(item)?, field, value, name);
     }
     Ok(())
 }

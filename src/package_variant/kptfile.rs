@@ -4,14 +4,16 @@
 //! Porch re-sets `info` and `status` from typed structs, dropping fields it does not know; we
 //! edit only the two lists, so other `info`/`status` fields (and unknown fields of a condition)
 //! stay. Both lists are sorted by type and de-duplicated; nothing is removed; existing entries
-//! keep their own nodes when they do not change.
+//! keep their own nodes when they do not change. Conditions are looked up by type through an
+//! index: no step is linear per gate or per point.
 
-use crate::krm::results::ResultItem;
+use crate::krm::results::{ResultItem, LISTED};
 use crate::package_variant::injection::InjectionPoint;
 use crate::package_variant::package::{assign_at, field_json, Package};
 use crate::yaml::alias::Reader;
 use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// apiVersion of the Kptfiles we edit.
 pub const KPTFILE_API_VERSION: &str = "kpt.dev/v1";
@@ -139,10 +141,10 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
         .iter()
         .map(|it| (str_field(&r, &it.value, "type").to_string(), it.clone()))
         .collect();
-    // Where the first condition of each type is (a scan per point was quadratic).
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // The first condition of each type, by type: one lookup per point.
+    let mut by_type: HashMap<String, usize> = HashMap::with_capacity(conds.len());
     for (j, (t, _)) in conds.iter().enumerate() {
-        at.entry(t.clone()).or_insert(j);
+        by_type.entry(t.clone()).or_insert(j);
     }
     for p in points {
         let (status, reason, message) = match &p.injected {
@@ -155,7 +157,7 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match at.get(&p.condition_type).copied() {
+        match by_type.get(&p.condition_type).copied() {
             Some(j) => {
                 let item = &mut conds[j].1;
                 // Update in place (meta.SetStatusCondition); unknown fields of the condition stay.
@@ -175,16 +177,15 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 }
                 item.value.assign(from_json_sorted(&v));
             }
-            None => {
-                at.insert(p.condition_type.clone(), conds.len());
-                conds.push((
-                    p.condition_type.clone(),
-                    new_item(json!({
-                        "type": p.condition_type, "status": status,
-                        "reason": reason, "message": message,
-                    })),
-                ));
-            }
+            // Points have distinct condition types (`validate_points`): no need to index
+            // the new ones.
+            None => conds.push((
+                p.condition_type.clone(),
+                new_item(json!({
+                    "type": p.condition_type, "status": status,
+                    "reason": reason, "message": message,
+                })),
+            )),
         }
     }
     Ok(sorted_unique(kptfile, ["status", "conditions"], conds))
@@ -223,22 +224,30 @@ fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
 }
 
 /// The readiness punch list: an info result for every readiness gate of the Kptfile whose
-/// condition is not `True`.
+/// condition is not `True`, the first [`LISTED`] of them, then one result counting the rest
+/// (only counted: a result per gate of a wide Kptfile would cost more than the Kptfile).
 pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     let gates = list_at(kptfile, ["info", "readinessGates"]).unwrap_or(&[]);
     let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
     let r = Reader::new(kptfile);
-    let mut out = Vec::new();
-    // The first condition of each type (a scan per gate was quadratic in the points).
-    let mut by_type: std::collections::HashMap<&str, &Item> = std::collections::HashMap::new();
+    // The first condition of each type, by type: one lookup per gate.
+    let mut by_type: HashMap<&str, &Item> = HashMap::with_capacity(conds.len());
     for c in conds {
         by_type.entry(str_field(&r, &c.value, "type")).or_insert(c);
     }
+    let mut out = Vec::new();
+    let mut more = 0usize;
     for (i, g) in gates.iter().enumerate() {
         let ct = str_field(&r, &g.value, "conditionType");
-        let cond = by_type.get(ct).copied();
+        let cond = by_type.get(ct);
+        if cond.is_some_and(|c| str_field(&r, &c.value, "status") == "True") {
+            continue;
+        }
+        if out.len() == LISTED {
+            more += 1;
+            continue;
+        }
         let why = match cond {
-            Some(c) if str_field(&r, &c.value, "status") == "True" => continue,
             Some(c) => {
                 let mut s = format!("condition is {:?}", str_field(&r, &c.value, "status"));
                 let (reason, message) = (
@@ -260,6 +269,16 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
             ResultItem::info(format!("readiness gate {ct:?} is not met: {why}"))
                 .field(format!("info.readinessGates[{i}]"))
                 .on_item(item),
+        );
+    }
+    if more > 0 {
+        out.push(
+            ResultItem::info(format!(
+                "{more} more readiness gates are not met (only the first {LISTED} are listed): \
+                 the Kptfile's info.readinessGates and status.conditions list them all"
+            ))
+            .field("info.readinessGates")
+            .on_item(item),
         );
     }
     out

@@ -11,6 +11,7 @@
 //! typed spec (`crate::api`), the protocol (`crate::krm`), and anything of PackageVariantSets.
 
 pub mod binding;
+pub mod cluster_objects;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
@@ -19,6 +20,7 @@ pub mod package;
 pub mod package_resource;
 pub mod pipeline;
 pub mod placement;
+pub mod shared;
 pub mod validation;
 
 use crate::api::package_variant::{
@@ -27,9 +29,10 @@ use crate::api::package_variant::{
 use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
-use crate::krm::results::ResultItem;
+use crate::krm::results::{ResultItem, LISTED};
 use crate::yaml::json::into_json;
 use crate::yaml::{to_json, Node};
+use cluster_objects::NamedPaths;
 use context::ContextEdit;
 use injection::InjectionPoint;
 use package::Package;
@@ -151,6 +154,7 @@ fn apply(
     if !problems.is_empty() {
         return Err(problems);
     }
+    let named = NamedPaths::from_meta(&meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(meta));
     let mut results = Vec::new();
 
@@ -181,8 +185,8 @@ fn apply(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, pv.namespace());
-    results.extend(skipped);
+    let (in_cluster, notes) = injection::in_cluster_objects(&pkg, pv.namespace(), &named)?;
+    results.extend(notes);
     // The extension's point-keyed injection binds points by name; Porch's injectors fill the
     // others, as they always did.
     let plan = binding::plan(&pkg, &pv.spec.injection, &points)?;
@@ -214,10 +218,12 @@ fn apply(
     }
     all.extend(unbound.into_iter().map(|(j, p)| (j, p, None)));
     all.sort_by_key(|(j, _, _)| *j);
+    let mut given = Vec::with_capacity(all.len());
     for (_, p, r) in all {
-        results.push(r.unwrap_or_else(|| point_result(&pkg, &p)));
+        given.push(r);
         points.push(p);
     }
+    results.extend(point_results(&pkg, &points, given));
     // The extension's resources without a binding point: added, updated, removed.
     let owned = if pv.extension {
         owned::apply(&mut pkg, &pv, &plan.owned, &in_cluster)?
@@ -253,6 +259,52 @@ fn needs_conditions(
         t.path(&["info", "readinessGates"]).is_some()
             || t.path(&["status", "conditions"]).is_some(),
     )
+}
+
+/// The results of the points, in point order: of each kind (injected, required or optional
+/// not filled) the first [`LISTED`], then one result counting the rest. The Kptfile's
+/// `status.conditions` list every point.
+/// A point bound by the extension's `injection` comes with its own result (`given`).
+fn point_results(
+    pkg: &Package,
+    points: &[InjectionPoint],
+    given: Vec<Option<ResultItem>>,
+) -> Vec<ResultItem> {
+    let mut out = Vec::new();
+    // Injected, required not filled, optional not filled.
+    let mut counts = [0usize; 3];
+    for (p, given) in points.iter().zip(given) {
+        let kind = match (&p.injected, p.required) {
+            (Some(_), _) => 0,
+            (None, true) => 1,
+            (None, false) => 2,
+        };
+        counts[kind] += 1;
+        if counts[kind] <= LISTED {
+            out.push(given.unwrap_or_else(|| point_result(pkg, p)));
+        }
+    }
+    let what = [
+        "injection points were injected",
+        "required injection points are not filled (each blocks readiness)",
+        "optional injection points are not filled",
+    ];
+    for (kind, &n) in counts.iter().enumerate() {
+        if n > LISTED {
+            let message = format!(
+                "{} more {} (only the first {LISTED} are listed): the Kptfile's \
+                 status.conditions list every point, config.injection.<Kind>.<name>",
+                n - LISTED,
+                what[kind]
+            );
+            out.push(if kind == 1 {
+                ResultItem::warning(message)
+            } else {
+                ResultItem::info(message)
+            });
+        }
+    }
+    out
 }
 
 /// The result that reports what happened at one injection point.

@@ -9,6 +9,7 @@
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
+use crate::package_variant::shared::SharedInjections;
 use crate::yaml::alias::{self, Budget, Reader};
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
 use crate::yaml::{to_json, Node};
@@ -26,6 +27,8 @@ pub struct Package<'r, 'a> {
     pub rl: &'r ResourceList<'a>,
     trees: BTreeMap<usize, Node>,
     config: Option<ObjectMeta>,
+    /// Injections made only when the output is written (see [`SharedInjections`]).
+    pub shared: SharedInjections,
 }
 
 impl<'r, 'a> Package<'r, 'a> {
@@ -36,6 +39,7 @@ impl<'r, 'a> Package<'r, 'a> {
             rl,
             trees: BTreeMap::new(),
             config,
+            shared: SharedInjections::default(),
         }
     }
 
@@ -141,6 +145,11 @@ impl<'r, 'a> Package<'r, 'a> {
             .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
     }
 
+    /// The tree of item `i` if it is loaded.
+    pub fn loaded(&self, i: usize) -> Option<&Node> {
+        self.trees.get(&i)
+    }
+
     /// Drops the tree of item `i` if it is untouched (it is read again when next asked for).
     pub fn release(&mut self, i: usize) {
         if self.trees.get(&i).is_some_and(Node::is_pristine) {
@@ -153,14 +162,17 @@ impl<'r, 'a> Package<'r, 'a> {
             return Err(Box::new(ResultItem::error(format!("no item {i}"))));
         }
         if !self.trees.contains_key(&i) {
-            let t = self.rl.tree(i)?;
+            let mut t = self.rl.tree(i)?;
+            // An item edited again after its injection was deferred: the injection now.
+            self.shared.apply_now(i, &mut t);
             self.trees.insert(i, t);
         }
         Ok(())
     }
 
-    /// The changes: every tree that was touched, and the in-cluster objects that came in
-    /// without a path (fed through stdin: context, not package, so they do not go out).
+    /// The changes: every tree that was touched, the deferred injections, and the in-cluster
+    /// objects that came in without a path (fed through stdin: context, not package, so they
+    /// do not go out).
     pub fn into_changes(self) -> Changes {
         let removed = (0..self.len())
             .filter(|&i| self.is_in_cluster(i) && self.meta(i).path().is_none())
@@ -175,6 +187,7 @@ impl<'r, 'a> Package<'r, 'a> {
             removed,
             added: Vec::new(),
             appended: None,
+            deferred: Some(Box::new(self.shared)),
         }
     }
 }
