@@ -10,7 +10,9 @@ pub mod package_variant;
 pub mod package_variant_set;
 pub mod yaml;
 
-use api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use api::package_variant::{
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use api::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 use krm::dispatch::Function;
 pub use krm::run::{Outcome, STACK_SIZE};
@@ -21,19 +23,37 @@ pub const FUNCTIONS: &[Function] = &[
         api_version: PACKAGE_VARIANT_API_VERSION,
         kind: PACKAGE_VARIANT_KIND,
         described: "PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)",
+        extension: false,
         run: package_variant::run,
     },
     Function {
         api_version: PACKAGE_VARIANT_SET_API_VERSION,
         kind: PACKAGE_VARIANT_SET_KIND,
         described: "PackageVariantSet (apiVersion config.porch.kpt.dev/v1alpha2)",
+        extension: false,
         run: package_variant_set::run,
     },
     Function {
         api_version: "v1",
         kind: "ConfigMap",
         described: "a ConfigMap of package context data",
+        extension: false,
         run: package_variant::run_config_map,
+    },
+    // The extension kinds: the same functions, over Porch's fields plus this function's own.
+    Function {
+        api_version: EXTENSION_API_VERSION,
+        kind: PACKAGE_VARIANT_KIND,
+        described: "PackageVariant (apiVersion fn.kpt.dev/v1alpha1)",
+        extension: true,
+        run: package_variant::run,
+    },
+    Function {
+        api_version: EXTENSION_API_VERSION,
+        kind: PACKAGE_VARIANT_SET_KIND,
+        described: "PackageVariantSet (apiVersion fn.kpt.dev/v1alpha1)",
+        extension: true,
+        run: package_variant_set::run,
     },
 ];
 
@@ -76,6 +96,6 @@ pub fn process_here(input: &[u8]) -> Outcome {
 
 /// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
 /// ended with its exit code (see [`krm::run::run_and_exit`]).
-pub fn run_and_exit(input: Vec<u8>) -> ! {
-    krm::run::run_and_exit(input, FUNCTIONS)
+pub fn run_and_exit(input: Vec<u8>, stdout_closed: bool) -> ! {
+    krm::run::run_and_exit(input, FUNCTIONS, stdout_closed)
 }

@@ -5,7 +5,7 @@
 
 mod reference;
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 
 const ABOUT: &str = "\
 package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and
@@ -18,6 +18,10 @@ functionConfig selects what it does:
   PackageVariantSet  config.porch.kpt.dev/v1alpha2  creates, updates and deletes the set's
                                                     PackageVariants among the items
   ConfigMap          v1                             its data becomes package context data
+  PackageVariant,    fn.kpt.dev/v1alpha1            this function's extension kinds: Porch's
+  PackageVariantSet                                 fields plus its own, e.g. point-keyed
+                                                    injection (spec.injection); see
+                                                    docs/extensions.md
 A run is all or nothing (on an error the items come back unchanged, with the error results) and
 idempotent (running it again changes nothing). It is strict: a field it does not know (a typo,
 a field at the wrong level) is an error naming the field and the closest known one, e.g.
@@ -48,9 +52,11 @@ HOW TO RUN
 EXIT CODES
   0  done; the results may hold warnings and info (an unfilled required injection point is a
      warning, and its readiness gate stays unmet)
-  1  an error result (the items come back unchanged), or the input is not a ResourceList (one
-     line on stderr, nothing on stdout)
-  2  an unknown command-line argument
+  1  an error result (the items come back unchanged; the errors are summed up on stderr, the
+     first 20 one per line), or the input is not a ResourceList (one line on stderr, nothing
+     on stdout), or stdout is closed
+  2  an unknown command-line argument, or stdin is a terminal (nothing to read: the
+     binary says what it expects and exits at once)
 
 OPTIONS
   -h, --help     print this documentation
@@ -121,6 +127,12 @@ fn main() {
             }
         }
     }
+    if std::io::stdin().is_terminal() {
+        // Nothing is piped in: a person typed the command. Say what it needs at once rather
+        // than wait for a ResourceList to be typed.
+        eprintln!("{STDIN_IS_A_TERMINAL}");
+        std::process::exit(2);
+    }
     // One byte past the limit is enough to refuse the input: never read (or hold) more.
     let limit = package_variant::krm::resource_list::MAX_INPUT_BYTES as u64 + 1;
     let mut input = Vec::new();
@@ -128,5 +140,49 @@ fn main() {
         eprintln!("package-variant: cannot read stdin: {e}");
         std::process::exit(1);
     }
-    package_variant::run_and_exit(input)
+    package_variant::run_and_exit(input, start::stdout_was_closed())
+}
+
+/// What the binary says when stdin is a terminal.
+const STDIN_IS_A_TERMINAL: &str = "\
+package-variant: stdin is a terminal; the function reads a ResourceList on stdin. Run it with kpt:
+  kpt fn eval PKG --exec package-variant --fn-config pv.yaml
+or give it a ResourceList:
+  kpt fn source PKG --fn-config pv.yaml > rl.yaml && package-variant < rl.yaml
+See package-variant --help.";
+
+/// What the process looked like before the Rust runtime set it up.
+mod start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+    /// Whether file descriptor 1 was closed when the process started (`>&-`). Before `main`,
+    /// the Rust runtime replaces a closed standard descriptor with `/dev/null` opened
+    /// read-write, which then looks like a caller's own `/dev/null` (Python's
+    /// `subprocess.DEVNULL`, Rust's `Stdio::null()`): only a look taken earlier tells them
+    /// apart, so it is taken by a constructor, which the C runtime runs before `main`.
+    pub fn stdout_was_closed() -> bool {
+        STDOUT_CLOSED.load(Ordering::Relaxed)
+    }
+
+    // A pointer in `.init_array`: glibc and musl call each before `main` (and so before the
+    // Rust runtime's own set-up, which happens in `main`).
+    #[cfg(target_os = "linux")]
+    #[used]
+    #[link_section = ".init_array"]
+    static LOOK_AT_STDOUT: extern "C" fn() = look_at_stdout;
+
+    #[cfg(target_os = "linux")]
+    extern "C" fn look_at_stdout() {
+        extern "C" {
+            fn fcntl(fd: std::ffi::c_int, cmd: std::ffi::c_int, ...) -> std::ffi::c_int;
+        }
+        /// `F_GETFD` on Linux: fails (EBADF) only for a descriptor that is not open.
+        const F_GETFD: std::ffi::c_int = 1;
+        // SAFETY: F_GETFD only reads the descriptor's flags; nothing else runs yet.
+        if unsafe { fcntl(1, F_GETFD) } == -1 {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! same trees strict decoding walks, generated from the CRDs in `fnconfig/schemas/`, so the
 //! reference cannot drift from what the function accepts.
 
+use package_variant::api::package_variant::EXTENSION_API_VERSION;
 use package_variant::api::schema::{self, Field};
 
 /// Width the descriptions are wrapped to.
@@ -16,8 +17,32 @@ pub fn render() -> String {
     );
     for kind in schema::kinds() {
         out.push_str(&format!("\n{} ({})\n", kind.kind(), kind.api_version()));
-        for field in kind.root().fields().iter().filter(|f| listed(f)) {
-            let flag = if field.required { ", required" } else { "" };
+        // An extension kind lists only what it adds to Porch's kind of the same name.
+        let porch = (kind.api_version() == EXTENSION_API_VERSION)
+            .then(|| schema::kinds().iter().find(|k| k.kind() == kind.kind()))
+            .flatten();
+        let porch_paths: Vec<String> = porch.map_or_else(Vec::new, |p| {
+            p.root().fields().into_iter().map(|f| f.path).collect()
+        });
+        let fields = kind.root().fields();
+        let own: Vec<&Field> = fields
+            .iter()
+            .filter(|f| listed(f) && !porch_paths.contains(&f.path))
+            .collect();
+        if let Some(p) = porch {
+            let plus = if own.is_empty() { "" } else { ", plus" };
+            out.push_str(&format!(
+                "  Every field of {} ({}){plus} (docs/extensions.md):\n",
+                p.kind(),
+                p.api_version()
+            ));
+        }
+        for field in own {
+            let flag = match required_by_validation(kind.kind(), &field.path) {
+                _ if field.required => ", required",
+                Some(flag) => flag,
+                None => "",
+            };
             let ty = match field.path.as_str() {
                 "metadata" => "Kubernetes ObjectMeta".to_string(),
                 _ => field.schema.type_name(),
@@ -27,6 +52,43 @@ pub fn render() -> String {
         }
     }
     out
+}
+
+/// Fields Porch's validation requires though its CRD schema does not mark them (the schema is
+/// Porch's and stays as it is): the kind, the field path, and how `--help` marks it.
+/// tests/help.rs leaves each out of a working functionConfig and expects it refused.
+pub const REQUIRED_BY_VALIDATION: &[(&str, &str, &str)] = &[
+    ("PackageVariant", "spec.upstream", ", required"),
+    ("PackageVariant", "spec.upstream.repo", ", required"),
+    ("PackageVariant", "spec.upstream.package", ", required"),
+    ("PackageVariant", "spec.downstream", ", required"),
+    ("PackageVariant", "spec.downstream.repo", ", required"),
+    ("PackageVariant", "spec.downstream.package", ", required"),
+    ("PackageVariantSet", "spec.upstream", ", required"),
+    ("PackageVariantSet", "spec.upstream.repo", ", required"),
+    ("PackageVariantSet", "spec.upstream.package", ", required"),
+    (
+        "PackageVariantSet",
+        "spec.upstream.revision",
+        ", required unless workspaceName is given",
+    ),
+    (
+        "PackageVariantSet",
+        "spec.upstream.workspaceName",
+        ", required unless revision is given",
+    ),
+    (
+        "PackageVariantSet",
+        "spec.targets",
+        ", required, at least one",
+    ),
+];
+
+fn required_by_validation(kind: &str, path: &str) -> Option<&'static str> {
+    REQUIRED_BY_VALIDATION
+        .iter()
+        .find(|(k, p, _)| *k == kind && *p == path)
+        .map(|(_, _, flag)| *flag)
 }
 
 /// Fields under `metadata` and `status` are not the function's to document.
@@ -75,7 +137,22 @@ mod tests {
         let mut total = 0;
         for kind in schema::kinds() {
             let section = section(&text, kind);
-            for field in kind.root().fields().iter().filter(|f| listed(f)) {
+            // An extension kind lists the fields it adds; Porch's are under Porch's kind.
+            let porch = schema::kinds()
+                .iter()
+                .find(|k| k.kind() == kind.kind() && k.api_version() != EXTENSION_API_VERSION)
+                .filter(|_| kind.api_version() == EXTENSION_API_VERSION);
+            let porch_paths: Vec<String> = porch.map_or_else(Vec::new, |p| {
+                p.root().fields().into_iter().map(|f| f.path).collect()
+            });
+            if porch.is_some() {
+                assert!(section.contains("  Every field of "), "{section}");
+            }
+            let fields = kind.root().fields();
+            let own = fields
+                .iter()
+                .filter(|f| listed(f) && !porch_paths.contains(&f.path));
+            for field in own {
                 total += 1;
                 let line = format!("\n  {} (", field.path);
                 assert_eq!(
@@ -97,7 +174,7 @@ mod tests {
             "\n  spec.upstream.revision (integer)\n",
             "\n  spec.injectors[].name (string, required)\n",
             "\n  spec.labels (map of string)\n",
-            "\n  spec.targets (list of object)\n",
+            "\n  spec.targets (list of object, required, at least one)\n",
             "\n  metadata (Kubernetes ObjectMeta)\n",
             "\nConfigMap (v1)\n",
         ] {

@@ -22,13 +22,14 @@ const PARTS: &[(&str, &[&str])] = &[
 
 /// Inside `yaml/`: each module and the sibling modules it may use (one-way layers).
 const YAML_LAYERS: &[(&str, &[&str])] = &[
+    ("breaks", &[]),
     ("resolve", &[]),
     ("alias", &["node", "style"]),
     ("assign", &["node", "resolve", "style"]),
     ("style", &["resolve"]),
     ("node", &["resolve", "style"]),
-    ("parse", &["node"]),
-    ("emit", &["node", "style", "resolve"]),
+    ("parse", &["node", "breaks"]),
+    ("emit", &["node", "style", "resolve", "breaks"]),
     ("json", &["node", "resolve", "style", "alias"]),
     ("ser", &["node", "style"]),
     ("text", &["style"]),

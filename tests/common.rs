@@ -184,3 +184,13 @@ spec:
 pub fn results_section(rl: &str) -> &str {
     rl.find("\nresults:\n").map_or("", |i| &rl[i + 1..])
 }
+
+/// Whether `stderr` is the summary of error results a failed run writes there (a header, then
+/// one line per error): nothing else.
+pub fn is_error_summary(stderr: &str) -> bool {
+    let mut lines = stderr.lines();
+    lines.next().is_some_and(|h| {
+        h.starts_with("package-variant: ")
+            && h.ends_with("; nothing was changed (the output's results have every detail):")
+    }) && lines.all(|l| l.starts_with("  [error]") || l.starts_with("  ... and "))
+}

@@ -157,3 +157,246 @@ fn an_unknown_argument_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("see --help"));
 }
+
+/// Exit code 2 is documented for both of its causes.
+#[test]
+fn exit_code_2_is_documented() {
+    let help = help();
+    let codes = &help[help.find("\nEXIT CODES\n").unwrap()..help.find("\nOPTIONS\n").unwrap()];
+    let two = &codes[codes.find("\n  2  ").expect("exit code 2")..];
+    assert!(two.contains("unknown command-line argument"), "{codes}");
+    assert!(two.contains("stdin is a terminal"), "{codes}");
+}
+
+/// The fields `--help` marks required: leaving one out of the working functionConfig is an
+/// error naming it (or, for a field required as one of two, naming both).
+#[test]
+fn fields_marked_required_are_refused_when_missing() {
+    let help = help();
+    let marked = |kind: &str| -> Vec<String> {
+        let section = &help[help.find(&format!("\n{kind} (")).unwrap() + 1..];
+        let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+        section
+            .lines()
+            .filter(|l| l.contains(", required"))
+            .map(|l| l.trim().split(' ').next().unwrap().to_string())
+            .collect()
+    };
+    let pv = marked("PackageVariant");
+    for f in [
+        "spec.upstream",
+        "spec.upstream.repo",
+        "spec.upstream.package",
+        "spec.downstream",
+        "spec.downstream.repo",
+        "spec.downstream.package",
+        "spec.injectors[].name",
+    ] {
+        assert!(
+            pv.contains(&f.to_string()),
+            "{f} not marked required: {pv:?}"
+        );
+    }
+    let pvs = marked("PackageVariantSet");
+    for f in [
+        "spec.upstream",
+        "spec.upstream.repo",
+        "spec.upstream.package",
+        "spec.upstream.revision",
+        "spec.upstream.workspaceName",
+        "spec.targets",
+    ] {
+        assert!(
+            pvs.contains(&f.to_string()),
+            "{f} not marked required: {pvs:?}"
+        );
+    }
+    // Each one left out of a working PackageVariant.
+    let pv_without = |upstream: &str, downstream: &str| {
+        format!(
+            "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: v\nspec:\n{upstream}{downstream}"
+        )
+    };
+    let up = "  upstream: {repo: blueprints, package: web, revision: 1}\n";
+    let down = "  downstream: {repo: edge, package: web}\n";
+    for (field, config) in [
+        ("spec.upstream", pv_without("", down)),
+        (
+            "spec.upstream.repo",
+            pv_without("  upstream: {package: web, revision: 1}\n", down),
+        ),
+        (
+            "spec.upstream.package",
+            pv_without("  upstream: {repo: blueprints, revision: 1}\n", down),
+        ),
+        ("spec.downstream", pv_without(up, "")),
+        (
+            "spec.downstream.repo",
+            pv_without(up, "  downstream: {package: web}\n"),
+        ),
+        (
+            "spec.downstream.package",
+            pv_without(up, "  downstream: {repo: edge}\n"),
+        ),
+    ] {
+        let out = run(&resource_list(&[KPTFILE, PACKAGE_CONTEXT], &config));
+        assert_eq!(out.code, 1, "{field}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(&format!("path: {field}\n")),
+            "{field} not named:\n{}",
+            out.stdout
+        );
+    }
+    let pvs = |upstream: &str, targets: &str| {
+        format!(
+            "apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: s\nspec:\n{upstream}{targets}"
+        )
+    };
+    let targets = "  targets:\n  - repositories: [{name: edge}]\n";
+    for (field, config) in [
+        ("spec.upstream", pvs("", targets)),
+        (
+            "spec.upstream.repo",
+            pvs("  upstream: {package: web, revision: 1}\n", targets),
+        ),
+        (
+            "spec.upstream.package",
+            pvs("  upstream: {repo: blueprints, revision: 1}\n", targets),
+        ),
+        (
+            "spec.upstream",
+            pvs("  upstream: {repo: blueprints, package: web}\n", targets),
+        ),
+        (
+            "spec.targets",
+            pvs(
+                "  upstream: {repo: blueprints, package: web, revision: 1}\n",
+                "",
+            ),
+        ),
+    ] {
+        let out = run(&resource_list(&[], &config));
+        assert_eq!(out.code, 1, "{field}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(&format!("path: {field}\n")),
+            "{field} not named:\n{}",
+            out.stdout
+        );
+    }
+}
+
+/// The type of each field in `--help` is the type the README (and docs/) give it, wherever
+/// their reference tables name a single field with a plain type.
+#[test]
+fn help_and_the_docs_agree_on_every_type() {
+    let help = help();
+    let mut help_types: Vec<(String, String, String)> = Vec::new(); // (kind, path, type)
+    let mut kind = String::new();
+    for line in help[help.find("\nFUNCTIONCONFIG REFERENCE\n").unwrap()..].lines() {
+        if !line.starts_with(' ') && line.contains(" (") {
+            kind = line.split(' ').next().unwrap().to_string();
+        } else if let Some(rest) = line.strip_prefix("  ").filter(|r| !r.starts_with(' ')) {
+            if let Some((path, ty)) = rest.split_once(" (") {
+                let ty = ty.trim_end_matches(')').split(", required").next().unwrap();
+                help_types.push((kind.clone(), path.to_string(), ty.to_string()));
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md")];
+    if let Ok(dir) = std::fs::read_dir(root.join("docs")) {
+        docs.extend(
+            dir.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "md")),
+        );
+    }
+    let plain = [
+        "string",
+        "integer",
+        "boolean",
+        "map of string",
+        "list of string",
+    ];
+    let mut compared = 0;
+    let mut disagree = Vec::new();
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let mut kind = "";
+        for line in text.lines() {
+            if line.starts_with('#') {
+                kind = if line.contains("PackageVariantSet") {
+                    "PackageVariantSet"
+                } else if line.contains("PackageVariant") {
+                    "PackageVariant"
+                } else if line.contains("ConfigMap") {
+                    "ConfigMap"
+                } else {
+                    ""
+                };
+                continue;
+            }
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if kind.is_empty() || cells.len() < 4 || !cells[1].starts_with('`') {
+                continue;
+            }
+            let path = cells[1].trim_matches('`');
+            let ty = cells[2];
+            if path.contains(['`', ' ', '/']) || !plain.contains(&ty) {
+                continue;
+            }
+            // The docs shorten `spec.targets[].x` to `targets[].x` and `template.x`.
+            let found = help_types.iter().find(|(k, p, _)| {
+                k == kind
+                    && (p == path
+                        || p.ends_with(&format!(".{path}"))
+                            && (path.starts_with("targets[]") || path.starts_with("template.")))
+            });
+            match found {
+                Some((_, p, t)) => {
+                    compared += 1;
+                    if t != ty {
+                        disagree.push(format!(
+                            "{}: {kind} {path} is {ty}; --help says {p} ({t})",
+                            doc.display()
+                        ));
+                    }
+                }
+                None if !path.starts_with("metadata.") => {
+                    disagree.push(format!("{}: {kind} {path} is not in --help", doc.display()))
+                }
+                None => {}
+            }
+        }
+    }
+    assert!(disagree.is_empty(), "{disagree:#?}");
+    assert!(
+        compared >= 15,
+        "only {compared} fields compared: the reference tables moved?"
+    );
+}
+
+/// stdin is a terminal (someone typed `package-variant`): say what the binary needs and exit
+/// at once rather than wait for a ResourceList to be typed. Run under a pseudo-terminal
+/// (`script`), with `timeout` so that a binary that waits fails instead of hanging.
+#[test]
+fn a_terminal_on_stdin_gets_an_answer_at_once() {
+    let bin = env!("CARGO_BIN_EXE_package-variant");
+    let out = Command::new("timeout")
+        .args([
+            "20",
+            "script",
+            "-qec",
+            &format!("'{bin}'; echo \"exit=$?\""),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) and timeout (coreutils) are needed for this test");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "timed out or failed: {out:?}");
+    assert!(text.contains("stdin is a terminal"), "{text}");
+    assert!(text.contains("package-variant < rl.yaml"), "{text}");
+    assert!(text.contains("--help"), "{text}");
+    assert!(text.contains("exit=2"), "{text}");
+}

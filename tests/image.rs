@@ -403,6 +403,7 @@ fn build_stage_builds_from_a_clean_checkout() {
         assert!(
             *file == "Cargo.toml"
                 || *file == "Cargo.lock"
+                || *file == "build.rs"
                 || file.starts_with("src/")
                 || file.starts_with("benches/"),
             "the build stage copies {file}"
@@ -413,6 +414,15 @@ fn build_stage_builds_from_a_clean_checkout() {
     assert!(
         is_static_elf(&binary),
         "{} is dynamically linked",
+        binary.display()
+    );
+    // e_type ET_EXEC (2), not ET_DYN (3): linked at a fixed address, so the loader has no
+    // relocations to apply at every start (docs/runners.md, the per-call floor).
+    let elf = fs::read(&binary).unwrap();
+    assert_eq!(
+        u16::from_le_bytes([elf[16], elf[17]]),
+        2,
+        "{} is position-independent",
         binary.display()
     );
     let size = fs::metadata(&binary).unwrap().len();
@@ -435,6 +445,15 @@ fn build_stage_builds_from_a_clean_checkout() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("    region: us-east1\n"));
+    // CEL's time-zone functions (chrono-tz's tables) work in a binary built as the image is.
+    let tz = fs::File::open(root().join("benches/support/time_zone.yaml")).unwrap();
+    let out = Command::new(&binary).stdin(tz).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("hours-ny: \"5\"") && text.contains("hours-tokyo: \"19\""),
+        "{text}"
+    );
     let _ = fs::remove_dir_all(&scratch);
 }
 

@@ -444,15 +444,10 @@ fn strings_written_read_back_as_the_same_string() {
     );
 }
 
-/// Values kpt writes in a form our parser does not read as go-yaml does yet: kpt writes a line
-/// or paragraph separator between other characters raw in single quotes, followed by the
-/// indentation (`'a<LS>      b'`), which go-yaml reads back as `a<LS>b` (it takes U+2028 and
-/// U+2029 for line breaks, YAML 1.1 style) and our parser as `a<LS>      b`. The parser's half
-/// of issue 13; the function writes them right (`"a\Lb"`, see the injection test above).
-const KNOWN_READING_GAPS: &[&str] = &["a\u{2028}b", "a\u{2029}b"];
-
 /// The `-- key=value` route under real kpt: kpt builds the ConfigMap, the function writes each
-/// value into `package-context.yaml`, and kpt reads back every string as given.
+/// value into `package-context.yaml`, and kpt reads back every string as given. Among them
+/// `a<LS>b`, which kpt hands over as `'a<LS>      b'` (a line separator is a line break to
+/// go-yaml, the indentation after it is not text): read as go-yaml reads it since issue 20.
 #[test]
 fn context_values_from_kpt_arguments_read_back_as_given() {
     let table: Vec<String> = tricky_strings()
@@ -501,25 +496,13 @@ fn context_values_from_kpt_arguments_read_back_as_given() {
     let context = kpt_reads(&rl, &sink, "package-context.json");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&sink);
-    let (mut wrong, mut gaps) = (Vec::new(), Vec::new());
+    let mut wrong = Vec::new();
     for (i, s) in table.iter().enumerate() {
         let got = &context["data"][format!("k{i}")];
-        if *got == Value::String(s.to_string()) {
-            continue;
-        }
-        let line = format!("{s:?}: kpt reads {got}");
-        if KNOWN_READING_GAPS.contains(&s.as_str()) {
-            gaps.push(line);
-        } else {
-            wrong.push(line);
+        if *got != Value::String(s.to_string()) {
+            wrong.push(format!("{s:?}: kpt reads {got}"));
         }
     }
-    // When the parser reads these as go-yaml does, this fails: remove them from the list.
-    assert_eq!(
-        gaps.len(),
-        KNOWN_READING_GAPS.len(),
-        "gaps closed: {gaps:?}"
-    );
     println!(
         "kpt scalars: {} context values through kpt arguments",
         table.len()

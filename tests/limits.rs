@@ -12,6 +12,8 @@
 //! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
+//! | CEL regular expressions | compiling costs half the program size class (16 KiB, 128 KiB, 1 MiB) from the same budgets; 16 kept compiled, 64 KiB of patterns, 4 MiB of classes (`cel`) | PVS templates |
+//! | CEL values written out | 16 MiB per run (`cel::MAX_OUTPUT_BYTES`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
 
 mod common;
@@ -854,5 +856,144 @@ fn aliases_written_out_after_an_edit_are_bounded() {
         &input,
         &out,
         &["YAML aliases expand to more than 100000 values"],
+    );
+}
+
+// ---------------------------------------------------------------- CEL cost by the input (issue 20)
+
+#[path = "../benches/support/hostile_cel.rs"]
+mod hostile_cel;
+
+/// Runs the binary under `/usr/bin/time` (when present): the run and its peak RSS in bytes.
+fn run_with_peak(input: &str) -> (common::Run, Option<u64>) {
+    let time = std::path::Path::new("/usr/bin/time");
+    if !time.exists() {
+        return (run_bounded(input), None);
+    }
+    let report = std::env::temp_dir().join(format!("pv-limits-rss-{}", std::process::id()));
+    let start = Instant::now();
+    let mut child = Command::new(time)
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&report)
+        .arg(env!("CARGO_BIN_EXE_package-variant"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start package-variant");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(start.elapsed() < GENEROUS, "took {:?}", start.elapsed());
+    let peak = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse::<u64>().ok()))
+        .map(|kb| kb * 1024);
+    let _ = std::fs::remove_file(&report);
+    let run = common::Run {
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+        code: out.status.code().unwrap_or(-1),
+    };
+    (run, peak)
+}
+
+/// Each hostile CEL shape at 1x, 4x and 16x is refused with its limit's message, in bounded
+/// time and within 8 x input + 64 MiB of memory (measured on this build, debug or release).
+fn assert_cel_shape_bounded(generate: fn(usize) -> String, base: usize, needles: &[&str]) {
+    for factor in [1, 4, 16] {
+        let input = generate(base * factor);
+        let (out, peak) = run_with_peak(&input);
+        assert_error_result(&input, &out, needles);
+        if let Some(peak) = peak {
+            let bound = 8 * input.len() as u64 + (64 << 20);
+            assert!(
+                peak <= bound,
+                "{factor}x: peak {peak} bytes, more than 8 x {} + 64 MiB",
+                input.len()
+            );
+        }
+    }
+}
+
+/// 1,000 targets each matching its own ~1 MiB-program pattern (a label): the patterns were all
+/// kept compiled (1.18 GB, 8 s); each compilation now costs by its program size class, and the
+/// run's budget stops the run after about 17 of them, whatever the number of targets.
+#[test]
+fn limit_cel_distinct_regex_per_target() {
+    assert_cel_shape_bounded(
+        hostile_cel::distinct_patterns,
+        1_000,
+        &[
+            "expressions together cost more than the limit of 10000000 for one run",
+            "(compiling a regular expression costs half of its compiled program",
+        ],
+    );
+}
+
+/// Expressions each with its own large literal pattern: each was compiled when the set was
+/// checked (300: 16.7 s, 680 MB); the checks now share the run's budget, and one error says
+/// so. (50 at 1x: checking thousands of expressions is slow in a debug build.)
+#[test]
+fn limit_cel_literal_regex_per_expression() {
+    assert_cel_shape_bounded(
+        hostile_cel::literal_patterns,
+        50,
+        &["literal regular expressions costs more than the limit of 10000000 for one run"],
+    );
+    let out = run_bounded(&hostile_cel::literal_patterns(50));
+    assert_eq!(
+        results_section(&out.stdout)
+            .matches("severity: error")
+            .count(),
+        1
+    );
+}
+
+/// A 100 KB value copied by CEL into each of 2,000 variants (0.36 MB in) was 201 MB of output
+/// and 257 MB peak, and an allocation abort under a 300 MB address-space limit: now the values
+/// of a run take at most 16 MiB, and the run past it is an error result on the field.
+#[test]
+fn limit_cel_output_of_values_copied_per_target() {
+    assert_cel_shape_bounded(
+        hostile_cel::copied_value,
+        2_000,
+        &[
+            "expressions together take more than the limit of 16777216 bytes (16 MiB) for one run",
+            "this value: 100000 bytes",
+            "path: spec.targets[0].template.packageContext.dataExprs[0].valueExpr",
+        ],
+    );
+}
+
+/// The same run under a 300 MB address-space limit (`ulimit -v`, as a container might set):
+/// an error result and exit 1, not an allocation abort.
+#[test]
+fn limit_cel_output_under_an_address_space_limit() {
+    let input = hostile_cel::copied_value(2_000);
+    let path = std::env::temp_dir().join(format!("pv-limits-as-{}.yaml", std::process::id()));
+    std::fs::write(&path, &input).expect("write input");
+    let script = format!("ulimit -v 300000 && exec \"$0\" < '{}'", path.display());
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_package-variant"))
+        .output()
+        .expect("run sh");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results_section(&stdout).contains("take more than the limit of 16777216 bytes"),
+        "{stdout}"
     );
 }

@@ -2602,3 +2602,204 @@ targets:
         "{r}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 20: CEL as cel-go, continued.
+
+/// A map is iterated in the order of its keys: `target.labels.map(k, k)[0]` is the smallest
+/// label key on every run (cel-go iterates a Go map in random order; the package name would
+/// change between runs, and each run would delete the previous run's variant).
+#[test]
+fn cel_map_iteration_is_in_key_order() {
+    let labels: Vec<String> = (0..60)
+        .map(|i| format!("l{:02}: v{i}", (i * 7) % 60))
+        .collect();
+    let repo = format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: edge1\n  namespace: default\n  labels: {{{}}}\n",
+        labels.join(", ")
+    );
+    let config = expr_set(
+        "repositorySelector: {matchLabels: {l00: v0}}",
+        "downstream: {packageExpr: \"target.labels.map(k, k)[0] + '-' + target.labels.filter(k, k.endsWith('9'))[0]\"}\nlabelExprs: [{key: last, valueExpr: \"target.labels.map(k, target.labels[k])[59]\"}]",
+    );
+    for _ in 0..4 {
+        let out = run_case(&[PR_P, &repo], &config, 0);
+        assert!(out.stdout.contains("package: l00-l09"), "{}", out.stdout);
+        assert!(out.stdout.contains("last: v"), "{}", out.stdout);
+        // l59 is label i where i * 7 % 60 == 59: i = 17.
+        assert!(out.stdout.contains("last: v17"), "{}", out.stdout);
+    }
+}
+
+/// Conversions as cel-go v0.26.1 makes them: a double printed by Go's `%g`, strings read by
+/// Go's `strconv` (a value beyond the largest double is an error, `T` is true).
+#[test]
+fn cel_conversions_as_cel_go() {
+    let out = expr_case(
+        "labelExprs:\n- {key: million, valueExpr: \"string(1e6)\"}\n- {key: inf, valueExpr: \"string(1.0/0.0)\"}\n- {key: small, valueExpr: \"string(1e-7)\"}\n- {key: plain, valueExpr: \"string(100000.0)\"}\n- {key: t, valueExpr: \"string(bool('T'))\"}\n- {key: f, valueExpr: \"string(bool('F'))\"}\n- {key: infinity, valueExpr: \"string(double('-Infinity'))\"}\n- {key: hex, valueExpr: \"string(double('0x1p-2'))\"}\n- {key: nanos, valueExpr: \"string(int(duration('1.5s')))\"}",
+        0,
+    );
+    for line in [
+        "million: \"1e+06\"",
+        "inf: +Inf",
+        "small: \"1e-07\"",
+        "plain: \"100000\"",
+        "t: \"true\"",
+        "f: \"false\"",
+        "infinity: -Inf",
+        "hex: \"0.25\"",
+        "nanos: \"1500000000\"",
+    ] {
+        assert!(out.stdout.contains(line), "{line} not in\n{}", out.stdout);
+    }
+    // Refused as cel-go refuses them: constants when the program is built, a target's value
+    // when it is evaluated.
+    for (expr, message) in [
+        (
+            "string(double('1e309'))",
+            "type conversion error from 'string' to 'double'",
+        ),
+        (
+            "string(int('0x10'))",
+            "type conversion error from 'string' to 'int'",
+        ),
+        (
+            "string(uint('+1'))",
+            "type conversion error from 'string' to 'uint'",
+        ),
+        (
+            "string(bool('yes'))",
+            "type conversion error from 'string' to 'bool'",
+        ),
+        (
+            "string(double(string(size(target.repo)) + 'e999'))",
+            "type conversion error from 'string' to 'double'",
+        ),
+    ] {
+        let out = label_expr(expr, 1);
+        let results = results(&out.stdout);
+        assert!(results.contains(message), "{expr}\n{results}");
+        assert!(
+            results.contains("path: spec.targets[0].template.labelExprs[0].valueExpr"),
+            "{results}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 21: CEL messages that say the fix.
+
+/// An undeclared name gets "did you mean" among the declared variables and the fields of an
+/// object's view, after cel-go's own message and caret.
+#[test]
+fn cel_undeclared_reference_says_did_you_mean() {
+    for (expr, hint) in [
+        ("traget.name", "did you mean 'target.name'?"),
+        ("repository.name + trget.nme", "did you mean 'target.name'?"),
+        ("packageDefualt", "did you mean 'packageDefault'?"),
+    ] {
+        let out = label_expr(expr, 1);
+        let results = results(&out.stdout);
+        assert!(results.contains("undeclared reference to '"), "{results}");
+        assert!(results.contains(hint), "{expr}\n{results}");
+        assert!(
+            results.contains(
+                "(the variables are repoDefault, packageDefault, upstream, target, repository)"
+            ),
+            "{results}"
+        );
+    }
+    insta::assert_snapshot!(results(&label_expr("traget.name", 1).stdout));
+}
+
+/// `no such key` names the target it was evaluated for, lists the keys the map has (the first
+/// 20), the closest one, and how to test for a key a target may lack.
+#[test]
+fn cel_missing_key_names_the_target_and_its_keys() {
+    let selector = "repositorySelector: {matchExpressions: [{key: efg, operator: DoesNotExist}]}";
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            selector,
+            r#"labelExprs: [{key: e, valueExpr: "target.labels['fo']"}]"#,
+        ),
+        1,
+    );
+    let found = results(&out.stdout);
+    for needle in [
+        "no such key: fo; target.labels has the keys abc, foo: did you mean target.labels.foo?",
+        "''fo'' in target.labels ? target.labels[''fo''] : ''''",
+        "(evaluated for the target Repository my-repo-1)",
+    ] {
+        assert!(found.contains(needle), "{needle}\n{found}");
+    }
+    insta::assert_snapshot!(found);
+
+    let out = run_case(
+        &FIXTURES,
+        &expr_set(
+            selector,
+            r#"labelExprs: [{key: e, valueExpr: "repository.nme"}]"#,
+        ),
+        1,
+    );
+    assert!(
+        results(&out.stdout).contains(
+            "repository has the keys annotations, labels, name, namespace: did you mean repository.name?"
+        ),
+        "{}",
+        out.stdout
+    );
+
+    // Many labels: the first 20 keys, then how many more.
+    let labels: Vec<String> = (0..45).map(|i| format!("k{i:02}: v")).collect();
+    let repo = format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: edge1\n  namespace: default\n  labels: {{env: prod, {}}}\n",
+        labels.join(", ")
+    );
+    let out = run_case(
+        &[PR_P, &repo],
+        &expr_set(
+            "repositorySelector: {matchLabels: {env: prod}}",
+            r#"labelExprs: [{key: e, valueExpr: "target.labels['region']"}]"#,
+        ),
+        1,
+    );
+    let found = results(&out.stdout);
+    assert!(
+        found.contains("target.labels has the keys env, k00, k01,"),
+        "{found}"
+    );
+    assert!(found.contains("k18, and 26 more"), "{found}");
+    assert!(
+        found.contains("(evaluated for the target Repository default/edge1)"),
+        "{found}"
+    );
+}
+
+/// The compile errors of every expression of the set are reported in one run, with the set's
+/// other errors (here an invalid adoption policy), each on its field.
+#[test]
+fn cel_compile_errors_come_with_the_sets_other_errors() {
+    let spec = "upstream: {repo: up-repo, package: up-pkg, revision: 2}
+targets:
+- repositories: [{name: my-repo-1, packageNames: [a]}]
+  template:
+    labelExprs: [{key: a, valueExpr: \"traget.name\"}, {key: b, valueExpr: \"'a' + 1\"}]
+- repositories: [{name: my-repo-2, packageNames: [b]}]
+  template:
+    adoptionPolicy: bogus
+    downstream: {packageExpr: \"size(\"}
+";
+    let out = run_case(&FIXTURES, &pvs("name: my-pvs\nnamespace: default", spec), 1);
+    let results = results(&out.stdout);
+    for path in [
+        "path: spec.targets[0].template.labelExprs[0].valueExpr",
+        "path: spec.targets[0].template.labelExprs[1].valueExpr",
+        "path: spec.targets[1].template.adoptionPolicy",
+        "path: spec.targets[1].template.downstream.packageExpr",
+    ] {
+        assert!(results.contains(path), "{path}\n{results}");
+    }
+    assert_eq!(results.matches("severity: error").count(), 4, "{results}");
+}

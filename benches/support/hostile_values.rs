@@ -237,6 +237,92 @@ pub fn aliases_written_out(n: usize) -> String {
 " + &package_variant("    injectors:\n    - name: src\n")
 }
 
+/// `n` injection points of one kind bound by the extension's `spec.injection` (issue 22), each
+/// from its own source: a third from in-cluster ConfigMaps, a third inline, a third from one
+/// package revision holding a resource for each (its PackageRevisionResources and the Published
+/// PackageRevision it floats to).
+pub fn bound_points(n: usize) -> String {
+    let points = lines(n, |i| {
+        format!(
+            "- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: p{i}
+    annotations:
+      kpt.dev/config-injection: required
+      config.kubernetes.io/path: points.yaml
+      config.kubernetes.io/index: '{i}'
+  data:
+    v: placeholder
+"
+        )
+    });
+    let cluster = lines(n, |i| {
+        if i % 3 != 0 {
+            return String::new();
+        }
+        format!(
+            "- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: c{i}
+    namespace: default
+    annotations:
+      config.porch.kpt.dev/in-cluster: \"true\"
+  data:
+    v: cluster-{i}
+"
+        )
+    });
+    let files = lines(n, |i| {
+        if i % 3 != 2 {
+            return String::new();
+        }
+        format!(
+            "        ---\n        apiVersion: v1\n        kind: ConfigMap\n        metadata:\n          name: r{i}\n        data:\n          v: package-{i}\n"
+        )
+    });
+    let revision = format!(
+        "- apiVersion: porch.kpt.dev/v1alpha1
+  kind: PackageRevision
+  metadata:
+    name: shared.db.v1
+    namespace: default
+    annotations:
+      config.porch.kpt.dev/in-cluster: \"true\"
+  spec: {{repository: shared, packageName: db, revision: 1, lifecycle: Published}}
+- apiVersion: porch.kpt.dev/v1alpha1
+  kind: PackageRevisionResources
+  metadata:
+    name: shared.db.v1
+    namespace: default
+    annotations:
+      config.porch.kpt.dev/in-cluster: \"true\"
+  spec:
+    repository: shared
+    packageName: db
+    revision: 1
+    resources:
+      all.yaml: |
+{files}"
+    );
+    let entries = lines(n, |i| {
+        match i % 3 {
+        0 => format!("    - bindingPoint: p{i}\n      clusterResource: {{name: c{i}}}\n"),
+        1 => format!("    - bindingPoint: p{i}\n      directResource: {{data: {{v: inline-{i}}}}}\n"),
+        _ => format!(
+            "    - bindingPoint: p{i}\n      packageResource: {{repo: shared, package: db, name: r{i}}}\n"
+        ),
+    }
+    });
+    package("")
+        + &points
+        + &cluster
+        + &revision
+        + &package_variant(&format!("    injection:\n{entries}"))
+            .replace("config.porch.kpt.dev/v1alpha1", "fn.kpt.dev/v1alpha1")
+}
+
 /// A workload: its name, its generator, and the `n` of its 1x size.
 pub type Workload = (&'static str, fn(usize) -> String, usize);
 
@@ -248,4 +334,5 @@ pub const WORKLOADS: &[Workload] = &[
     ("removeKeys", remove_keys, 60_000),
     ("wide injection", inject_wide, 20_000),
     ("aliases written out", aliases_written_out, 5_000),
+    ("bound points", bound_points, 1_000),
 ];

@@ -13,6 +13,7 @@ pub mod package_variant;
 pub mod package_variant_set;
 pub mod schema;
 pub mod strict;
+pub mod suggest;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
@@ -32,7 +33,13 @@ pub struct DecodeError {
 /// ([`strict::check`]), in document order; empty when the object may be decoded.
 pub fn check_strict(object: &serde_json::Value, api_version: &str, kind: &str) -> Vec<DecodeError> {
     match schema::for_kind(api_version, kind) {
-        Some(k) => strict::check(object, k),
+        Some(k) => {
+            let mut problems = strict::check(object, k);
+            if api_version != package_variant::EXTENSION_API_VERSION {
+                extension_hints(&mut problems, kind);
+            }
+            problems
+        }
         None => vec![DecodeError {
             path: String::new(),
             message: format!(
@@ -40,6 +47,51 @@ pub fn check_strict(object: &serde_json::Value, api_version: &str, kind: &str) -
             ),
         }],
     }
+}
+
+/// An unknown field of a Porch kind that the extension kind of the same name has at that
+/// place (`spec.injection`): the message says to write the extension's apiVersion.
+fn extension_hints(problems: &mut [DecodeError], kind: &str) {
+    let Some(extension) = schema::for_kind(package_variant::EXTENSION_API_VERSION, kind) else {
+        return;
+    };
+    for p in problems.iter_mut() {
+        let Some(name) = p.message.strip_prefix("unknown field \"") else {
+            continue;
+        };
+        let name = name.split('"').next().unwrap_or("");
+        if !schema_has_path(extension.root(), &p.path) {
+            continue;
+        }
+        p.message = format!(
+            "unknown field {name:?}: {name} is an extension of this function, not a field of \
+             Porch's {kind}; write apiVersion: {} to use it (docs/extensions.md), or remove it",
+            package_variant::EXTENSION_API_VERSION
+        );
+    }
+}
+
+/// Whether the concrete field path `spec.targets[0].template.injection` names a field of
+/// `root` (list indices and map keys followed through items and values).
+fn schema_has_path(root: &'static schema::Schema, path: &str) -> bool {
+    let mut node = root;
+    for part in path.split('.') {
+        let (name, indices) = match part.find('[') {
+            Some(i) => (&part[..i], part[i..].matches('[').count()),
+            None => (part, 0),
+        };
+        let Some(next) = node.property(name) else {
+            return false;
+        };
+        node = next;
+        for _ in 0..indices {
+            match node.items().or(node.values()) {
+                Some(n) => node = n,
+                None => return false,
+            }
+        }
+    }
+    true
 }
 
 /// Decodes `value` into `T`, keeping the field path of the first error.

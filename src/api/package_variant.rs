@@ -20,6 +20,12 @@ pub const PACKAGE_VARIANT_FINALIZER: &str = "config.porch.kpt.dev/packagevariant
 pub const PACKAGE_VARIANT_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";
 /// kind of PackageVariant objects.
 pub const PACKAGE_VARIANT_KIND: &str = "PackageVariant";
+/// apiVersion of this function's extension kinds (`PackageVariant` and `PackageVariantSet`):
+/// Porch's fields plus this function's own, decoded, checked and run by the same code as
+/// Porch's kinds. A group Porch does not serve, so nobody applies one to Porch by mistake.
+pub const EXTENSION_API_VERSION: &str = "fn.kpt.dev/v1alpha1";
+/// The PackageVariant spec fields only the extension kind takes; Porch's schema refuses them.
+pub const EXTENSION_FIELDS: &[&str] = &["injection", "pipelinePlacement"];
 /// Package context keys Porch owns; a PackageVariant may neither set nor remove them.
 pub const RESERVED_CONTEXT_KEYS: &[&str] = &["name", "package-path"];
 
@@ -106,6 +112,86 @@ pub struct InjectionSelector {
     pub kind: Option<String>,
     #[serde(default, deserialize_with = "null_default")]
     pub name: String,
+}
+
+/// `spec.injection[]` (extension): one source for one injection point (`binding_point`), or a
+/// resource added to the package and owned by the variant (no `binding_point`).
+/// Exactly one of the three sources is given (checked by `package_variant::binding`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectionEntry {
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub binding_point: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_resource: Option<ClusterResource>,
+    /// The value itself: any object (`spec`, or `data` for a ConfigMap; a whole resource when
+    /// there is no binding point).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct_resource: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package_resource: Option<PackageResource>,
+}
+
+/// `clusterResource`: an in-cluster object of the point's kind in the variant's namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterResource {
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+}
+
+/// `packageResource`: a resource of another package revision, read from its
+/// `PackageRevisionResources`. `revision` 0: the highest Published revision given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageResource {
+    #[serde(default, deserialize_with = "null_default")]
+    pub repo: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub package: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "is_zero"
+    )]
+    pub revision: i64,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub api_version: String,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub kind: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+}
+
+/// `spec.pipelinePlacement` (extension): where the variant's functions go in each Kptfile
+/// pipeline list. Porch puts them first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelinePlacement {
+    /// `first` (Porch's, the default), `last`, `before` or `after`.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub position: String,
+    /// For `before` and `after`: the `name` of an upstream function of the list.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub function: String,
 }
 
 /// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
@@ -222,6 +308,12 @@ pub struct Pipeline {
     pub validators: Vec<Function>,
 }
 
+/// The values `adoptionPolicy` accepts (empty means the default, `adoptNone`).
+pub const ADOPTION_POLICIES: &[&str] = &["adoptNone", "adoptExisting"];
+
+/// The values `deletionPolicy` accepts (empty means the default, `delete`).
+pub const DELETION_POLICIES: &[&str] = &["orphan", "delete"];
+
 /// The PackageVariant `spec`, fields in Porch's struct order.
 ///
 /// Adoption and deletion policies are plain strings here (`""` = unset, omitted); Porch's
@@ -267,6 +359,16 @@ pub struct PackageVariantSpec {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub injectors: Vec<InjectionSelector>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): point-keyed injection.
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub injection: Vec<InjectionEntry>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): where the variant's functions go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_placement: Option<PipelinePlacement>,
 }
 
 impl PackageVariantSpec {

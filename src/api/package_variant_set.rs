@@ -134,6 +134,65 @@ pub struct PackageVariantTemplate {
     pub pipeline: Option<PipelineTemplate>,
     #[serde(default, deserialize_with = "null_default")]
     pub injectors: Vec<InjectionSelectorTemplate>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): point-keyed injection of each variant.
+    #[serde(default, deserialize_with = "null_default")]
+    pub injection: Vec<InjectionEntryTemplate>,
+}
+
+/// `template.injection[]` (extension): a PackageVariant's `spec.injection[]` entry, its names
+/// static or by CEL (`*Expr`, the expression wins), and a `directResource` whose `data` and
+/// `spec` keys may come from map expressions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectionEntryTemplate {
+    #[serde(default)]
+    pub binding_point: Option<String>,
+    #[serde(default)]
+    pub cluster_resource: Option<ClusterResourceTemplate>,
+    #[serde(default)]
+    pub direct_resource: Option<serde_json::Value>,
+    /// Keys of `directResource.data`, static or by CEL.
+    #[serde(default, deserialize_with = "null_default")]
+    pub data_exprs: Vec<MapExpr>,
+    /// Keys of `directResource.spec`, static or by CEL.
+    #[serde(default, deserialize_with = "null_default")]
+    pub spec_exprs: Vec<MapExpr>,
+    #[serde(default)]
+    pub package_resource: Option<PackageResourceTemplate>,
+}
+
+/// `template.injection[].clusterResource`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterResourceTemplate {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub name_expr: Option<String>,
+}
+
+/// `template.injection[].packageResource`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageResourceTemplate {
+    #[serde(default)]
+    pub repo: Option<String>,
+    #[serde(default)]
+    pub repo_expr: Option<String>,
+    #[serde(default)]
+    pub package: Option<String>,
+    #[serde(default)]
+    pub package_expr: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub revision: i64,
+    #[serde(default)]
+    pub api_version: Option<String>,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub name_expr: Option<String>,
 }
 
 /// `template.downstream`: static values or CEL expressions (`*Expr`) for the downstream.

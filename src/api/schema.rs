@@ -11,13 +11,17 @@
 //! a test fails when they differ), so a run pays nothing to read them. A CRD's `status` is
 //! Porch's, written by its controllers: it is kept as "anything" and not checked.
 
+mod extension_package_variant;
+mod extension_package_variant_set;
 mod package_variant;
 mod package_variant_set;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use super::package_variant::{
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use super::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 
 /// The OpenAPI type of a schema node.
@@ -43,6 +47,8 @@ pub struct Schema {
     values: Option<&'static Schema>,
     required: &'static [&'static str],
     preserve_unknown: bool,
+    /// The type `--help` names when it is not the node's own (see [`Schema::text`]).
+    shown_as: Option<&'static str>,
 }
 
 /// One field of a schema tree, as [`Schema::fields`] lists them.
@@ -70,6 +76,7 @@ impl Schema {
             values: None,
             required: &[],
             preserve_unknown: false,
+            shown_as: None,
         }
     }
 
@@ -134,6 +141,16 @@ impl Schema {
         }
     }
 
+    /// A string, where any other scalar is taken by its text (`3` is `"3"`), as kpt reads a
+    /// ConfigMap's values: checked as [`Schema::any`] (the decoder refuses a null or a
+    /// collection with its own message), named `string`.
+    pub const fn text(description: &'static str) -> Schema {
+        Schema {
+            shown_as: Some("string"),
+            ..Schema::any(description)
+        }
+    }
+
     /// The node's type.
     pub fn ty(&self) -> Type {
         self.ty
@@ -181,6 +198,9 @@ impl Schema {
 
     /// The type in a reader's words: `string`, `integer`, `map of string`, `list of object`.
     pub fn type_name(&self) -> String {
+        if let Some(shown) = self.shown_as {
+            return shown.to_string();
+        }
         match self.ty {
             Type::Object => match self.values {
                 Some(v) if self.properties.is_empty() => format!("map of {}", v.type_name()),
@@ -353,8 +373,8 @@ static CONFIG_MAP: Schema = Schema::object(
             "data",
             Schema::map(
                 "Keys set in the package context (package-context.yaml); name and \
-                 package-path are reserved.",
-                &Schema::any(""),
+                 package-path are reserved. Other scalars count by their text (3 sets \"3\").",
+                &Schema::text(""),
             ),
         ),
     ],
@@ -416,7 +436,7 @@ impl Kind {
     }
 }
 
-static KINDS: [Kind; 3] = [
+static KINDS: [Kind; 5] = [
     Kind::new(
         PACKAGE_VARIANT_API_VERSION,
         PACKAGE_VARIANT_KIND,
@@ -428,6 +448,17 @@ static KINDS: [Kind; 3] = [
         &package_variant_set::ROOT,
     ),
     Kind::new("v1", "ConfigMap", &CONFIG_MAP),
+    // The extension kinds: Porch's fields plus this function's own (docs/extensions.md).
+    Kind::new(
+        EXTENSION_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        &extension_package_variant::ROOT,
+    ),
+    Kind::new(
+        EXTENSION_API_VERSION,
+        PACKAGE_VARIANT_SET_KIND,
+        &extension_package_variant_set::ROOT,
+    ),
 ];
 
 /// The schema of the kind `kind` at `api_version`, or `None` when there is none.
@@ -437,8 +468,8 @@ pub fn for_kind(api_version: &str, kind: &str) -> Option<&'static Kind> {
         .find(|k| k.api_version == api_version && k.kind == kind)
 }
 
-/// Every kind with a schema: PackageVariant, PackageVariantSet and the ConfigMap of context
-/// data, in that order.
+/// Every kind with a schema: PackageVariant, PackageVariantSet, the ConfigMap of context
+/// data, then the extension PackageVariant and PackageVariantSet (`fn.kpt.dev/v1alpha1`).
 pub fn kinds() -> &'static [Kind] {
     &KINDS
 }

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::schema::{Kind, Schema, Type};
+pub use super::suggest::closest;
 use super::DecodeError as Problem;
 
 /// Longest string value quoted in a message; longer ones are cut with `...`.
@@ -274,70 +275,6 @@ fn join(parent: &str, name: &str) -> String {
     } else {
         format!("{parent}.{name}")
     }
-}
-
-/// The known name closest to `name`: equal but for case, or within a small edit distance
-/// (1 for names up to 4 characters, 2 up to 9, 3 beyond), or else one that starts with the
-/// other (`workspace`, `workspaceName`; at least 4 characters). Ties go to the earlier name.
-pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    let mut best: Option<(usize, &str)> = None;
-    let mut prefixed: Option<&str> = None;
-    for k in known {
-        let k_lower = k.to_lowercase();
-        let shorter = lower.len().min(k_lower.len());
-        if prefixed.is_none()
-            && shorter >= 4
-            && (k_lower.starts_with(&lower) || lower.starts_with(&k_lower))
-        {
-            prefixed = Some(k);
-        }
-        if k_lower == lower {
-            return Some(k);
-        }
-        let limit = match name.chars().count().min(k.chars().count()) {
-            0..=4 => 1,
-            5..=9 => 2,
-            _ => 3,
-        };
-        if let Some(d) = distance(&lower, &k_lower, limit) {
-            if best.is_none_or(|(b, _)| d < b) {
-                best = Some((d, k));
-            }
-        }
-    }
-    best.map(|(_, k)| k).or(prefixed)
-}
-
-/// Optimal string alignment distance (an adjacent swap counts as one edit), or `None` when it
-/// is more than `limit`. Costs O(len(a) x len(b)); only called with a short known name, after
-/// the lengths are compared.
-fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > limit {
-        return None;
-    }
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    for (j, cell) in d.iter_mut().enumerate().take(w) {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        d[i * w] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
-            }
-            d[i * w + j] = v;
-        }
-    }
-    let result = d[a.len() * w + b.len()];
-    (result <= limit).then_some(result)
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ pub struct Function {
     pub kind: &'static str,
     /// How messages name it: `PackageVariant (apiVersion config.porch.kpt.dev/v1alpha1)`.
     pub described: &'static str,
+    /// An extension kind of this function (`fn.kpt.dev/v1alpha1`): served, but left out of the
+    /// kinds an error lists as expected, which are Porch's (`--help` lists the extensions).
+    pub extension: bool,
     pub run: Run,
 }
 
@@ -86,6 +89,19 @@ pub fn run_with(
             .on_config(),
         );
     }
+    if v == "v1" && meta.name == KPT_ARGS_NAME {
+        // kpt builds this object from `-- key=value` arguments, and takes a word without `=`
+        // for the object's kind: `-- region` was meant as a key, not a kind.
+        return fail(
+            ResultItem::error(format!(
+                "kpt read {k:?} as the functionConfig's kind: a word after -- without =VALUE \
+                 names a kind. To set package context data write {k}=VALUE \
+                 (kpt fn eval PKG --exec package-variant -- {k}=VALUE); {accepted}"
+            ))
+            .field("kind")
+            .on_config(),
+        );
+    }
     fail(
         ResultItem::error(format!(
             "functionConfig kind {k:?} (apiVersion {v:?}) is not supported; {accepted}"
@@ -94,6 +110,9 @@ pub fn run_with(
         .on_config(),
     )
 }
+
+/// `metadata.name` of the functionConfig kpt builds from `-- key=value` arguments.
+const KPT_ARGS_NAME: &str = "function-input";
 
 /// The two ways to give a functionConfig with kpt.
 const HOW_TO_GIVE: &str =
@@ -109,7 +128,11 @@ fn is_empty_data(config: &Node) -> bool {
 
 /// `expected kind A, B, or C`.
 fn accepted(functions: &[Function]) -> String {
-    let names: Vec<&str> = functions.iter().map(|f| f.described).collect();
+    let names: Vec<&str> = functions
+        .iter()
+        .filter(|f| !f.extension)
+        .map(|f| f.described)
+        .collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => {
             format!("expected kind {}, or {last}", rest.join(", "))

@@ -5,6 +5,7 @@
 //! again in the source when it is written.
 
 use crate::krm::object::ObjectMeta;
+use crate::yaml::breaks;
 use crate::yaml::parse::ItemOrigin;
 use crate::yaml::{Node, Span, Trivia};
 
@@ -163,13 +164,13 @@ impl Items {
             self.first_lead
         } else {
             let prev = self.slots[i - 1].aux as usize;
-            let start = src[prev..].find('\n').map_or(src.len(), |n| prev + n + 1);
-            let line = src[..dash].rfind('\n').map_or(0, |n| n + 1);
+            let start = breaks::next_break(src.as_bytes(), prev).map_or(src.len(), |(i, n)| i + n);
+            let line = breaks::line_start(src, dash);
             (start < line).then(|| Span::new(start, line))
         };
         let comment = (s.comment > 0).then(|| {
             let c = s.comment as usize - 1;
-            let end = src[c..].find(['\n', '\r']).map_or(src.len(), |n| c + n);
+            let end = breaks::next_break(src.as_bytes(), c).map_or(src.len(), |(i, _)| i);
             Span::new(c, end)
         });
         Trivia::written(lead, comment, Span::new(dash, s.aux as usize))

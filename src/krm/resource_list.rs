@@ -8,6 +8,7 @@
 use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{self, ResultItem, Subject};
+use crate::yaml::breaks;
 use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
@@ -130,14 +131,14 @@ impl<'a> ResourceList<'a> {
         }
         match forbidden_character(src) {
             Some((i, '\r')) => {
-                let line = src[..i].matches('\n').count() + 1;
+                let line = breaks::position(src, i).0;
                 return Err(InputError(format!(
                     "input has a carriage return (U+000D) without a line feed at line {line}; \
                      use LF or CRLF line endings"
                 )));
             }
             Some((i, c)) => {
-                let line = src[..i].matches('\n').count() + 1;
+                let line = breaks::position(src, i).0;
                 return Err(InputError(format!(
                     "input contains the control character U+{:04X} at line {line}, which YAML does not allow",
                     c as u32
@@ -343,6 +344,13 @@ impl<'a> ResourceList<'a> {
         results: &[ResultItem],
         between_items: &mut dyn FnMut(&mut String),
     ) {
+        // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
+        let mut flushed = 0;
+        let mut between_items = |out: &mut String| {
+            flushed += out.len();
+            between_items(out);
+            flushed -= out.len();
+        };
         e.out.push_str("apiVersion: ");
         e.out.push_str(&self.api_version);
         e.out.push_str("\nkind: ResourceList\n");
@@ -400,14 +408,7 @@ impl<'a> ResourceList<'a> {
         } else if let Some(entry) = &self.function_config {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
-        if let Some(value) = results::combined(self.previous_results.as_ref(), results) {
-            let entry = Entry {
-                key: Node::string("results"),
-                value,
-                trivia: Trivia::default(),
-            };
-            e.entries(std::slice::from_ref(&entry), 0, false);
-        }
+        results::emit(e, self.previous_results.as_ref(), results, flushed);
     }
 }
 
@@ -460,11 +461,11 @@ fn items_tail(src: &str, entries: &[Entry]) -> Option<Span> {
     if let Some(next) = entries.get(i + 1) {
         return next.trivia.lead;
     }
-    let start = list.end() as usize + src[list.end() as usize..].find('\n')? + 1;
+    let start = breaks::next_break(src.as_bytes(), list.end() as usize).map(|(i, n)| i + n)?;
     let rest = &src[start..];
     let mut end = rest.len();
     let mut at = 0;
-    for line in rest.split_inclusive('\n') {
+    for line in breaks::lines_inclusive(rest) {
         if line.starts_with("...") {
             end = at;
             break;

@@ -5,7 +5,7 @@
 //! `file` fields from the object's own metadata and annotations, so no mutation needs to know
 //! how kpt names files.
 
-use crate::yaml::Node;
+use crate::yaml::{Emitter, Entry, Node, Trivia};
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -130,13 +130,60 @@ impl fmt::Display for ResultItem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}]", self.severity)?;
         if let Some(r) = &self.resource_ref {
-            write!(f, " {}/{}/{}", r.api_version, r.kind, r.name)?;
+            write!(f, " {}/{}", r.api_version, r.kind)?;
+            if let Some(ns) = &r.namespace {
+                write!(f, "/{ns}")?;
+            }
+            write!(f, "/{}", r.name)?;
         }
         if let Some(p) = &self.field_path {
             write!(f, " {p}")?;
         }
         write!(f, ": {}", self.message)
     }
+}
+
+/// How many error results [`error_summary`] lists one by one; past that it counts the rest.
+pub const SUMMARY_ERRORS: usize = 20;
+
+/// Longest message [`error_summary`] writes on a line; longer ones are cut (the whole message
+/// is in the output's `results`).
+const SUMMARY_MESSAGE_CHARS: usize = 400;
+
+/// The error results in a few lines for stderr, where runners that drop stdout on a failed
+/// run look (Porch's executable evaluator shows only stderr; kpt prints it): a header, one
+/// line per error (severity, resource, field path, message; the first [`SUMMARY_ERRORS`]),
+/// then how many more. Empty when there is no error.
+pub fn error_summary(results: &[ResultItem]) -> String {
+    use fmt::Write as _;
+    let errors: Vec<&ResultItem> = results.iter().filter(|r| r.is_error()).collect();
+    if errors.is_empty() {
+        return String::new();
+    }
+    let n = errors.len();
+    let mut s = format!(
+        "package-variant: {n} error{}; nothing was changed (the output's results have every detail):",
+        if n == 1 { "" } else { "s" }
+    );
+    for r in errors.iter().take(SUMMARY_ERRORS) {
+        let mut line = String::new();
+        let _ = write!(line, "{r}");
+        let mut one_line: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(SUMMARY_MESSAGE_CHARS + 1)
+            .collect();
+        if one_line.chars().count() > SUMMARY_MESSAGE_CHARS {
+            one_line = one_line.chars().take(SUMMARY_MESSAGE_CHARS).collect();
+            one_line.push_str("...");
+        }
+        s.push_str("\n  ");
+        s.push_str(&one_line);
+    }
+    if n > SUMMARY_ERRORS {
+        let _ = write!(s, "\n  ... and {} more errors", n - SUMMARY_ERRORS);
+    }
+    s
 }
 
 /// True when any result is an error: the run fails and the items go back unchanged.
@@ -175,6 +222,60 @@ fn result_json(r: &ResultItem) -> serde_json::Value {
         m.insert("file".into(), Value::Object(o));
     }
     Value::Object(m)
+}
+
+/// Writes the output's `results` entry (see [`combined`]) as the last part of the output, of
+/// which `written` bytes are already out of `e`. An output past Porch's message size gets a
+/// warning (see [`porch_size_warning`]), written in the same place.
+pub(crate) fn emit(
+    e: &mut Emitter,
+    previous: Option<&Node>,
+    results: &[ResultItem],
+    written: usize,
+) {
+    let write = |e: &mut Emitter, results: &[ResultItem]| {
+        if let Some(value) = combined(previous, results) {
+            let entry = Entry {
+                key: Node::string("results"),
+                value,
+                trivia: Trivia::default(),
+            };
+            e.entries(std::slice::from_ref(&entry), 0, false);
+        }
+    };
+    let mark = e.out.len();
+    write(e, results);
+    let size = written + e.out.len();
+    if size > PORCH_GRPC_MESSAGE_LIMIT - ROOM_FOR_THE_REST {
+        // Written again with the warning: nothing follows the results.
+        e.out.truncate(mark);
+        let mut with_warning = results.to_vec();
+        with_warning.push(porch_size_warning(size));
+        write(e, &with_warning);
+    }
+}
+
+/// Porch moves each ResourceList to and from the function runner as one gRPC message, 6 MiB
+/// by default (`--max-request-body-size` of its function runner and wrapper-server).
+pub const PORCH_GRPC_MESSAGE_LIMIT: usize = 6 * 1024 * 1024;
+
+/// Room kept in that message for what travels beside the ResourceList (the function's log and
+/// the message's framing).
+const ROOM_FOR_THE_REST: usize = 1024;
+
+/// An output past Porch's message works under kpt but fails in Porch with gRPC's "received
+/// message larger than max", which names neither the package nor the fix: a warning (not an
+/// error: kpt runs are fine) says both.
+fn porch_size_warning(size: usize) -> ResultItem {
+    ResultItem::warning(format!(
+        "the output ResourceList is {size} bytes ({:.1} MiB), more than Porch moves in one gRPC \
+         message by default ({PORCH_GRPC_MESSAGE_LIMIT} bytes, 6 MiB, with {ROOM_FOR_THE_REST} \
+         bytes kept for the function's log): kpt runs are not limited, but in Porch this \
+         package fails with \"received message larger than max\". Raise the limit with the \
+         function runner's --max-request-body-size (and porch-server's matching argument, kept \
+         in sync), or split the package into smaller ones",
+        size as f64 / (1024.0 * 1024.0)
+    ))
 }
 
 /// The output's `results`: those that came in (an earlier function's, kept as they were

@@ -19,7 +19,8 @@ pub const STACK_SIZE: usize = 64 * 1024 * 1024;
 pub struct Outcome {
     /// The output ResourceList (empty when the input was not one).
     pub stdout: String,
-    /// A one-line message when the input was not a ResourceList.
+    /// A one-line message when the input was not a ResourceList; on an error result, a short
+    /// summary of the errors (see [`super::results::error_summary`]).
     pub stderr: String,
     /// 0 on success, 1 on any error result or unreadable input.
     pub exit_code: i32,
@@ -59,13 +60,18 @@ pub fn exits_after_run() -> bool {
 /// The work thread exits the process itself, right after writing, so nothing the run built is
 /// freed one allocation at a time and no thread is torn down: on large inputs that walk over
 /// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
-pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function]) -> ! {
+///
+/// `stdout_closed`: the process started with file descriptor 1 closed (`>&-`). The Rust
+/// runtime then puts `/dev/null` in its place, and writing there would lose the output and
+/// exit 0 as if the run had succeeded; the binary finds this out before the runtime starts
+/// (see `main.rs`), since afterwards it cannot be told from a caller's own `/dev/null`.
+pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
     tune_allocator();
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
             EXITS_AFTER_RUN.with(|e| e.set(true));
-            if stdout_closed_at_start() {
+            if stdout_closed {
                 write_and_exit(&Outcome {
                     stdout: String::new(),
                     stderr: "package-variant: stdout is closed: the output ResourceList cannot be written".to_string(),
@@ -105,26 +111,6 @@ fn tune_allocator() {
             mallopt(M_TOP_PAD, 64 << 20);
         }
     }
-}
-
-/// Whether the process started with stdout closed. The Rust runtime then puts `/dev/null`,
-/// opened read-write, in its place (a shell's `> /dev/null` opens it write-only): writing there
-/// would lose the output and exit 0, as if the run had succeeded.
-#[cfg(target_os = "linux")]
-fn stdout_closed_at_start() -> bool {
-    let null =
-        std::fs::read_link("/proc/self/fd/1").is_ok_and(|t| t == std::path::Path::new("/dev/null"));
-    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
-        info.lines()
-            .find_map(|l| l.strip_prefix("flags:"))
-            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-            .is_some_and(|flags| flags & 0o3 == 0o2)
-    })
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stdout_closed_at_start() -> bool {
-    false
 }
 
 fn write_and_exit(outcome: &Outcome) -> ! {
@@ -188,7 +174,8 @@ fn process_with(
     let changes_out = if failed { &no_changes } else { &changes };
     let mut outcome = Outcome {
         stdout: String::new(),
-        stderr: String::new(),
+        // Runners that drop stdout of a failed run show only stderr (see `error_summary`).
+        stderr: super::results::error_summary(&results),
         exit_code: i32::from(failed),
     };
     match out {

@@ -17,6 +17,11 @@ use crate::yaml::resolve::Resolved;
 use crate::yaml::{Entry, Kind, Node, Trivia};
 use std::collections::BTreeMap;
 
+/// How a package gets a package context: what the message for a missing one says.
+const MAKES_ONE: &str = "kpt pkg init makes one in a new package, and kpt pkg get --for-deployment \
+     in a package it fetches (or add package-context.yaml: a ConfigMap named kptfile.kpt.dev, \
+     annotated config.kubernetes.io/local-config: \"true\", with data.name set to the package name)";
+
 /// `metadata.name` of the package context ConfigMap.
 pub const CONTEXT_NAME: &str = "kptfile.kpt.dev";
 /// Path of the package context file, relative to the package root.
@@ -324,7 +329,8 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
     let fail = |msg: String| Box::new(ResultItem::error(msg).field(field).on_config());
     match at_path.as_slice() {
         [] => Err(fail(format!(
-            "package context ConfigMap {CONTEXT_NAME:?} ({CONTEXT_PATH}) not found among the items"
+            "package context ConfigMap {CONTEXT_NAME:?} ({CONTEXT_PATH}) not found among the items; \
+             {MAKES_ONE}"
         ))),
         [i] => {
             let m = pkg.meta(*i);
@@ -443,7 +449,7 @@ mod tests {
     fn missing_context_or_data_is_an_error_with_work() {
         assert_eq!(
             run("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n", &[("a", "b")], &[]),
-            Err("package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) not found among the items".into())
+            Err(format!("package context ConfigMap \"kptfile.kpt.dev\" (package-context.yaml) not found among the items; {MAKES_ONE}"))
         );
         assert_eq!(
             run("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n", &[], &["a"]),

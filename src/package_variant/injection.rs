@@ -7,6 +7,7 @@
 //! random), which makes duplicate messages and results deterministic.
 
 use crate::api::package_variant::InjectionSelector;
+use crate::api::suggest;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::{
@@ -25,6 +26,9 @@ pub const NO_MATCH_MESSAGE: &str =
     "no resource matched any injection selector for this injection point";
 
 /// Field path of the injection-point annotation, for results about a point.
+/// The values the annotation accepts.
+pub const INJECTION_VALUES: &[&str] = &["required", "optional"];
+
 pub const ANNOTATION_FIELD: &str = "metadata.annotations[kpt.dev/config-injection]";
 
 /// One injection point and what happened to it.
@@ -50,6 +54,9 @@ pub struct InjectionPoint {
     /// Why items that look meant for this point are not candidates (not marked in-cluster, at
     /// another apiVersion): for the result only, not for Porch's condition message.
     pub hints: Vec<String>,
+    /// The condition message of a point filled by the extension's `spec.injection`
+    /// (`super::binding`); `None`: Porch's "injected resource ... from cluster".
+    pub source: Option<String>,
 }
 
 impl InjectionPoint {
@@ -108,6 +115,7 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
                 field: None,
                 invalid_value,
                 hints: Vec::new(),
+                source: None,
             }
         })
         .collect()
@@ -122,8 +130,12 @@ pub fn validate_points(points: &[InjectionPoint]) -> Vec<ResultItem> {
         if let Some(v) = &p.invalid_value {
             out.push(
                 ResultItem::error(format!(
-                    "{}: {} has invalid {CONFIG_INJECTION_ANNOTATION:?} annotation value of {v:?}",
-                    p.file, p.describe
+                    "{}: {} has invalid {CONFIG_INJECTION_ANNOTATION:?} annotation value of {v:?}; \
+                     the accepted values are {}{}",
+                    p.file,
+                    p.describe,
+                    suggest::accepted(INJECTION_VALUES),
+                    suggest::did_you_mean(v, INJECTION_VALUES)
                 ))
                 .field(ANNOTATION_FIELD)
                 .on_item(p.item),
@@ -325,8 +337,8 @@ fn near_misses(
 }
 
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
-/// where something differs.
-fn write(
+/// where something differs. (Also the extension's point-keyed injection, `super::binding`.)
+pub fn write(
     pkg: &mut Package,
     item: usize,
     field: &str,
@@ -384,6 +396,7 @@ mod tests {
             field: None,
             invalid_value: None,
             hints: vec![],
+            source: None,
         }
     }
 
@@ -421,7 +434,7 @@ mod tests {
         assert_eq!(
             msgs,
             [
-                r#"a.yaml: ConfigMap/foo has invalid "kpt.dev/config-injection" annotation value of "e1""#,
+                r#"a.yaml: ConfigMap/foo has invalid "kpt.dev/config-injection" annotation value of "e1"; the accepted values are "required" or "optional""#,
                 r#"duplicate injection conditionType "config.injection.ConfigMap.foo" (0.yaml and a.yaml)"#,
             ]
         );

@@ -139,16 +139,23 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
         .iter()
         .map(|it| (str_field(&r, &it.value, "type").to_string(), it.clone()))
         .collect();
+    // Where the first condition of each type is (a scan per point was quadratic).
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (j, (t, _)) in conds.iter().enumerate() {
+        at.entry(t.clone()).or_insert(j);
+    }
     for p in points {
         let (status, reason, message) = match &p.injected {
             Some(name) => (
                 "True",
                 "ConfigInjected",
-                format!("injected resource {name:?} from cluster"),
+                p.source
+                    .clone()
+                    .unwrap_or_else(|| format!("injected resource {name:?} from cluster")),
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match conds.iter().position(|(t, _)| *t == p.condition_type) {
+        match at.get(&p.condition_type).copied() {
             Some(j) => {
                 let item = &mut conds[j].1;
                 // Update in place (meta.SetStatusCondition); unknown fields of the condition stay.
@@ -168,13 +175,16 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                 }
                 item.value.assign(from_json_sorted(&v));
             }
-            None => conds.push((
-                p.condition_type.clone(),
-                new_item(json!({
-                    "type": p.condition_type, "status": status,
-                    "reason": reason, "message": message,
-                })),
-            )),
+            None => {
+                at.insert(p.condition_type.clone(), conds.len());
+                conds.push((
+                    p.condition_type.clone(),
+                    new_item(json!({
+                        "type": p.condition_type, "status": status,
+                        "reason": reason, "message": message,
+                    })),
+                ));
+            }
         }
     }
     Ok(sorted_unique(kptfile, ["status", "conditions"], conds))
@@ -219,9 +229,14 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
     let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
     let r = Reader::new(kptfile);
     let mut out = Vec::new();
+    // The first condition of each type (a scan per gate was quadratic in the points).
+    let mut by_type: std::collections::HashMap<&str, &Item> = std::collections::HashMap::new();
+    for c in conds {
+        by_type.entry(str_field(&r, &c.value, "type")).or_insert(c);
+    }
     for (i, g) in gates.iter().enumerate() {
         let ct = str_field(&r, &g.value, "conditionType");
-        let cond = conds.iter().find(|c| str_field(&r, &c.value, "type") == ct);
+        let cond = by_type.get(ct).copied();
         let why = match cond {
             Some(c) if str_field(&r, &c.value, "status") == "True" => continue,
             Some(c) => {
@@ -267,6 +282,7 @@ mod tests {
             field: None,
             invalid_value: None,
             hints: vec![],
+            source: None,
         }
     }
 

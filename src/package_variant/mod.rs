@@ -10,15 +10,19 @@
 //! spec ([`validation`]) and the package as the function sees it ([`package`]). Not here: the
 //! typed spec (`crate::api`), the protocol (`crate::krm`), and anything of PackageVariantSets.
 
+pub mod binding;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
+pub mod owned;
 pub mod package;
+pub mod package_resource;
 pub mod pipeline;
+pub mod placement;
 pub mod validation;
 
 use crate::api::package_variant::{
-    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+    PackageVariantSpec, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
 use crate::api::{check_strict, decode_owned, DecodeError};
 use crate::krm::object::ObjectMeta;
@@ -45,6 +49,9 @@ pub struct PackageVariant {
     /// is not injected (it may come from any namespace).
     pub written_namespace: Option<String>,
     pub spec: PackageVariantSpec,
+    /// True for the extension kind (`fn.kpt.dev/v1alpha1`): its owned resources are kept in
+    /// step with `spec.injection` ([`owned`]); Porch's kind never touches them.
+    pub extension: bool,
 }
 
 impl PackageVariant {
@@ -75,7 +82,14 @@ impl PackageVariant {
 
     /// [`PackageVariant::decode`] from the functionConfig's JSON and metadata.
     fn from_json(meta: ObjectMeta, mut json: Value) -> Result<PackageVariant, Vec<ResultItem>> {
-        let problems = check_strict(&json, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND);
+        // Porch's kind or the extension's (the dispatch serves only these two): one decoding,
+        // against the schema of the apiVersion written.
+        let api_version = if meta.api_version == EXTENSION_API_VERSION {
+            EXTENSION_API_VERSION
+        } else {
+            PACKAGE_VARIANT_API_VERSION
+        };
+        let problems = check_strict(&json, api_version, PACKAGE_VARIANT_KIND);
         if !problems.is_empty() {
             return Err(problems.into_iter().map(config_error).collect());
         }
@@ -95,6 +109,7 @@ impl PackageVariant {
             name: meta.name,
             written_namespace: meta.namespace,
             spec,
+            extension: api_version == EXTENSION_API_VERSION,
         })
     }
 }
@@ -129,7 +144,10 @@ fn apply(
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
     let json = PackageVariant::json_of(config)?;
     let pv = PackageVariant::from_json(meta.clone(), json)?;
-    let problems = validate(&pv.name, &pv.spec);
+    let mut problems = validate(&pv.name, &pv.spec);
+    if let Some(p) = &pv.spec.pipeline_placement {
+        problems.extend(placement::check(p));
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -148,10 +166,12 @@ fn apply(
 
     // 2. Kptfile pipeline.
     let k = kptfile::find_root(&pkg).map_err(one)?;
-    pipeline::apply(
+    let placement = pv.spec.pipeline_placement.as_ref();
+    pipeline::apply_placed(
         pkg.tree_mut(k).map_err(one)?,
         &pv.name,
         pv.spec.pipeline.as_ref(),
+        &|field, others| placement::index(placement, field, others),
     )
     .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
 
@@ -163,15 +183,48 @@ fn apply(
     }
     let (in_cluster, skipped) = injection::in_cluster_objects(&pkg, pv.namespace());
     results.extend(skipped);
+    // The extension's point-keyed injection binds points by name; Porch's injectors fill the
+    // others, as they always did.
+    let plan = binding::plan(&pkg, &pv.spec.injection, &points)?;
+    let (mut bound, mut unbound): (Vec<_>, Vec<_>) = std::mem::take(&mut points)
+        .into_iter()
+        .enumerate()
+        .partition(|(j, _)| plan.is_bound(*j));
+    let mut porch: Vec<InjectionPoint> = unbound.iter_mut().map(|(_, p)| p.clone()).collect();
     injection::inject(
         &mut pkg,
         pv.written_namespace.as_deref(),
         &pv.spec.injectors,
         &in_cluster,
-        &mut points,
+        &mut porch,
     )
     .map_err(one)?;
-    results.extend(points.iter().map(|p| point_result(&pkg, p)));
+    for ((_, p), filled) in unbound.iter_mut().zip(porch) {
+        *p = filled;
+    }
+    let mut by_entry: Vec<(usize, &mut InjectionPoint)> = bound
+        .iter_mut()
+        .filter_map(|(j, p)| Some((plan.entry_of_point[*j]?, p)))
+        .collect();
+    let bound_results = binding::fill(&mut pkg, &pv, &in_cluster, &mut by_entry)?;
+    let mut bound_results = bound_results.into_iter();
+    let mut all: Vec<(usize, InjectionPoint, Option<ResultItem>)> = Vec::new();
+    for (j, p) in bound {
+        all.push((j, p, bound_results.next()));
+    }
+    all.extend(unbound.into_iter().map(|(j, p)| (j, p, None)));
+    all.sort_by_key(|(j, _, _)| *j);
+    for (_, p, r) in all {
+        results.push(r.unwrap_or_else(|| point_result(&pkg, &p)));
+        points.push(p);
+    }
+    // The extension's resources without a binding point: added, updated, removed.
+    let owned = if pv.extension {
+        owned::apply(&mut pkg, &pv, &plan.owned, &in_cluster)?
+    } else {
+        owned::Outcome::default()
+    };
+    results.extend(owned.results);
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
     if needs_conditions(&mut pkg, k, &points)? {
@@ -179,7 +232,10 @@ fn apply(
             .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
     }
     results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
-    Ok((pkg.into_changes(), results))
+    let mut changes = pkg.into_changes();
+    changes.added.extend(owned.added);
+    changes.removed.extend(owned.removed);
+    Ok((changes, results))
 }
 
 /// Porch leaves `info` and `status` alone when there are no points and no gates or conditions;

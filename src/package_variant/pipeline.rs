@@ -62,11 +62,27 @@ pub fn function_node(f: &Function, pv_name: &str, index: usize) -> Node {
     from_json_sorted(&v)
 }
 
-/// Applies the PackageVariant's `pipeline` to the Kptfile tree.
+/// Applies the PackageVariant's `pipeline` to the Kptfile tree, its functions first (Porch's
+/// placement).
 pub fn apply(
     kptfile: &mut Node,
     pv_name: &str,
     pipeline: Option<&Pipeline>,
+) -> Result<(), PipelineError> {
+    apply_placed(kptfile, pv_name, pipeline, &|_, _| Ok(0))
+}
+
+/// Where the variant's functions go in a list: given the list's name and its other functions
+/// (the upstream's, in order), the index to insert them at.
+pub type Placement<'a> = dyn Fn(&str, &[Item]) -> Result<usize, PipelineError> + 'a;
+
+/// [`apply`], the variant's functions inserted where `place` says (the extension's
+/// `spec.pipelinePlacement`, `super::placement`).
+pub fn apply_placed(
+    kptfile: &mut Node,
+    pv_name: &str,
+    pipeline: Option<&Pipeline>,
+    place: &Placement,
 ) -> Result<(), PipelineError> {
     let existing = kptfile.get("pipeline");
     let mut lists: Vec<(&str, Vec<Item>)> = Vec::new();
@@ -76,7 +92,7 @@ pub fn apply(
             (Some(p), _) => &p.validators,
             (None, _) => &[],
         };
-        let mut items: Vec<Item> = ours
+        let new: Vec<Item> = ours
             .iter()
             .enumerate()
             .map(|(i, f)| Item {
@@ -84,6 +100,7 @@ pub fn apply(
                 trivia: Trivia::default(),
             })
             .collect();
+        let mut items: Vec<Item> = Vec::new();
         let old = existing
             .filter(|p| p.is_mapping())
             .and_then(|p| p.get(field));
@@ -110,6 +127,10 @@ pub fn apply(
                     })
                 }
             }
+        }
+        if !new.is_empty() {
+            let at = place(field, &items)?.min(items.len());
+            items.splice(at..at, new);
         }
         lists.push((field, items));
     }

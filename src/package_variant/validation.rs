@@ -5,6 +5,8 @@
 //! result with its field path, in Porch's order, so kpt shows every one with its field.
 
 use crate::api::package_variant::{Function, PackageVariantSpec};
+use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
+use crate::api::suggest::did_you_mean;
 use crate::krm::results::ResultItem;
 use std::collections::BTreeMap;
 
@@ -52,8 +54,9 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
             &mut out,
             "spec.adoptionPolicy",
             format!(
-                r#"field can only be "adoptNone" or "adoptExisting", not {:?}"#,
-                spec.adoption_policy
+                r#"field can only be "adoptNone" or "adoptExisting", not {:?}{}"#,
+                spec.adoption_policy,
+                did_you_mean(&spec.adoption_policy, ADOPTION_POLICIES)
             ),
         );
     }
@@ -62,8 +65,9 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
             &mut out,
             "spec.deletionPolicy",
             format!(
-                r#"can only be "orphan" or "delete", not {:?}"#,
-                spec.deletion_policy
+                r#"can only be "orphan" or "delete", not {:?}{}"#,
+                spec.deletion_policy,
+                did_you_mean(&spec.deletion_policy, DELETION_POLICIES)
             ),
         );
     }

@@ -21,6 +21,7 @@ use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::validation::{api_server, validate_package_variant_set};
 use crate::api::package_variant::PackageVariantSpec;
+use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
     PACKAGE_VARIANT_SET_KIND,
@@ -181,7 +182,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .and_then(Value::as_str)
         .unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-    if kind != PACKAGE_VARIANT_SET_KIND || api_version != PACKAGE_VARIANT_SET_API_VERSION {
+    let served =
+        api_version == PACKAGE_VARIANT_SET_API_VERSION || api_version == EXTENSION_API_VERSION;
+    if kind != PACKAGE_VARIANT_SET_KIND || !served {
         return TypedExpansion::failed(vec![ResultItem::error(format!(
             "functionConfig must be a {PACKAGE_VARIANT_SET_API_VERSION} {PACKAGE_VARIANT_SET_KIND}, got apiVersion {api_version:?} kind {kind:?}"
         ))
@@ -206,8 +209,27 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results.push(*e);
         None
     });
+    // Every expression is compiled and type-checked before any is evaluated, and its errors
+    // are reported with the set's other errors: one run shows every mistake of the set.
+    let mut programs = ProgramCache::new();
+    results.extend(
+        set.spec
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+            .flat_map(|(i, t)| {
+                templates::compile_all(&mut programs, t)
+                    .into_iter()
+                    .map(move |e| template_error(i, e))
+                    .collect::<Vec<_>>()
+            }),
+    );
+    results.extend(conditions::compile_all(&set, &mut programs));
     if has_errors(&results) {
-        return TypedExpansion::failed(results);
+        let mut expansion = TypedExpansion::failed(results);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
     }
     // Only items it can be sure are of its namespace, one per identity.
     let problems = inputs::scope::check(&set, items);
@@ -254,27 +276,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .and_then(Item::json)
         .map(cel::object_input)
         .unwrap_or(::cel::Value::Null);
-    let mut programs = ProgramCache::new();
-    // Every expression is compiled and type-checked before any is evaluated.
-    let mut compile_errors: Vec<ResultItem> = set
-        .spec
-        .targets
-        .iter()
-        .enumerate()
-        .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
-        .flat_map(|(i, t)| {
-            templates::compile_all(&mut programs, t)
-                .into_iter()
-                .map(move |e| template_error(i, e))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    compile_errors.extend(conditions::compile_all(&set, &mut programs));
-    if !compile_errors.is_empty() {
-        let mut expansion = TypedExpansion::failed(compile_errors);
-        expansion.cel_compilations = programs.compilations();
-        return expansion;
-    }
     // The targets' `when` conditions (the extension's), before anything is rendered.
     let contexts = match conditions::filter(
         &set,

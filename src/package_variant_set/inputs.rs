@@ -10,7 +10,9 @@
 
 pub mod scope;
 
-use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use crate::api::package_variant::{
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use crate::krm::object::{json_at, ObjectMeta, LEGACY_PATH_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::resource_list::ResourceList;
 use crate::krm::results::ResultItem;
@@ -211,7 +213,8 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
     let mut errors = Vec::new();
     for (i, m) in rl.items.metas().enumerate() {
         if !(m.is(PACKAGE_REVISION.0, PACKAGE_REVISION.1)
-            || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND))
+            || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)
+            || m.is(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND))
         {
             continue;
         }

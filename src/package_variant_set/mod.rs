@@ -83,8 +83,25 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
         };
         // Serialising these plain structs cannot fail; `null` should it ever.
         let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
+        // The extension's kind where the spec uses an extension field, Porch's otherwise.
+        let api_version = new_variant::variant_api_version(&spec);
+        let kind_same = tree
+            .get("apiVersion")
+            .is_some_and(|v| v.same_value(&Node::string(api_version)));
         let unchanged = spec_is(&tree, &new_spec);
+        if unchanged && kind_same {
+            continue;
+        }
+        if !kind_same {
+            match tree.get_mut("apiVersion") {
+                Some(v) => v.assign(Node::string(api_version)),
+                None => {
+                    tree.set("apiVersion", Node::string(api_version));
+                }
+            }
+        }
         if unchanged {
+            changes.edited.insert(i, tree);
             continue;
         }
         match tree.get_mut("spec") {

@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::expansion::TypedExpansion;
 use super::reconciliation::DesiredVariant;
 use crate::api::package_variant::{
-    PackageVariantSpec, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_FINALIZER,
-    PACKAGE_VARIANT_KIND,
+    PackageVariantSpec, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION,
+    PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
 };
 
 impl TypedExpansion {
@@ -22,7 +22,7 @@ impl TypedExpansion {
         let o = &self.owner;
         let path = format!("packagevariants/{}.yaml", d.name());
         NewPackageVariant {
-            api_version: PACKAGE_VARIANT_API_VERSION,
+            api_version: variant_api_version(spec),
             kind: PACKAGE_VARIANT_KIND,
             metadata: NewMetadata {
                 name: d.name(),
@@ -46,6 +46,16 @@ impl TypedExpansion {
             },
             spec,
         }
+    }
+}
+
+/// The apiVersion of a variant with `spec`: the extension's where it uses an extension field
+/// (`spec.injection`), Porch's otherwise, so that Porch's controller can take it.
+pub fn variant_api_version(spec: &PackageVariantSpec) -> &'static str {
+    if spec.injection.is_empty() {
+        PACKAGE_VARIANT_API_VERSION
+    } else {
+        EXTENSION_API_VERSION
     }
 }
 

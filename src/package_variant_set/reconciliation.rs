@@ -7,7 +7,9 @@
 //! with one identifier or one name, and existing variants that share an identifier or have no
 //! downstream (Porch would panic on the latter).
 
-use crate::api::package_variant::{Downstream, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
+use crate::api::package_variant::{
+    Downstream, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::fast_hash::{FastMap, FastSet};
 use crate::package_variant_set::inputs::Item;
@@ -67,14 +69,30 @@ pub struct Plan {
     pub warnings: Vec<ResultItem>,
 }
 
-/// Item indexes of the PackageVariants in `namespace` labelled as owned by `owner`.
-pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize> {
-    let mut owned = items_of_kind(
+/// Item indexes of the PackageVariants in `namespace`, of Porch's kind and the extension's, in
+/// item order.
+fn variants_in(items: &[Item], namespace: &str) -> Vec<usize> {
+    let mut all = items_of_kind(
         items,
         PACKAGE_VARIANT_API_VERSION,
         PACKAGE_VARIANT_KIND,
         namespace,
     );
+    all.extend(items_of_kind(
+        items,
+        EXTENSION_API_VERSION,
+        PACKAGE_VARIANT_KIND,
+        namespace,
+    ));
+    all.sort_unstable();
+    all
+}
+
+/// Item indexes of the PackageVariants in `namespace` labelled as owned by `owner`.
+pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize> {
+    // Porch's kind and the extension's: a set emits the extension's where a template uses
+    // an extension field.
+    let mut owned = variants_in(items, namespace);
     owned.retain(|&i| items.get(i).and_then(|item| item.label(OWNER_LABEL)) == Some(owner));
     owned
 }
@@ -235,12 +253,7 @@ pub fn name_clashes(
     }
     let deleted: FastSet<usize> = plan.deletes.iter().copied().collect();
     let mut taken: FastSet<&str> = FastSet::default();
-    for i in items_of_kind(
-        items,
-        PACKAGE_VARIANT_API_VERSION,
-        PACKAGE_VARIANT_KIND,
-        namespace,
-    ) {
+    for i in variants_in(items, namespace) {
         if let Some(item) = items.get(i).filter(|_| !deleted.contains(&i)) {
             taken.insert(item.name());
         }

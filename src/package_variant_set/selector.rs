@@ -7,6 +7,10 @@
 //! kube-core (see the dependency notes: +43 s build for ~100 lines).
 
 pub use crate::api::label_selector::{LabelSelector, LabelSelectorRequirement};
+use crate::api::suggest;
+
+/// The operators a `matchExpressions` requirement accepts.
+pub const OPERATORS: &[&str] = &["In", "NotIn", "Exists", "DoesNotExist"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Operator {
@@ -87,7 +91,13 @@ impl LabelSelector {
                 "NotIn" => Operator::NotIn,
                 "Exists" => Operator::Exists,
                 "DoesNotExist" => Operator::DoesNotExist,
-                other => return Err(format!("{other:?} is not a valid label selector operator")),
+                other => {
+                    return Err(format!(
+                        "{other:?} is not a valid label selector operator; the operators are {}{}",
+                        suggest::accepted(OPERATORS),
+                        suggest::did_you_mean(other, OPERATORS)
+                    ))
+                }
             };
             requirements.push(new_requirement(&expr.key, operator, &expr.values)?);
         }
@@ -308,7 +318,7 @@ mod tests {
         assert_eq!(
             sel(json!({"matchExpressions": [{"key": "env", "operator": "Foo", "values": ["a"]}]}))
                 .unwrap_err(),
-            r#""Foo" is not a valid label selector operator"#
+            r#""Foo" is not a valid label selector operator; the operators are "In", "NotIn", "Exists" or "DoesNotExist""#
         );
     }
 

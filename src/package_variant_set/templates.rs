@@ -14,10 +14,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use cel::common::types::CelMap;
 
 use crate::api::package_variant::{
-    Downstream, InjectionSelector, PackageContext, PackageVariantSpec, Pipeline, Upstream,
-    RESERVED_CONTEXT_KEYS,
+    ClusterResource, Downstream, InjectionEntry, InjectionSelector, PackageContext,
+    PackageResource, PackageVariantSpec, Pipeline, Upstream, RESERVED_CONTEXT_KEYS,
 };
-use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
+use crate::api::package_variant_set::{
+    FunctionTemplate, InjectionEntryTemplate, MapExpr, PackageVariantTemplate,
+};
 use crate::package_variant_set::cel::{self as cel_env, Activation, Bindings, ProgramCache};
 use crate::package_variant_set::fast_hash::FastMap;
 use crate::package_variant_set::inputs::Item;
@@ -130,6 +132,26 @@ struct Live<'r, 'v, 'a> {
     /// CEL's view of the repository, when it is not the selected object.
     repository_val: &'v OnceCell<CelMap<'a>>,
     record: Option<&'r mut Records>,
+    /// The downstream defaults: a `repositories` target's repository and package.
+    defaults: (&'v str, &'v str),
+}
+
+impl Live<'_, '_, '_> {
+    /// The target an evaluation error happened for, as a message names it.
+    fn target_name(&self) -> String {
+        match self.object {
+            Some((object, _)) if object.namespace().is_empty() => {
+                format!("{} {}", object.kind(), object.name())
+            }
+            Some((object, _)) => {
+                format!("{} {}/{}", object.kind(), object.namespace(), object.name())
+            }
+            None => format!(
+                "repository {}, package {}",
+                self.defaults.0, self.defaults.1
+            ),
+        }
+    }
 }
 
 impl Values for Live<'_, '_, '_> {
@@ -146,7 +168,13 @@ impl Values for Live<'_, '_, '_> {
             }
         };
         let program = self.programs.compile(source).map_err(fail)?;
-        let value = self.activation.evaluate(&program).map_err(fail)?;
+        // A target of a selector may be any of many: the error names it.
+        let value = self.activation.evaluate(&program).map_err(|e| {
+            fail(format!(
+                "{e} (evaluated for the target {})",
+                self.target_name()
+            ))
+        })?;
         if let Some(record) = self.record.as_mut() {
             record.push(&value).map_err(|_| {
                 fail("the values of the set's expressions are too large to hold".to_string())
@@ -315,6 +343,29 @@ pub fn expressions(t: &PackageVariantTemplate) -> Vec<(String, &str)> {
             }
         }
     }
+    for (i, e) in t.injection.iter().enumerate() {
+        let at = |f: &str| format!("template.injection[{i}].{f}");
+        if let Some(x) = e
+            .cluster_resource
+            .as_ref()
+            .and_then(|c| non_empty(&c.name_expr))
+        {
+            out.push((at("clusterResource.nameExpr"), x));
+        }
+        map_exprs(&e.data_exprs, &at("dataExprs"), &mut out);
+        map_exprs(&e.spec_exprs, &at("specExprs"), &mut out);
+        if let Some(p) = &e.package_resource {
+            for (f, x) in [
+                ("repoExpr", &p.repo_expr),
+                ("packageExpr", &p.package_expr),
+                ("nameExpr", &p.name_expr),
+            ] {
+                if let Some(x) = non_empty(x) {
+                    out.push((at(&format!("packageResource.{f}")), x));
+                }
+            }
+        }
+    }
     out
 }
 
@@ -394,6 +445,7 @@ impl Renderer<'_> {
             object: input.object.map(|o| (o, &target)),
             repository_val: &repository_val,
             record,
+            defaults: (input.repo_default, input.package_default),
         };
         render_spec(
             self.upstream,
@@ -559,7 +611,103 @@ fn render_spec(
             });
         }
     }
+    for (i, e) in t.injection.iter().enumerate() {
+        let entry = injection_entry(ev, e, i)?;
+        if build {
+            spec.injection.push(entry);
+        }
+    }
     Ok(spec)
+}
+
+/// A name given statically or by CEL (the expression wins); an expression that gives an empty
+/// name is an error, as the PackageVariant would refuse it.
+fn name_of(
+    ev: &mut dyn Values,
+    name: &Option<String>,
+    expr: &Option<String>,
+    field: String,
+) -> Result<String, RenderError> {
+    match non_empty(expr) {
+        Some(x) => {
+            let value = ev.eval(x, &|| field.clone())?;
+            if value.is_empty() {
+                return Err(RenderError {
+                    message: format!(
+                        "{field}: gives an empty name: the PackageVariant would refuse it"
+                    ),
+                    field,
+                });
+            }
+            Ok(value)
+        }
+        None => Ok(name.clone().unwrap_or_default()),
+    }
+}
+
+/// `template.injection[i]` (extension) as the variant's `spec.injection[i]`, its expressions
+/// evaluated in field order (names, then `dataExprs`, `specExprs`).
+fn injection_entry(
+    ev: &mut dyn Values,
+    e: &InjectionEntryTemplate,
+    i: usize,
+) -> Result<InjectionEntry, RenderError> {
+    let at = |f: &str| format!("template.injection[{i}].{f}");
+    let mut entry = InjectionEntry {
+        binding_point: e.binding_point.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    if let Some(c) = &e.cluster_resource {
+        entry.cluster_resource = Some(ClusterResource {
+            name: name_of(ev, &c.name, &c.name_expr, at("clusterResource.nameExpr"))?,
+        });
+    }
+    let data = overlay(ev, &BTreeMap::new(), &e.data_exprs, &at("dataExprs"), &[])?;
+    let spec = overlay(ev, &BTreeMap::new(), &e.spec_exprs, &at("specExprs"), &[])?;
+    if e.direct_resource.is_some() || !e.data_exprs.is_empty() || !e.spec_exprs.is_empty() {
+        let mut direct = e
+            .direct_resource
+            .clone()
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+        for (field, keys) in [("data", data), ("spec", spec)] {
+            if keys.is_empty() {
+                continue;
+            }
+            if let Some(o) = direct.as_object_mut() {
+                let slot = o
+                    .entry(field)
+                    .or_insert_with(|| serde_json::Value::Object(Default::default()));
+                if !slot.is_object() {
+                    *slot = serde_json::Value::Object(Default::default());
+                }
+                if let Some(m) = slot.as_object_mut() {
+                    for (k, v) in keys {
+                        m.insert(k, serde_json::Value::String(v));
+                    }
+                }
+            }
+        }
+        entry.direct_resource = Some(direct);
+    }
+    if let Some(p) = &e.package_resource {
+        let repo = name_of(ev, &p.repo, &p.repo_expr, at("packageResource.repoExpr"))?;
+        let package = name_of(
+            ev,
+            &p.package,
+            &p.package_expr,
+            at("packageResource.packageExpr"),
+        )?;
+        let name = name_of(ev, &p.name, &p.name_expr, at("packageResource.nameExpr"))?;
+        entry.package_resource = Some(PackageResource {
+            repo,
+            package,
+            revision: p.revision,
+            api_version: p.api_version.clone().unwrap_or_default(),
+            kind: p.kind.clone().unwrap_or_default(),
+            name,
+        });
+    }
+    Ok(entry)
 }
 
 #[cfg(test)]

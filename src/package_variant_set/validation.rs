@@ -17,9 +17,11 @@ pub mod api_server;
 use std::collections::HashMap;
 
 use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
+use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
 use crate::api::package_variant_set::{
     MapExpr, PackageVariantSet, PackageVariantTemplate, RepositoryTarget,
 };
+use crate::api::suggest::did_you_mean;
 use crate::krm::results::ResultItem;
 
 fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
@@ -170,7 +172,10 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             err(
                 out,
                 format!("{f}.adoptionPolicy"),
-                format!(r#"can only be "adoptNone" or "adoptExisting", not {p:?}"#),
+                format!(
+                    r#"can only be "adoptNone" or "adoptExisting", not {p:?}{}"#,
+                    did_you_mean(p, ADOPTION_POLICIES)
+                ),
             );
         }
     }
@@ -179,7 +184,10 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             err(
                 out,
                 format!("{f}.deletionPolicy"),
-                format!(r#"can only be "orphan" or "delete", not {p:?}"#),
+                format!(
+                    r#"can only be "orphan" or "delete", not {p:?}{}"#,
+                    did_you_mean(p, DELETION_POLICIES)
+                ),
             );
         }
     }

@@ -5,6 +5,7 @@
 //! and where it stands in the output, so comments, quoting, flow collections and block
 //! scalars come out as they went in.
 
+use super::breaks::{self, has_break};
 use super::node::{Entry, Item, Kind, Node, Span, Trivia};
 use super::style::{literal_ok, needs_escape, plain_ok, single_ok, string_style, ScalarStyle};
 
@@ -139,7 +140,7 @@ impl<'a> Emitter<'a> {
         let block_scalar = e.key.as_scalar().is_some_and(|s| {
             matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded) && e.key.is_pristine()
         });
-        if !key.contains('\n')
+        if !has_break(key)
             && key.chars().count() <= 1024
             && !marker
             && !block_scalar
@@ -246,10 +247,7 @@ impl<'a> Emitter<'a> {
     /// the current line (after `- `): comments cannot sit between `- ` and what follows, so an
     /// item with comments before its first key starts on its own line.
     fn item_lead(&mut self, trivia: &Trivia, delta: i64, mut inline: bool) -> bool {
-        if trivia
-            .lead
-            .is_some_and(|l| self.src[l.range()].contains('\n'))
-        {
+        if trivia.lead.is_some_and(|l| has_break(&self.src[l.range()])) {
             if inline {
                 while self.out.ends_with(' ') {
                     self.out.pop();
@@ -352,7 +350,14 @@ impl<'a> Emitter<'a> {
             }
             // A block scalar without text, moved left: comment lines after it that were
             // less indented than its text would be could now be taken for its text.
-            Some(_) if delta < 0 && block.is_some_and(|s| s.value.bytes().all(|b| b == b'\n')) => {
+            Some(_)
+                if delta < 0
+                    && block.is_some_and(|s| {
+                        s.value
+                            .chars()
+                            .all(|c| matches!(c, '\n' | '\u{2028}' | '\u{2029}'))
+                    }) =>
+            {
                 double_quote(&mut self.out, block.map_or("", |s| s.value.as_str()));
             }
             Some(span) if !self.force_block || v.is_scalar() => {
@@ -360,9 +365,10 @@ impl<'a> Emitter<'a> {
                     Some(ScalarStyle::Literal | ScalarStyle::Folded) => delta,
                     // Only text over several lines moves with its first line, and never further
                     // left than its parent moved: its lines must stay indented past the parent.
-                    _ if !self.src[span.range()].contains('\n') => 0,
+                    _ if !has_break(&self.src[span.range()]) => 0,
                     _ => {
-                        let out_col = self.out.len() - self.out.rfind('\n').map_or(0, |i| i + 1);
+                        let out_col =
+                            self.out.len() - breaks::line_start(&self.out, self.out.len());
                         (out_col as i64 - self.source_col(span.start() as usize) as i64).max(delta)
                     }
                 };
@@ -378,7 +384,7 @@ impl<'a> Emitter<'a> {
         let written = self.out.get(before..).unwrap_or("");
         let header_end = written
             .starts_with(['|', '>'])
-            .then(|| written.find('\n').map(|n| before + n))
+            .then(|| breaks::next_break(written.as_bytes(), 0).map(|(n, _)| before + n))
             .flatten();
         match (header_end, comment) {
             (Some(at), Some(c)) => {

@@ -5,7 +5,8 @@
 //! restores comments but not quote or flow style. Keeping each node's source text and copying it
 //! when the node was not changed is both lossless and fast: an unchanged item costs one copy.
 //!
-//! Layers, each importing only those before it: [`resolve`] (what a scalar reads as),
+//! Layers, each importing only those before it: [`breaks`] (where lines end, as kpt
+//! finds them), [`resolve`] (what a scalar reads as),
 //! [`style`] (how a string is written), [`node`] (the tree) with `assign` (kyaml's
 //! `SetNestedField` rules), [`alias`] (reading through aliases and merge keys), then [`parse`]
 //! (reader, block, flow, scalar, stream), [`emit`], [`json`], [`ser`] and [`text`]. Nothing
@@ -14,6 +15,7 @@
 
 pub mod alias;
 mod assign;
+pub mod breaks;
 pub mod emit;
 pub mod json;
 pub mod node;

@@ -3,7 +3,9 @@ use serde_json::{json, Value};
 
 #[test]
 fn every_kind_has_a_schema() {
-    assert_eq!(kinds().len(), 3);
+    assert_eq!(kinds().len(), 5);
+    assert!(for_kind(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND).is_some());
+    assert!(for_kind(EXTENSION_API_VERSION, PACKAGE_VARIANT_SET_KIND).is_some());
     assert!(for_kind(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND).is_some());
     assert!(for_kind(PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND).is_some());
     assert!(for_kind("config.porch.kpt.dev/v1alpha2", PACKAGE_VARIANT_KIND).is_none());
@@ -150,8 +152,14 @@ mod probe {
     impl<'de, 'f> de::Deserializer<'de> for Probe<'f> {
         type Error = Error;
 
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-            Err(de::Error::custom(format!("{}: untyped field", self.path)))
+        /// A field that takes any value (`serde_json::Value`): "any", as an open object
+        /// of the schema reads.
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            if !self.record {
+                return Err(de::Error::custom(format!("{}: untyped field", self.path)));
+            }
+            self.record("any");
+            v.visit_unit()
         }
         fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             self.record("boolean");
@@ -244,6 +252,7 @@ fn schema_fields(kind: &Kind, prefix: &str) -> Vec<(String, String)> {
         .map(|f| {
             let ty = match f.schema.ty() {
                 Type::Object if f.schema.values().is_some() => "map",
+                Type::Object if f.schema.accepts_any_field() => "any",
                 Type::Object => "object",
                 Type::Array => "list",
                 Type::String => "string",
@@ -263,19 +272,30 @@ fn kind(api_version: &str, name: &str) -> &'static Kind {
     for_kind(api_version, name).unwrap_or_else(|| panic!("no schema for {name}"))
 }
 
-/// The decoder reads exactly the fields of the schema, with the same types: neither can gain
-/// or lose a field without the other.
+/// The decoder reads exactly the fields of the extension's schema, with the same types, and
+/// Porch's schema is that without the extension's fields: neither can gain or lose a field
+/// without the other.
 #[test]
 fn package_variant_spec_and_schema_agree() {
-    use crate::api::package_variant::PackageVariantSpec;
-    let schema = schema_fields(
-        kind(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND),
-        "spec",
-    );
+    use crate::api::package_variant::{PackageVariantSpec, EXTENSION_FIELDS};
+    let extension = schema_fields(kind(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND), "spec");
     let mut structs = struct_fields::<PackageVariantSpec>("spec");
     structs.insert(0, ("spec".into(), "object".into()));
     structs.sort();
-    assert_eq!(structs, schema);
+    assert_eq!(structs, extension);
+    let porch = schema_fields(
+        kind(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND),
+        "spec",
+    );
+    let is_extension = |p: &str| {
+        EXTENSION_FIELDS.iter().any(|f| {
+            p == format!("spec.{f}")
+                || p.starts_with(&format!("spec.{f}."))
+                || p.starts_with(&format!("spec.{f}["))
+        })
+    };
+    structs.retain(|(p, _)| !is_extension(p));
+    assert_eq!(structs, porch);
 }
 
 #[test]
@@ -288,7 +308,16 @@ fn package_variant_set_and_schema_agree() {
         .filter(|(p, _)| p.starts_with("spec"))
         .cloned()
         .collect();
-    assert_eq!(spec, schema_fields(k, "spec"));
+    // The struct reads the extension's fields; Porch's schema is that without them.
+    let extension = kind(EXTENSION_API_VERSION, PACKAGE_VARIANT_SET_KIND);
+    assert_eq!(spec, schema_fields(extension, "spec"));
+    let ours = "spec.targets[].template.injection";
+    let porch: Vec<_> = spec
+        .iter()
+        .filter(|(p, _)| p != ours && !p.starts_with(&format!("{ours}[")))
+        .cloned()
+        .collect();
+    assert_eq!(porch, schema_fields(k, "spec"));
     // The rest of what the struct reads is in the schema too (metadata: ObjectMeta).
     let all = schema_fields(k, "metadata");
     for field in structs.iter().filter(|(p, _)| !p.starts_with("spec")) {
@@ -413,6 +442,14 @@ fn generated_schemas_are_the_fnconfig_crds() {
     for (crd, module) in [
         ("packagevariant.yaml", "package_variant.rs"),
         ("packagevariantset.yaml", "package_variant_set.rs"),
+        (
+            "fn.kpt.dev/packagevariant.yaml",
+            "extension_package_variant.rs",
+        ),
+        (
+            "fn.kpt.dev/packagevariantset.yaml",
+            "extension_package_variant_set.rs",
+        ),
     ] {
         let text = std::fs::read_to_string(format!("{dir}/{crd}")).unwrap_or_default();
         let want = generated(crd, &text);
@@ -482,6 +519,9 @@ fn a_field_in_the_schema_only_is_seen() {
     assert!(schema.contains(&("spec.upstream.branch".into(), "string".into())));
     let mut structs = struct_fields::<crate::api::package_variant::PackageVariantSpec>("spec");
     structs.insert(0, ("spec".into(), "object".into()));
+    structs.retain(|(p, _)| {
+        !p.starts_with("spec.injection") && !p.starts_with("spec.pipelinePlacement")
+    });
     structs.sort();
     assert_ne!(structs, schema);
 }

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::stdlib::{self, Overload};
+use super::suggest;
 use super::types::{most_general, Mapping, Ty, PARAM_A, PARAM_B};
 
 /// A compile error: the node it is about, and cel-go's message.
@@ -44,6 +45,8 @@ struct Checker<'e> {
     /// Comprehension variables, innermost last.
     scopes: Vec<(&'e str, Ty)>,
     issues: Vec<Issue>,
+    /// The whole `a.b.c` an identifier starts (by the identifier's id), for "did you mean".
+    paths: HashMap<u64, String>,
 }
 
 impl<'e> Checker<'e> {
@@ -77,16 +80,23 @@ impl<'e> Checker<'e> {
                 let t = match self.lookup(e.id, name) {
                     Some(t) => t,
                     None => {
-                        self.error(e.id, undeclared(name));
+                        let path = self.paths.get(&e.id).map_or(name.as_str(), String::as_str);
+                        let hint = self.did_you_mean(name, path);
+                        self.error(e.id, format!("{}\n{hint}", undeclared(name)));
                         Ty::Error
                     }
                 };
                 self.set(e, t);
             }
             Expr::Select(s) => {
-                if let Some(t) = qualified_name(e).and_then(|q| stdlib::type_identifier(&q)) {
+                let qualified = qualified_name(e);
+                if let Some(t) = qualified.as_deref().and_then(stdlib::type_identifier) {
                     self.set(e, t);
                     return;
+                }
+                if let (Some(q), Some(root)) = (qualified, root_ident(e)) {
+                    // The outermost select is checked first: it names the whole path.
+                    self.paths.entry(root).or_insert(q);
                 }
                 self.check(&s.operand);
                 let operand = self.mapping.substitute(&self.get(&s.operand), false);
@@ -238,6 +248,39 @@ impl<'e> Checker<'e> {
         }
     }
 
+    /// What an undeclared `name` (starting `path`, `a.b.c`) may have meant: the closest
+    /// variable in scope (and field of an object's view), and the variables there are.
+    fn did_you_mean(&self, name: &str, path: &str) -> String {
+        let mut variables: Vec<&str> = super::VARIABLES.to_vec();
+        variables.extend(
+            self.scopes
+                .iter()
+                .map(|(n, _)| *n)
+                .filter(|n| !n.starts_with('@') && !n.starts_with("__")),
+        );
+        let listed = format!("the variables are {}", variables.join(", "));
+        let Some(variable) = suggest::closest(name, variables.iter().copied()) else {
+            return format!(" | {listed}");
+        };
+        // The fields after the name, each replaced by the closest field of an object's view.
+        let mut fixed = variable.to_string();
+        let is_object = ["target", "repository", "upstream"].contains(&variable);
+        for field in path.split('.').skip(1) {
+            let known = suggest::OBJECT_FIELDS
+                .iter()
+                .chain(suggest::REPOSITORIES_TARGET_FIELDS.iter())
+                .copied();
+            let field = if is_object && fixed == variable {
+                suggest::closest(field, known).unwrap_or(field)
+            } else {
+                field
+            };
+            fixed.push('.');
+            fixed.push_str(field);
+        }
+        format!(" | did you mean '{fixed}'? ({listed})")
+    }
+
     fn assert_type(&mut self, e: &IdedExpr, want: &Ty) {
         let got = self.get(e);
         if !self.mapping.assignable(want, &got) {
@@ -333,6 +376,15 @@ fn undeclared(name: &str) -> String {
 
 fn type_mismatch(want: &Ty, got: &Ty) -> String {
     format!("expected type '{want}' but found '{got}'")
+}
+
+/// The id of the identifier a chain of selects starts from.
+fn root_ident(e: &IdedExpr) -> Option<u64> {
+    match &e.expr {
+        Expr::Ident(_) => Some(e.id),
+        Expr::Select(s) if !s.test => root_ident(&s.operand),
+        _ => None,
+    }
 }
 
 /// `a.b.c` spelled by selects over an identifier, as cel-go's `ToQualifiedName`.

@@ -13,7 +13,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::{Context, Value};
 
 use super::gotime::{duration_function, timestamp_function};
-use super::instrument::{time_conversion, DURATION_FUNCTION, TIMESTAMP_FUNCTION};
+use super::instrument::{conversion, time_conversion, DURATION_FUNCTION, TIMESTAMP_FUNCTION};
 
 /// cel-go's `overloads.IsTypeConversionFunction`.
 const CONVERSIONS: [&str; 10] = [
@@ -32,7 +32,9 @@ const CONVERSIONS: [&str; 10] = [
 /// The first conversion of a constant that fails, in cel-go's planning order (operands
 /// first, left to right), as cel-go words it.
 pub fn failed_conversion(expr: &IdedExpr) -> Option<String> {
-    let mut ctx = Context::default();
+    let env = super::stdlib_env();
+    let mut ctx = Context::with_env(std::sync::Arc::clone(env));
+    super::conversions::register(&mut ctx, env);
     let registered = [
         ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
         ctx.add_function(DURATION_FUNCTION, duration_function()),
@@ -72,12 +74,12 @@ fn walk(e: &IdedExpr, ctx: &Context) -> Result<bool, String> {
     }
 }
 
-/// `timestamp(x)` and `duration(x)` in a constant tree, as the instrumented program calls them.
+/// The conversions in a constant tree, as the instrumented program calls them.
 fn rename_time_conversions(e: &mut IdedExpr) {
     match &mut e.expr {
         Expr::Call(c) => {
             c.args.iter_mut().for_each(rename_time_conversions);
-            if let Some(renamed) = time_conversion(c) {
+            if let Some(renamed) = time_conversion(c).or_else(|| conversion(c)) {
                 c.func_name = renamed.to_string();
             }
         }

@@ -68,7 +68,12 @@ fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
         .iter()
         .take(MAX_ERRORS_SHOWN)
         .map(|e| {
-            let mut text = format!("ERROR: <input>:{}:{}: {}", e.line, e.column, e.message);
+            // A message's lines after the first (a hint) follow the source and caret lines.
+            let (message, hint) = match e.message.split_once('\n') {
+                Some((first, rest)) => (first, Some(rest)),
+                None => (e.message.as_str(), None),
+            };
+            let mut text = format!("ERROR: <input>:{}:{}: {message}", e.line, e.column);
             if let Some(line) = source.lines().nth(e.line.saturating_sub(1)) {
                 // cel-go marks each character before the column with a dot, a wide one for
                 // characters outside ASCII, so the caret lines up in a terminal.
@@ -79,6 +84,10 @@ fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
                     .map(|c| if c.is_ascii() { '.' } else { '\u{FF0E}' })
                     .collect();
                 text.push_str(&format!("\n | {}\n | {dots}^", line.replace('\t', " ")));
+            }
+            if let Some(hint) = hint {
+                text.push('\n');
+                text.push_str(hint);
             }
             text
         })

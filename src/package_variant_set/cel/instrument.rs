@@ -3,9 +3,13 @@
 //! - every operand of an operation whose cost grows with its operands (`+`, comparisons,
 //!   `in`, `contains`, `size`, conversions, the key of `[]`) is passed through `@arg(x)`, which
 //!   charges its size before the operation runs, unless the checker proved it a scalar;
+//! - the range of every comprehension over what may be a map becomes `@ordered(range)`, the
+//!   map's keys in sorted order: cel-go iterates a Go map in random order, which would make
+//!   `target.labels.map(k, k)[0]` differ between runs; here it is the smallest key;
 //! - `matches` becomes `@matches(text, pattern)`, with a cached, size-limited regex;
 //! - `timestamp(x)` and `duration(x)` become `@timestamp(x)` and `@duration(x)`, which read
-//!   strings as Go does ([`super::gotime`]);
+//!   strings as Go does ([`super::gotime`]); `string`, `double`, `int`, `uint` and `bool`
+//!   become `@string`, ... ([`super::conversions`]), which convert as cel-go;
 //! - timestamp getters without a time zone read UTC, and `string(x)` of a timestamp keeps
 //!   its offset and of a duration is Go's float64 seconds (`string(@time_text(x))`), as in
 //!   Porch's cel-go; where the checker cannot prove the receiver a
@@ -24,6 +28,9 @@ use cel::common::ast::{
 
 use super::types::Ty;
 
+/// A map's keys as a list in their order (ints, uints, bools, strings, each by value); any other
+/// value unchanged: what a comprehension iterates.
+pub const ORDERED_FUNCTION: &str = "@ordered";
 /// Counts one comprehension iteration.
 pub const STEP_FUNCTION: &str = "@step";
 /// Charges the size of its argument, and returns it.
@@ -103,6 +110,12 @@ pub fn instrument(expr: &mut IdedExpr, types: &HashMap<u64, Ty>) {
         }
         Expr::Comprehension(c) => {
             instrument(&mut c.iter_range, types);
+            // A map is iterated in the order of its keys, not its hash order.
+            let list = matches!(types.get(&c.iter_range.id), Some(Ty::List(_)));
+            if c.iter_var2.is_none() && !list {
+                let range = std::mem::take(&mut c.iter_range);
+                c.iter_range = call(ORDERED_FUNCTION, vec![range]);
+            }
             instrument(&mut c.accu_init, types);
             instrument(&mut c.loop_cond, types);
             instrument(&mut c.loop_step, types);
@@ -200,7 +213,7 @@ fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
             *a = metered(std::mem::take(a));
         }
     }
-    if let Some(renamed) = renamed {
+    if let Some(renamed) = renamed.or_else(|| conversion(c)) {
         c.func_name = renamed.to_string();
     }
     if time_text {
@@ -208,6 +221,15 @@ fn meter_call(c: &mut CallExpr, types: &HashMap<u64, Ty>) {
             *arg = call(TIME_TEXT_FUNCTION, vec![std::mem::take(arg)]);
         }
     }
+}
+
+/// The function `string(x)`, `double(x)`, `int(x)`, `uint(x)` or `bool(x)` is evaluated with
+/// ([`super::conversions`]), if `c` is one.
+pub fn conversion(c: &CallExpr) -> Option<&'static str> {
+    if c.target.is_some() || c.args.len() != 1 {
+        return None;
+    }
+    super::conversions::renamed(&c.func_name)
 }
 
 /// The function `timestamp(x)` or `duration(x)` is evaluated with, if `c` is one.

@@ -3,8 +3,9 @@
 //! limits a function running on untrusted configuration needs.
 //!
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
-//! - [`errors`]: cel-go's error format;
+//! - [`errors`]: cel-go's error format; [`suggest`]: "did you mean" in messages;
 //! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
+//! - [`conversions`]: `string`, `double`, `int`, `uint` and `bool` as Go's `strconv` and `%g`;
 //! - [`gotime`]: timestamps and durations read from strings as Go reads them;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
 //!
@@ -30,11 +31,13 @@
 
 mod checker;
 mod constants;
+mod conversions;
 mod errors;
 mod gotime;
 mod instrument;
 mod runtime;
 mod stdlib;
+mod suggest;
 mod types;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -47,8 +50,9 @@ use super::fast_hash::FastMap;
 
 pub use runtime::{
     as_val, object_input, object_val, repositories_target_input, repositories_target_val,
-    Activation, Bindings, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_REGEX_PROGRAM_BYTES,
-    MAX_RUN_COST,
+    Activation, Bindings, MAX_CACHED_PATTERN_BYTES, MAX_CACHED_PROGRAM_BYTES, MAX_CACHED_REGEXES,
+    MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_OUTPUT_BYTES, MAX_REGEX_PROGRAM_BYTES,
+    MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
 };
 
 /// Longest accepted expression source, in bytes.
@@ -102,6 +106,8 @@ pub struct ProgramCache {
     env: Arc<Env>,
     programs: FastMap<String, Result<Arc<Program>, String>>,
     compilations: usize,
+    /// What compiling the literal patterns of the programs so far cost ([`MAX_RUN_COST`]).
+    regex_cost: u64,
 }
 
 impl Default for ProgramCache {
@@ -119,6 +125,7 @@ impl ProgramCache {
             env: Arc::new(env),
             programs: FastMap::default(),
             compilations: 0,
+            regex_cost: 0,
         }
     }
 
@@ -128,7 +135,10 @@ impl ProgramCache {
             return found.clone();
         }
         self.compilations += 1;
-        let result = compile(source).map(Arc::new);
+        let budget = MAX_RUN_COST.saturating_sub(self.regex_cost);
+        let (result, spent) = compile_within(source, budget);
+        self.regex_cost += spent;
+        let result = result.map(Arc::new);
         self.programs.insert(source.to_string(), result.clone());
         result
     }
@@ -144,39 +154,68 @@ impl ProgramCache {
     }
 }
 
+/// Porch's environment (the standard library, no optional syntax), built once: building it
+/// for every expression took a good part of compiling one.
+pub(crate) fn stdlib_env() -> &'static Arc<Env> {
+    static ENV: std::sync::OnceLock<Arc<Env>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| Arc::new(Env::stdlib().with_optional_support(false)))
+}
+
 /// Compiles one expression: limits, parse (on a big-stack thread), instrumentation, checks.
 pub fn compile(source: &str) -> Result<Program, String> {
+    compile_within(source, MAX_RUN_COST).0
+}
+
+/// [`compile`], with `regex_budget` for compiling its literal patterns: the result and what
+/// those cost (each pattern is compiled to check it, as cel-go does when it builds a program;
+/// a large one costs as at run time, [`runtime::regex_compile_cost`]).
+fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, u64) {
     if source.len() > MAX_EXPRESSION_BYTES {
-        return Err(format!(
+        let why = format!(
             "expression is {} bytes long, more than the limit of {MAX_EXPRESSION_BYTES} bytes",
             source.len()
-        ));
+        );
+        return (Err(why), 0);
     }
     let depth = bracket_depth(source);
     if depth > MAX_NESTING {
-        return Err(format!(
-            "expression nests brackets {depth} deep, more than the limit of {MAX_NESTING}"
-        ));
+        let why =
+            format!("expression nests brackets {depth} deep, more than the limit of {MAX_NESTING}");
+        return (Err(why), 0);
     }
     let owned = source.to_string();
     let handle = std::thread::Builder::new()
         .name("cel-compile".into())
         .stack_size(PARSER_STACK_BYTES)
-        .spawn(move || catch_unwind(AssertUnwindSafe(|| parse_and_check(&owned))));
+        .spawn(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                let mut spent = 0;
+                (parse_and_check(&owned, regex_budget, &mut spent), spent)
+            }))
+        });
+    let panicked = || {
+        (
+            Err("internal error: the CEL parser panicked".to_string()),
+            0,
+        )
+    };
     match handle {
         // No thread available: parse here. The bracket limit keeps the parser's recursion modest.
-        Err(_) => catch_unwind(AssertUnwindSafe(|| parse_and_check(source)))
-            .unwrap_or_else(|_| Err("internal error: the CEL parser panicked".to_string())),
-        Ok(handle) => match handle.join() {
-            Ok(Ok(result)) => result,
-            _ => Err("internal error: the CEL parser panicked".to_string()),
-        },
+        Err(_) => catch_unwind(AssertUnwindSafe(|| {
+            let mut spent = 0;
+            (parse_and_check(source, regex_budget, &mut spent), spent)
+        }))
+        .unwrap_or_else(|_| panicked()),
+        Ok(handle) => handle
+            .join()
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_else(panicked),
     }
 }
 
-fn parse_and_check(source: &str) -> Result<Program, String> {
-    let parser = Env::stdlib()
-        .with_optional_support(false)
+fn parse_and_check(source: &str, regex_budget: u64, spent: &mut u64) -> Result<Program, String> {
+    let parser = stdlib_env()
         .parser()
         .max_recursion_depth(MAX_AST_DEPTH as u16);
     let (mut expr, info) = parser
@@ -193,7 +232,12 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
         errors::compile_errors(source, &info, issues)
     })?;
     let mut literal_errors = Vec::new();
-    literal_regexes(&expr, &mut literal_errors);
+    let mut regexes = LiteralRegexes {
+        errors: &mut literal_errors,
+        budget: regex_budget,
+        spent,
+    };
+    regexes.check(&expr);
     if !literal_errors.is_empty() {
         return Err(errors::compile_errors(source, &info, literal_errors));
     }
@@ -210,28 +254,57 @@ fn parse_and_check(source: &str) -> Result<Program, String> {
 }
 
 /// cel-go (with Porch's `OptOptimize`) compiles a literal `matches` pattern when it builds the
-/// program, so an invalid one fails before anything is evaluated: the same here.
-fn literal_regexes(e: &IdedExpr, out: &mut Vec<(u64, String)>) {
-    if let Expr::Call(c) = &e.expr {
-        if c.func_name == "matches" {
-            let pattern = if c.target.is_some() {
-                c.args.first()
-            } else {
-                c.args.get(1)
-            };
-            if let Some(IdedExpr {
-                id,
-                expr: Expr::Literal(LiteralValue::String(p)),
-            }) = pattern
-            {
-                if let Err(why) = runtime::compile_regex(p.inner()) {
-                    out.push((*id, why));
+/// program, so an invalid one fails before anything is evaluated: the same here, each
+/// compilation paid from `budget` (the run's, shared by all the set's expressions).
+struct LiteralRegexes<'a> {
+    errors: &'a mut Vec<(u64, String)>,
+    budget: u64,
+    spent: &'a mut u64,
+}
+
+impl LiteralRegexes<'_> {
+    fn check(&mut self, e: &IdedExpr) {
+        if let Expr::Call(c) = &e.expr {
+            if c.func_name == "matches" {
+                let pattern = if c.target.is_some() {
+                    c.args.first()
+                } else {
+                    c.args.get(1)
+                };
+                if let Some(IdedExpr {
+                    id,
+                    expr: Expr::Literal(LiteralValue::String(p)),
+                }) = pattern
+                {
+                    // Spent by an earlier expression, which was refused for it: the run
+                    // stops there, and one error says why.
+                    if *self.spent >= self.budget {
+                        return;
+                    }
+                    let (budget, spent) = (self.budget, &mut *self.spent);
+                    let compiled = runtime::compile_regex_in_classes(p.inner(), |units| {
+                        if *spent + units > budget {
+                            *spent = budget;
+                            return Err(format!(
+                                "compiling the set's literal regular expressions costs more \
+                                 than the limit of {MAX_RUN_COST} for one run (each costs half \
+                                 of its compiled program's size class: 16 KiB, 128 KiB, 1 MiB); \
+                                 use fewer or shorter patterns"
+                            ));
+                        }
+                        *spent += units;
+                        Ok(())
+                    });
+                    match compiled {
+                        Ok((Ok(_), _)) => {}
+                        Ok((Err(why), _)) | Err(why) => self.errors.push((*id, why)),
+                    }
                 }
             }
         }
-    }
-    for child in checker::children(e) {
-        literal_regexes(child, out);
+        for child in checker::children(e) {
+            self.check(child);
+        }
     }
 }
 
@@ -261,6 +334,23 @@ fn bracket_depth(source: &str) -> usize {
         }
     }
     max
+}
+
+/// An evaluation error as Porch words it: without what this function adds to say the fix
+/// (the keys a map has, the target it was evaluated for). For tests that compare with Porch.
+#[cfg(test)]
+pub fn porch_words(message: &str) -> String {
+    let message = message
+        .split(" (evaluated for the target ")
+        .next()
+        .unwrap_or(message);
+    match message.find("no such key: ") {
+        Some(at) => {
+            let end = message[at..].find(';').map_or(message.len(), |e| at + e);
+            message[..end].to_string()
+        }
+        None => message.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -23,11 +23,13 @@ use cel::{Context, Env, ExecutionError, FunctionContext, Value};
 
 use super::gotime::{duration_function, time_text_function, timestamp_function};
 use super::instrument::{
-    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, STEP_FUNCTION, TIMESTAMP_FUNCTION,
-    TIME_TEXT_FUNCTION, UTC_FUNCTION,
+    ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, ORDERED_FUNCTION, STEP_FUNCTION,
+    TIMESTAMP_FUNCTION, TIME_TEXT_FUNCTION, UTC_FUNCTION,
 };
+use super::suggest;
 use super::Program;
 use super::VARIABLES;
+use cel::common::ast::{operators, Expr, IdedExpr, LiteralValue};
 
 /// Most comprehension iterations one evaluation may run, all comprehensions together.
 pub const MAX_COMPREHENSION_STEPS: u64 = 10_000;
@@ -38,6 +40,48 @@ pub const MAX_EXPRESSION_COST: u64 = 1_000_000;
 pub const MAX_RUN_COST: u64 = 10_000_000;
 /// Largest compiled program of one regular expression (the `regex` crate's size limit).
 pub const MAX_REGEX_PROGRAM_BYTES: usize = 1 << 20;
+/// The program size limits a pattern is compiled with in turn, smallest first: a pattern is
+/// charged the cost of each class it is tried in ([`regex_compile_cost`]), so that a large
+/// program costs in proportion to the time and memory compiling it takes.
+pub const REGEX_PROGRAM_CLASSES: [usize; 3] = [16 << 10, 128 << 10, MAX_REGEX_PROGRAM_BYTES];
+/// Most compiled regular expressions one run keeps for reuse.
+pub const MAX_CACHED_REGEXES: usize = 16;
+/// Most bytes of patterns, and of program size classes, the kept regular expressions may
+/// take together: a few large programs, or many small ones.
+pub const MAX_CACHED_PATTERN_BYTES: usize = 64 << 10;
+pub const MAX_CACHED_PROGRAM_BYTES: usize = 4 << 20;
+/// Most bytes the values of all expressions of one run may take together: each value is
+/// copied into a PackageVariant, and a value copied into every variant of a large set
+/// multiplies with its targets (a 100 KB value in 2,000 variants would be 200 MB of output).
+pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+
+/// The cost of compiling a pattern in the program size class `class` (bytes): half of it,
+/// so a pattern of the largest class costs 8,192 + 65,536 + 524,288 (more than half an
+/// expression's limit, and a run's budget pays for 17 of them: about 20 ms each).
+pub const fn regex_compile_cost(class: usize) -> u64 {
+    class as u64 / 2
+}
+
+/// Compiles `pattern` in the smallest program size class it fits: the result, and the cost
+/// of every class tried ([`regex_compile_cost`]). `pay` is asked for each class before it is
+/// tried, and stops the compilation with its error.
+pub fn compile_regex_in_classes<E>(
+    pattern: &str,
+    mut pay: impl FnMut(u64) -> Result<(), E>,
+) -> Result<(Result<regex::Regex, String>, usize), E> {
+    let mut result = Err(String::new());
+    let mut class = 0;
+    for limit in REGEX_PROGRAM_CLASSES {
+        class = limit;
+        pay(regex_compile_cost(limit))?;
+        result = compile_regex_within(pattern, limit);
+        let too_big = matches!(&result, Err(why) if why.starts_with(TOO_LARGE));
+        if !too_big {
+            break;
+        }
+    }
+    Ok((result, class))
+}
 
 /// A function that takes its arguments as the interpreter holds them (no conversion to
 /// [`Value`], which would copy strings and lists): the `cel` crate's own `Function` type.
@@ -54,7 +98,19 @@ struct Meter {
     cost: AtomicU64,
     run_cost: AtomicU64,
     stopped: Mutex<Option<String>>,
-    regexes: Mutex<HashMap<String, Result<Arc<regex::Regex>, String>>>,
+    regexes: Mutex<RegexCache>,
+    /// Bytes of values handed out by [`Activation::evaluate`] so far.
+    output: AtomicU64,
+}
+
+/// The compiled patterns a run keeps, bounded in count and size ([`MAX_CACHED_REGEXES`],
+/// [`MAX_CACHED_PATTERN_BYTES`], [`MAX_CACHED_PROGRAM_BYTES`]); past the bounds a pattern is
+/// compiled (and charged) each time it is used.
+#[derive(Default)]
+struct RegexCache {
+    compiled: HashMap<String, (Result<Arc<regex::Regex>, String>, usize)>,
+    pattern_bytes: usize,
+    program_bytes: usize,
 }
 
 impl Meter {
@@ -68,45 +124,91 @@ impl Meter {
 
     /// Adds `units` of cost; an error past the per-expression limit or the run's budget.
     fn charge(&self, units: u64) -> Result<(), ExecutionError> {
+        self.charge_as(units, OPERATION_COST)
+    }
+
+    /// [`Meter::charge`], saying `how` costs are counted when the expression's limit is hit.
+    fn charge_as(&self, units: u64, how: &str) -> Result<(), ExecutionError> {
         let cost = self.cost.fetch_add(units, Ordering::Relaxed) + units;
         let run = self.run_cost.fetch_add(units, Ordering::Relaxed) + units;
         if cost > MAX_EXPRESSION_COST {
             return Err(self.stop(format!(
-                "evaluation stopped: the expression costs more than the limit of {MAX_EXPRESSION_COST} \
-                 (each operation costs 1 plus a tenth of the size of the strings and lists it reads)"
+                "evaluation stopped: the expression costs more than the limit of \
+                 {MAX_EXPRESSION_COST} ({how})"
             )));
         }
         if run > MAX_RUN_COST {
+            let how = if how == OPERATION_COST {
+                String::new()
+            } else {
+                format!(" ({how})")
+            };
             return Err(self.stop(format!(
                 "evaluation stopped: the set's expressions together cost more than the limit of \
-                 {MAX_RUN_COST} for one run; simplify the expressions or split the targets over \
-                 several PackageVariantSets"
+                 {MAX_RUN_COST} for one run{how}; simplify the expressions or split the targets \
+                 over several PackageVariantSets"
             )));
         }
         Ok(())
     }
 
-    fn regex(&self, pattern: &str) -> Result<Arc<regex::Regex>, String> {
-        let mut cache = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = cache.get(pattern) {
-            return found.clone();
-        }
-        let compiled = compile_regex(pattern).map(Arc::new);
-        cache.insert(pattern.to_string(), compiled.clone());
-        compiled
+    /// The compiled `pattern`, from the cache or compiled and charged for.
+    fn regex(&self, pattern: &str) -> Result<Arc<regex::Regex>, ExecutionError> {
+        let cached = {
+            let cache = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
+            cache.compiled.get(pattern).map(|(r, _)| r.clone())
+        };
+        let compiled = match cached {
+            Some(found) => found,
+            None => {
+                let (compiled, class) = self.compile_charged(pattern)?;
+                let compiled = compiled.map(Arc::new);
+                let mut cache = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.compiled.len() < MAX_CACHED_REGEXES
+                    && cache.pattern_bytes + pattern.len() <= MAX_CACHED_PATTERN_BYTES
+                    && cache.program_bytes + class <= MAX_CACHED_PROGRAM_BYTES
+                {
+                    cache.pattern_bytes += pattern.len();
+                    cache.program_bytes += class;
+                    cache
+                        .compiled
+                        .insert(pattern.to_string(), (compiled.clone(), class));
+                }
+                compiled
+            }
+        };
+        compiled.map_err(|why| self.stop(why))
+    }
+
+    /// Compiles `pattern` in the smallest program size class it fits, charging each class
+    /// tried: the result and the class it took.
+    fn compile_charged(
+        &self,
+        pattern: &str,
+    ) -> Result<(Result<regex::Regex, String>, usize), ExecutionError> {
+        compile_regex_in_classes(pattern, |units| self.charge_as(units, REGEX_COST))
     }
 }
 
-/// Compiles a pattern with a bound on the program's size (and so on the time it takes).
-pub fn compile_regex(pattern: &str) -> Result<regex::Regex, String> {
+/// How the cost of an operation is counted, for the message of a limit.
+const OPERATION_COST: &str =
+    "each operation costs 1 plus a tenth of the size of the strings and lists it reads";
+const REGEX_COST: &str = "compiling a regular expression costs half of its compiled program's \
+     size class (16 KiB, 128 KiB, 1 MiB), and at most 16 patterns are kept compiled: use the \
+     same few patterns for every target, and short ones";
+const TOO_LARGE: &str = "regular expression is too large";
+
+/// Compiles a pattern whose program may take at most `limit` bytes (which bounds the time
+/// compiling it takes).
+fn compile_regex_within(pattern: &str, limit: usize) -> Result<regex::Regex, String> {
     regex::RegexBuilder::new(pattern)
-        .size_limit(MAX_REGEX_PROGRAM_BYTES)
+        .size_limit(limit)
         .dfa_size_limit(MAX_REGEX_PROGRAM_BYTES)
         .build()
         .map_err(|e| match e {
             regex::Error::CompiledTooBig(_) => format!(
-                "regular expression is too large: its compiled program exceeds the limit of \
-                 {MAX_REGEX_PROGRAM_BYTES} bytes; use a shorter pattern or fewer repetitions"
+                "{TOO_LARGE}: its compiled program exceeds the limit of {limit} bytes; use a \
+                 shorter pattern or fewer repetitions"
             ),
             other => format!("invalid regular expression: {other}"),
         })
@@ -167,6 +269,28 @@ fn arg_function(meter: Arc<Meter>) -> Function {
     })
 }
 
+/// `@ordered(x)`: a map's keys as a list, sorted (the map's size charged as `@arg` does);
+/// anything else unchanged.
+fn ordered_function(meter: Arc<Meter>) -> Function {
+    Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
+        let value = ftx
+            .args
+            .pop()
+            .ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+        let Some(map) = value.downcast_ref::<CelMap>() else {
+            return Ok(value);
+        };
+        meter.charge(1 + map.inner().len() as u64 / 10)?;
+        let mut keys: Vec<&CelMapKey> = map.inner().keys().collect();
+        keys.sort();
+        let list: Vec<Box<dyn Val>> = keys
+            .into_iter()
+            .map(|k| k.inner().clone_as_boxed())
+            .collect();
+        Ok(CowVal::owned(CelList::from(list)))
+    })
+}
+
 fn matches_function(meter: Arc<Meter>) -> Function {
     Box::new(move |ftx: &mut FunctionContext<'_, '_>| {
         let (Some(text), Some(pattern)) = (ftx.args.first(), ftx.args.get(1)) else {
@@ -185,9 +309,7 @@ fn matches_function(meter: Arc<Meter>) -> Function {
         let text_cost: u64 = 1 + text.inner().len() as u64 / 10;
         let regex_cost = 1 + pattern.inner().len() as u64 / 4;
         meter.charge(text_cost.saturating_mul(regex_cost))?;
-        let re = meter
-            .regex(pattern.inner())
-            .map_err(|why| meter.stop(why))?;
+        let re = meter.regex(pattern.inner())?;
         Ok(CowVal::owned(CelBool::from(re.is_match(text.inner()))))
     })
 }
@@ -369,7 +491,7 @@ pub struct Bindings {
 
 impl Bindings {
     pub fn new(env: Arc<Env>, upstream: Option<&Value>) -> Self {
-        let mut ctx = Context::with_env(env);
+        let mut ctx = Context::with_env(Arc::clone(&env));
         if let Some(up) = upstream {
             ctx.add_variable_from_value("upstream", up.clone());
         }
@@ -390,12 +512,14 @@ impl Bindings {
             ctx.add_function(STEP_FUNCTION, step),
             ctx.add_function(ARG_FUNCTION, arg_function(Arc::clone(&meter))),
             ctx.add_function(MATCHES_FUNCTION, matches_function(Arc::clone(&meter))),
+            ctx.add_function(ORDERED_FUNCTION, ordered_function(Arc::clone(&meter))),
             ctx.add_function(TIME_TEXT_FUNCTION, time_text_function()),
             ctx.add_function(UTC_FUNCTION, utc_function()),
             ctx.add_function(TIMESTAMP_FUNCTION, timestamp_function()),
             ctx.add_function(DURATION_FUNCTION, duration_function()),
         ];
         debug_assert!(registered.iter().all(Result::is_ok));
+        super::conversions::register(&mut ctx, &env);
         Bindings { ctx, meter }
     }
 
@@ -428,8 +552,23 @@ impl<'v> Activation<'v> {
 
     /// Evaluates `program`; the result must be a CEL string. Errors use Porch's wording where
     /// it is known (`no such key: k`, `no such attribute(s): repository`, conversion errors).
+    /// The value is copied into the output: its size is charged to the run's output budget
+    /// ([`MAX_OUTPUT_BYTES`]).
     pub fn evaluate(&self, program: &Program) -> Result<String, String> {
-        self.evaluate_with(program, to_string_result)
+        let value = self.evaluate_with(program, to_string_result)?;
+        let len = value.len() as u64;
+        let total = self.meter.output.fetch_add(len, Ordering::Relaxed) + len;
+        if total > MAX_OUTPUT_BYTES {
+            return Err(format!(
+                "the values of the set's expressions together take more than the limit of \
+                 {MAX_OUTPUT_BYTES} bytes ({} MiB) for one run (this value: {len} bytes); each \
+                 value is copied into the PackageVariant of its target, so a large value is \
+                 copied once per target: shorten the values (what every variant needs belongs \
+                 in the upstream package) or split the targets over several PackageVariantSets",
+                MAX_OUTPUT_BYTES >> 20
+            ));
+        }
+        Ok(value)
     }
 
     /// Evaluates a condition (`program` checked by [`Program::may_be_bool`]); a value that is
@@ -458,6 +597,10 @@ impl<'v> Activation<'v> {
             // The value as the interpreter holds it: a string is copied out once, by `read`.
             match Value::resolve_val(&program.expr, &ctx) {
                 Ok(value) => read(value.as_ref()),
+                Err(ExecutionError::NoSuchKey(key)) => {
+                    let hint = self.key_hint(&program.expr, &key).unwrap_or_default();
+                    Err(format!("no such key: {key}{hint}"))
+                }
                 Err(err) => Err(execution_error(err)),
             }
         }))
@@ -472,6 +615,131 @@ impl<'v> Activation<'v> {
             Some(why) => Err(why),
             None => result,
         }
+    }
+}
+
+impl Activation<'_> {
+    /// What a missing `key` was looked up in, when `expr` looks it up in a path from a
+    /// variable (`target.labels['k']`, `repository.nme`): the keys that map has (the first
+    /// [`suggest::MAX_LISTED`]), the closest one, and how to test for a key that may be absent.
+    fn key_hint(&self, expr: &IdedExpr, key: &str) -> Option<String> {
+        let path = lookup_path(expr, key)?;
+        let (root, steps) = path.split_first()?;
+        let upstream = self.root.get_variable("upstream");
+        let mut value: &dyn Val = match root.as_str() {
+            "target" => self.vars.target,
+            "repository" => self.vars.repository?,
+            "upstream" => upstream.as_deref()?,
+            _ => return None,
+        };
+        for step in steps {
+            value = value
+                .downcast_ref::<CelMap>()?
+                .inner()
+                .iter()
+                .find(|(k, _)| key_text(k).as_deref() == Some(step.as_str()))?
+                .1
+                .as_ref();
+        }
+        let map = value.downcast_ref::<CelMap>()?;
+        let mut keys: Vec<String> = map.inner().keys().filter_map(key_text).collect();
+        keys.sort();
+        let shown = shown_path(&path);
+        let mut hint = if keys.is_empty() {
+            format!("; {shown} is empty")
+        } else {
+            let listed = suggest::listed(keys.iter().map(String::as_str));
+            format!("; {shown} has the keys {listed}")
+        };
+        if let Some(close) = suggest::closest(key, keys.iter().map(String::as_str)) {
+            let meant = shown_path(&[shown.clone(), close.to_string()]);
+            hint.push_str(&format!(": did you mean {meant}?"));
+        }
+        if !steps.is_empty() {
+            let lead = if hint.ends_with('?') {
+                " Where"
+            } else {
+                "; where"
+            };
+            hint.push_str(&format!(
+                "{lead} a target may lack the key, test for it first: '{key}' in {shown} ? \
+                 {shown}['{key}'] : ''"
+            ));
+        }
+        Some(hint)
+    }
+}
+
+/// A map key as text (strings as they are, other keys as CEL writes them).
+fn key_text(key: &CelMapKey) -> Option<String> {
+    match key {
+        CelMapKey::String(s) => Some(s.inner().to_string()),
+        CelMapKey::Int(i) => Some(i.inner().to_string()),
+        CelMapKey::UInt(u) => Some(format!("{}u", u.inner())),
+        CelMapKey::Bool(b) => Some(b.inner().to_string()),
+    }
+}
+
+/// `target.labels` from `["target", "labels"]`: a step that is not an identifier is indexed
+/// (`target.labels['app.kubernetes.io/name']`); the first step is written as it is.
+fn shown_path(path: &[String]) -> String {
+    let mut out = String::new();
+    for (i, step) in path.iter().enumerate() {
+        let identifier = step.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && step.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if i == 0 {
+            out.push_str(step);
+        } else if identifier {
+            out.push('.');
+            out.push_str(step);
+        } else {
+            out.push_str(&format!(
+                "['{}']",
+                step.replace('\\', "\\\\").replace('\'', "\\'")
+            ));
+        }
+    }
+    out
+}
+
+/// The path from a variable to the map `expr` looks `key` up in (`a.b['c'].key`, or
+/// `a.b['c']['key']`): the first such lookup, in the order the expression is written.
+fn lookup_path(expr: &IdedExpr, key: &str) -> Option<Vec<String>> {
+    let found = match &expr.expr {
+        Expr::Select(s) if !s.test && s.field == key => path_of(&s.operand),
+        Expr::Call(c) if c.func_name == operators::INDEX && c.args.len() == 2 => {
+            match &c.args[1].expr {
+                Expr::Literal(LiteralValue::String(k)) if k.inner() == key => path_of(&c.args[0]),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    found.or_else(|| {
+        super::checker::children(expr)
+            .into_iter()
+            .find_map(|child| lookup_path(child, key))
+    })
+}
+
+/// `a.b['c']` as `["a", "b", "c"]`, if it is a path from an identifier.
+fn path_of(e: &IdedExpr) -> Option<Vec<String>> {
+    match &e.expr {
+        Expr::Ident(name) => Some(vec![name.clone()]),
+        Expr::Select(s) if !s.test => {
+            let mut p = path_of(&s.operand)?;
+            p.push(s.field.clone());
+            Some(p)
+        }
+        Expr::Call(c) if c.func_name == operators::INDEX && c.args.len() == 2 => {
+            let Expr::Literal(LiteralValue::String(k)) = &c.args[1].expr else {
+                return None;
+            };
+            let mut p = path_of(&c.args[0])?;
+            p.push(k.inner().to_string());
+            Some(p)
+        }
+        _ => None,
     }
 }
 

@@ -17,7 +17,7 @@ fn eval_with(expr: &str, target: Option<Value>) -> Result<String, String> {
     let target = as_val(target.unwrap_or(Value::Null));
     let bindings = Bindings::new(cache.env(), None);
     let activation = bindings.activation("foo-repo", "bar-package", target.as_ref());
-    activation.evaluate(&program)
+    activation.evaluate(&program).map_err(|e| porch_words(&e))
 }
 
 fn eval(expr: &str) -> Result<String, String> {
@@ -69,7 +69,7 @@ fn e7_bad_variable_is_a_compile_error() {
     let err = compile("badvar").map(|_| ()).unwrap_err();
     assert_eq!(
         err,
-        "ERROR: <input>:1:1: undeclared reference to 'badvar' (in container '')\n | badvar\n | ^"
+        "ERROR: <input>:1:1: undeclared reference to 'badvar' (in container '')\n | badvar\n | ^\n | the variables are repoDefault, packageDefault, upstream, target, repository"
     );
 }
 
@@ -661,4 +661,109 @@ fn time_functions_as_cel_go() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A map is iterated in the order of its keys (issue 20): every macro over it, on every run.
+#[test]
+fn maps_iterate_in_key_order() {
+    let labels: serde_json::Map<String, serde_json::Value> = (0..200)
+        .map(|i| (format!("k{:03}", (i * 37) % 200), json!("v")))
+        .collect();
+    let target = || object_input(&json!({"metadata": {"name": "n", "labels": labels}}));
+    let keys: Vec<String> = {
+        let mut k: Vec<String> = labels.keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let all = keys.join(",");
+    for (expr, want) in [
+        ("target.labels.map(k, k)[0]", keys[0].clone()),
+        ("target.labels.map(k, k)[199]", keys[199].clone()),
+        (
+            "target.labels.filter(k, k.endsWith('7'))[0]",
+            "k007".to_string(),
+        ),
+        (
+            "target.labels.map(k, k).exists(k, k == 'k100') ? 'y' : 'n'",
+            "y".to_string(),
+        ),
+        (
+            "string(size(target.labels.map(k, k + ',')))",
+            "200".to_string(),
+        ),
+        ("{'b': 1, 'a': 2, 'c': 3}.map(k, k)[0]", "a".to_string()),
+        ("string({2: 'x', 1: 'y'}.map(k, k)[0])", "1".to_string()),
+        // An error in the first key stops `all` there, whatever the hash order.
+        (
+            "target.labels.all(k, k != 'k000' || int(k) > 0) ? 'y' : 'n'",
+            "err".to_string(),
+        ),
+    ] {
+        for _ in 0..3 {
+            let got = eval_with(expr, Some(target())).unwrap_or_else(|_| "err".into());
+            assert_eq!(got, want, "{expr}");
+        }
+    }
+    let joined = eval_with(
+        "target.labels.map(k, k).filter(k, true)[0] + ',' + target.labels.map(k, k)[1]",
+        Some(target()),
+    );
+    assert_eq!(joined, Ok(format!("{},{}", keys[0], keys[1])));
+    assert!(all.starts_with("k000,k001"));
+}
+
+/// A missing key says what the map it was looked up in has, the closest key, and how to test
+/// for a key a target may lack (issue 21); the keys listed are bounded.
+#[test]
+fn a_missing_key_says_what_there_is() {
+    let raw = |expr: &str, target: Value| {
+        let mut cache = ProgramCache::new();
+        let program = cache.compile(expr)?;
+        let target = as_val(target);
+        let bindings = Bindings::new(cache.env(), None);
+        let activation = bindings.activation("foo-repo", "bar-package", target.as_ref());
+        activation.evaluate(&program)
+    };
+    let err = raw("target.labels['fo']", r1_input()).unwrap_err();
+    assert!(
+        err.starts_with("no such key: fo; target.labels has the keys abc, foo: did you mean target.labels.foo? Where a target may lack the key, test for it first: 'fo' in target.labels ? target.labels['fo'] : ''"),
+        "{err}"
+    );
+    let err = raw("target.nme", r1_input()).unwrap_err();
+    assert_eq!(
+        err,
+        "no such key: nme; target has the keys annotations, labels, name, namespace: did you mean target.name?"
+    );
+    let labels: serde_json::Map<String, serde_json::Value> =
+        (0..50).map(|i| (format!("k{i:02}"), json!("v"))).collect();
+    let wide = object_input(&json!({"metadata": {"name": "n", "labels": labels}}));
+    let err = raw("target.labels['app.kubernetes.io/name']", wide).unwrap_err();
+    assert!(err.contains("k00, k01"), "{err}");
+    assert!(err.contains("k19, and 30 more"), "{err}");
+    assert!(!err.contains("k20"), "{err}");
+    assert!(
+        err.contains("target.labels['app.kubernetes.io/name']"),
+        "{err}"
+    );
+}
+
+/// An undeclared name says which variable (and field) it may have meant (issue 21).
+#[test]
+fn an_undeclared_name_says_did_you_mean() {
+    for (expr, hint) in [
+        ("traget.name", "did you mean 'target.name'?"),
+        ("trget.nme", "did you mean 'target.name'?"),
+        ("repoDefualt + 'x'", "did you mean 'repoDefault'?"),
+        ("upstrem.labels['a']", "did you mean 'upstream.labels'?"),
+        ("[1].map(item, itme + 1)", "did you mean 'item'?"),
+    ] {
+        let err = compile(expr).map(|_| ()).unwrap_err();
+        assert!(err.contains(hint), "{expr}: {err}");
+        assert!(
+            err.lines()
+                .next()
+                .is_some_and(|l| l.ends_with("(in container '')")),
+            "cel-go's line first: {err}"
+        );
+    }
 }

@@ -46,7 +46,7 @@ fn errors(e: &Expansion) -> Vec<String> {
     e.results
         .iter()
         .filter(|r| r.is_error())
-        .map(|r| r.message.clone())
+        .map(|r| crate::package_variant_set::cel::porch_words(&r.message))
         .collect()
 }
 
@@ -244,7 +244,9 @@ fn d22_bad_operator_is_an_error() {
     );
     assert_eq!(
         errors(&e),
-        [r#""Foo" is not a valid label selector operator"#]
+        [
+            r#""Foo" is not a valid label selector operator; the operators are "In", "NotIn", "Exists" or "DoesNotExist""#
+        ]
     );
     assert_eq!(
         e.results[0].field_path.as_deref(),

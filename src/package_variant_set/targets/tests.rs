@@ -200,7 +200,7 @@ fn bad_selectors_are_target_errors() {
     assert_eq!(errs[0].field, "spec.targets[0].objectSelector");
     assert_eq!(
         errs[0].message,
-        r#""Foo" is not a valid label selector operator"#
+        r#""Foo" is not a valid label selector operator; the operators are "In", "NotIn", "Exists" or "DoesNotExist""#
     );
     assert_eq!(errs[1].field, "spec.targets[2].repositorySelector");
 }

@@ -67,7 +67,10 @@ fn render_ctx(
         (Err(a), Err(b)) => assert_eq!(a, b),
         _ => panic!("render and record disagree: {rendered:?} / {recorded:?}"),
     }
-    rendered.map(|s| s.to_json()).map_err(|e| e.message)
+    // Porch's words: the hints this function adds are tested through the binary.
+    rendered
+        .map(|s| s.to_json())
+        .map_err(|e| cel_env::porch_words(&e.message))
 }
 
 fn render(template: Option<Value>) -> Result<Value, String> {
@@ -261,6 +264,7 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
         object: None,
         repository_val: &OnceCell::new(),
         record: None,
+        defaults: ("foo-repo", "bar-package"),
     };
     let out = super::overlay(&mut ev, &base, &exprs, "f", &[]).map_err(|e| e.message)?;
     serde_json::to_value(out).map_err(|e| e.to_string())

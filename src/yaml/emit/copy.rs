@@ -2,7 +2,12 @@
 //! Text moves by whole lines, right or left, with its parent; the lines of flow text stay
 //! indented past their parent.
 
+//!
+//! Lines end where kpt ends them ([`breaks`]): a line after a LINE SEPARATOR moves as a line
+//! after a line feed does, or what kpt reads there would change.
+
 use super::Emitter;
+use crate::yaml::breaks::{self, lines_inclusive, trim_break};
 use crate::yaml::node::{Span, Trivia};
 
 impl<'a> Emitter<'a> {
@@ -11,13 +16,11 @@ impl<'a> Emitter<'a> {
         let pos = pos.min(self.src.len());
         let (last, last_start) = self.last_line.get();
         let start = if pos >= last {
-            self.src[last..pos]
-                .rfind('\n')
-                .map_or(last_start, |i| last + i + 1)
+            breaks::last_break_end(self.src, last, pos).unwrap_or(last_start)
         } else if pos >= last_start {
             last_start
         } else {
-            self.src[..pos].rfind('\n').map_or(0, |i| i + 1)
+            breaks::line_start(self.src, pos)
         };
         self.last_line.set((pos, start));
         pos - start
@@ -31,19 +34,18 @@ impl<'a> Emitter<'a> {
             self.out.push_str(text);
             return;
         }
-        let mut lines = text.split('\n');
+        let mut lines = lines_inclusive(text);
         if let Some(first) = lines.next() {
             self.out.push_str(first);
         }
         for line in lines {
-            self.out.push('\n');
             self.shifted(line, delta);
         }
     }
 
     /// One line moved right (`delta > 0`) or left by up to `-delta` of its leading spaces.
     fn shifted(&mut self, line: &str, delta: i64) {
-        if line.trim_end_matches(['\n', '\r']).is_empty() {
+        if trim_break(line).is_empty() {
             self.out.push_str(line);
         } else if delta > 0 {
             self.indent(delta as usize);
@@ -60,11 +62,11 @@ impl<'a> Emitter<'a> {
         // The lead runs up to the start of the entry's line; its last line holds only the
         // entry's own indentation, which the caller writes.
         let text = &self.src[l.range()];
-        let cut = text.rfind('\n').map_or(0, |i| i + 1);
+        let cut = breaks::line_start(text, text.len());
         if cut == 0 {
             return;
         }
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
+        if !self.out.is_empty() && !breaks::ends_line(&self.out) {
             self.out.push('\n');
         }
         self.copy_lines(
@@ -80,7 +82,7 @@ impl<'a> Emitter<'a> {
             self.out.push_str(text);
             return;
         }
-        for line in text.split_inclusive('\n') {
+        for line in lines_inclusive(text) {
             self.shifted(line, delta);
         }
     }
@@ -91,7 +93,7 @@ impl<'a> Emitter<'a> {
         self.copy_lines(tail, delta);
         // The input may end inside the tail (spaces without a line break): what follows
         // (`results:`, the next key) must start its own line.
-        if !self.out.ends_with('\n') {
+        if !breaks::ends_line(&self.out) {
             self.out.push('\n');
         }
     }
@@ -100,8 +102,7 @@ impl<'a> Emitter<'a> {
     /// past its block parent).
     pub(super) fn copy_past(&mut self, span: Span, need: i64) {
         let text = &self.src[span.range()];
-        let least = text
-            .split('\n')
+        let least = lines_inclusive(text)
             .skip(1)
             .filter(|l| !l.trim().is_empty())
             .map(|l| (l.len() - l.trim_start_matches(' ').len()) as i64)

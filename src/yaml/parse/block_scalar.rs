@@ -3,6 +3,7 @@
 
 use super::reader::{is_eol, is_ws_or_eol};
 use super::{describe, PResult, Parser};
+use crate::yaml::breaks::wide_len;
 use crate::yaml::node::{Kind, Node, Scalar, ScalarStyle, Span};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -12,47 +13,51 @@ enum Chomp {
     Keep,
 }
 
-/// The decoded value, built one line at a time (YAML's line folding and chomping).
+/// The decoded value, built one line at a time (YAML's line folding and chomping), as go-yaml
+/// builds it: each line's break is kept as a line feed, or as itself for LS and PS, and only a
+/// line feed folds.
 struct Decoder {
     out: String,
     folded: bool,
-    /// Empty lines since the last line of text.
-    empty: usize,
+    /// The break after the last line of text.
+    leading: char,
+    /// The breaks of the empty lines since the last line of text.
+    empty: String,
     /// Whether the last line of text was more indented (starts with white space), once there
     /// is one.
     last: Option<bool>,
 }
 
 impl Decoder {
-    fn text(&mut self, text: &str) {
+    /// A line of text, ended by `brk`.
+    fn text(&mut self, text: &str, brk: char) {
         let more = text.starts_with([' ', '\t']);
         match self.last {
-            Some(false) if self.folded && !more => {
-                if self.empty == 0 {
-                    self.out.push(' ');
-                }
-                self.breaks(self.empty);
+            // A line feed between two lines of text folds into a space.
+            Some(false)
+                if self.folded && !more && self.leading == '\n' && self.empty.is_empty() =>
+            {
+                self.out.push(' ')
             }
-            Some(_) => self.breaks(self.empty + 1),
-            None => self.breaks(self.empty),
+            // Folded with empty lines between: only the empty lines' breaks are kept.
+            Some(false) if self.folded && !more && self.leading == '\n' => {}
+            Some(_) => self.out.push(self.leading),
+            None => {}
         }
+        self.out.push_str(&self.empty);
+        self.empty.clear();
         self.out.push_str(text);
         self.last = Some(more);
-        self.empty = 0;
-    }
-
-    fn breaks(&mut self, n: usize) {
-        for _ in 0..n {
-            self.out.push('\n');
-        }
+        self.leading = brk;
     }
 
     fn finish(mut self, chomp: Chomp) -> String {
         let text = self.last.is_some();
-        match chomp {
-            Chomp::Strip => {}
-            Chomp::Clip => self.breaks(usize::from(text)),
-            Chomp::Keep => self.breaks(usize::from(text) + self.empty),
+        if text && chomp != Chomp::Strip {
+            self.out.push(self.leading);
+        }
+        if chomp == Chomp::Keep {
+            self.out.push_str(&self.empty);
         }
         self.out
     }
@@ -104,7 +109,8 @@ impl<'a> Parser<'a> {
         let mut dec = Decoder {
             out: String::new(),
             folded,
-            empty: 0,
+            leading: '\n',
+            empty: String::new(),
             last: None,
         };
         let mut indent = explicit.map(|d| n.max(0) as usize + d);
@@ -120,9 +126,17 @@ impl<'a> Parser<'a> {
                 }
                 let spaces = j - line;
                 let mut k = j;
-                while k < b.len() && b[k] != b'\n' && b[k] != b'\r' {
+                while k < b.len() && !matches!(b[k], b'\n' | b'\r') {
+                    if matches!(b[k], 0xC2 | 0xE2) && wide_len(b, k) > 0 {
+                        break;
+                    }
                     k += 1;
                 }
+                // What the value keeps of the line's break: LS and PS as they are.
+                let brk = match b.get(k) {
+                    Some(0xE2) => self.s[k..].chars().next().unwrap_or('\n'),
+                    _ => '\n',
+                };
                 let blank = j == k;
                 let ind = match indent {
                     Some(i) => i,
@@ -148,13 +162,13 @@ impl<'a> Parser<'a> {
                     }
                 };
                 if blank && spaces <= ind {
-                    dec.empty += 1;
+                    dec.empty.push(brk);
                     if chomp == Chomp::Keep {
                         end = k;
                         end_ls = line;
                     }
                 } else if spaces >= ind {
-                    dec.text(&self.s[line + ind..k]);
+                    dec.text(&self.s[line + ind..k], brk);
                     end = k;
                     end_ls = line;
                 } else {

@@ -3,7 +3,7 @@
 //! flow collection must be indented more than the block collection around it.
 
 use super::reader::{is_flow_indicator, is_ws_or_eol};
-use super::scalar::{fold, Stop};
+use super::scalar::Stop;
 use super::stream::ItemsHook;
 use super::{describe, null_at, Building, PResult, Parser};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
@@ -116,7 +116,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.check_continuation(n, "a flow collection")?;
-            fold(&mut value, breaks);
+            self.fold(&mut value, breaks);
         }
         self.pos = last_end;
         Ok(self.plain_node(start, last_end, value))

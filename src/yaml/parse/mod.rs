@@ -143,7 +143,7 @@ impl<'a> Parser<'a> {
 
     /// A parser positioned inside `s` at `pos` (used to re-parse one item).
     pub fn at(s: &'a str, pos: usize) -> Parser<'a> {
-        let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
+        let ls = super::breaks::line_start(s, pos);
         Parser::at_line(s, pos, ls)
     }
 

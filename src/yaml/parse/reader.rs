@@ -2,6 +2,7 @@
 //! comments, document markers and error positions; nothing here builds a node.
 
 use super::{describe, PResult, ParseError, Parser, MAX_DEPTH};
+use crate::yaml::breaks::{self, wide_len};
 use crate::yaml::node::Span;
 
 pub(super) fn is_ws(c: u8) -> bool {
@@ -21,12 +22,32 @@ pub(super) fn is_flow_indicator(c: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    /// The byte at `pos`, 0 at the end; a NEL, LS or PS that starts there reads as `\n`, so
+    /// that every check for a line end finds go-yaml's line ends ([`breaks`]). What consumes a
+    /// line end is [`Parser::eat_newline`], which knows their lengths.
+    #[inline]
     pub(super) fn peek(&self) -> u8 {
-        self.b.get(self.pos).copied().unwrap_or(0)
+        self.byte_at(self.pos)
     }
 
+    #[inline]
     pub(super) fn peek_at(&self, i: usize) -> u8 {
-        self.b.get(self.pos + i).copied().unwrap_or(0)
+        self.byte_at(self.pos + i)
+    }
+
+    #[inline]
+    fn byte_at(&self, i: usize) -> u8 {
+        match self.b.get(i) {
+            Some(&c) if c < 0xC2 => c,
+            Some(&c) => {
+                if wide_len(self.b, i) > 0 {
+                    b'\n'
+                } else {
+                    c
+                }
+            }
+            None => 0,
+        }
     }
 
     pub(super) fn eof(&self) -> bool {
@@ -58,15 +79,9 @@ impl<'a> Parser<'a> {
         Err(self.error_at(self.pos, msg))
     }
 
+    /// An error at `pos`, its line and column counted as kpt counts them ([`breaks::position`]).
     pub(crate) fn error_at(&self, pos: usize, msg: impl Into<String>) -> ParseError {
-        let pos = pos.min(self.b.len());
-        let before = &self.b[..pos];
-        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
-        let ls = before
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |i| i + 1);
-        let column = self.s.get(ls..pos).map_or(pos - ls, |t| t.chars().count()) + 1;
+        let (line, column) = breaks::position(self.s, pos);
         ParseError {
             message: msg.into(),
             line,
@@ -98,26 +113,24 @@ impl<'a> Parser<'a> {
         tab
     }
 
-    /// Consumes one line break (`\n` or `\r\n`), if here.
+    /// Consumes one line break (`\n`, `\r\n`, `\r`, NEL, LS or PS), if here.
     pub(super) fn eat_newline(&mut self) -> bool {
-        match self.peek() {
-            b'\n' => {
-                self.pos += 1;
-                self.ls = self.pos;
-                true
-            }
-            b'\r' if self.peek_at(1) == b'\n' => {
-                self.pos += 2;
-                self.ls = self.pos;
-                true
-            }
-            b'\r' => {
-                self.pos += 1;
-                self.ls = self.pos;
-                true
-            }
-            _ => false,
+        let n = breaks::break_len(self.b, self.pos);
+        self.pos += n;
+        if n > 0 {
+            self.ls = self.pos;
         }
+        n > 0
+    }
+
+    /// Consumes one line break, if here, and returns what go-yaml keeps of it in a scalar's
+    /// value: a line feed, or LS and PS as they are.
+    pub(super) fn eat_break_char(&mut self) -> Option<char> {
+        let c = match self.b.get(self.pos) {
+            Some(0xE2) => self.s[self.pos..].chars().next(),
+            _ => Some('\n'),
+        };
+        self.eat_newline().then_some(c).flatten()
     }
 
     pub(super) fn skip_to_eol(&mut self) {
@@ -164,7 +177,7 @@ impl<'a> Parser<'a> {
     pub(super) fn line_is_doc_marker(&self) -> bool {
         let rest = &self.b[self.ls..];
         (rest.starts_with(b"---") || rest.starts_with(b"..."))
-            && rest.get(3).is_none_or(|&c| is_ws_or_eol(c))
+            && is_ws_or_eol(self.byte_at(self.ls + 3))
     }
 
     /// Indentation of the current content, or -1 at EOF or a document marker.

@@ -3,6 +3,7 @@
 
 use super::reader::{is_eol, is_flow_indicator, is_ws, is_ws_or_eol, utf8_len};
 use super::{describe, PResult, Parser};
+use crate::yaml::breaks::{next_break, wide_len};
 use crate::yaml::node::{Kind, Node, Props, Scalar, ScalarStyle, Span};
 
 /// Byte classes for [`Parser::scan_plain_line`]: every byte that may end or shape a plain
@@ -12,7 +13,9 @@ const COLON: u8 = 2;
 const HASH: u8 = 4;
 const WHITE: u8 = 8;
 const FLOW: u8 = 16;
-const ANY: u8 = LINE_END | COLON | HASH | WHITE | FLOW;
+/// The first byte of a NEL, LS or PS, and of other characters: looked at further.
+const WIDE: u8 = 32;
+const ANY: u8 = LINE_END | COLON | HASH | WHITE | FLOW | WIDE;
 const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     t[b'\n' as usize] = LINE_END;
@@ -26,6 +29,8 @@ const CLASS: [u8; 256] = {
     t[b']' as usize] = FLOW;
     t[b'{' as usize] = FLOW;
     t[b'}' as usize] = FLOW;
+    t[0xC2] = WIDE;
+    t[0xE2] = WIDE;
     t
 };
 
@@ -185,7 +190,7 @@ impl<'a> Parser<'a> {
                 LINE_END => return (end, Stop::Eol),
                 COLON => {
                     let n = b.get(i + 1).copied().unwrap_or(0);
-                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) {
+                    if is_ws_or_eol(n) || (flow && is_flow_indicator(n)) || wide_len(b, i + 1) > 0 {
                         return (end, Stop::Colon);
                     }
                     i += 1;
@@ -199,6 +204,13 @@ impl<'a> Parser<'a> {
                     end = i;
                 }
                 WHITE => i += 1,
+                WIDE => {
+                    if wide_len(b, i) > 0 {
+                        return (end, Stop::Eol);
+                    }
+                    i += 1;
+                    end = i;
+                }
                 _ => return (end, Stop::Flow),
             }
         }
@@ -244,7 +256,7 @@ impl<'a> Parser<'a> {
                 if st == Stop::Colon {
                     return self.err("mapping values are not allowed here (check the indentation, or quote a value that contains ': ')");
                 }
-                fold(&mut value, breaks);
+                self.fold(&mut value, breaks);
                 value.push_str(&self.s[self.pos..e]);
                 self.pos = e;
                 last_end = e;
@@ -258,24 +270,53 @@ impl<'a> Parser<'a> {
     }
 
     /// From the end of a line's text: moves to the first content of the next line that has
-    /// any and returns how many blank lines lay in between, or `None` (position unchanged) when
-    /// the line does not end here.
-    pub(super) fn next_continuation_line(&mut self) -> Option<usize> {
+    /// any and returns the line breaks in between, or `None` (position unchanged) when the line
+    /// does not end here.
+    pub(super) fn next_continuation_line(&mut self) -> Option<Breaks> {
         let save = self.pos;
         self.skip_inline_ws();
+        let from = self.pos;
         if !self.eat_newline() {
             self.pos = save;
             return None;
         }
-        let mut breaks = 0;
+        let mut blank = 0;
         loop {
             self.skip_inline_ws();
             if matches!(self.peek(), b'\n' | b'\r') {
                 self.eat_newline();
-                breaks += 1;
+                blank += 1;
                 continue;
             }
-            return Some(breaks);
+            return Some(Breaks {
+                blank,
+                from,
+                to: self.pos,
+            });
+        }
+    }
+
+    /// Joins the next line of a flow scalar to `value`: [`fold`], or go-yaml's folding when
+    /// a NEL, LS or PS is among the breaks (only line feeds fold; LS and PS stay as they are).
+    pub(super) fn fold(&self, value: &mut String, br: Breaks) {
+        let between = &self.b[br.from..br.to];
+        if between.iter().all(|&c| c < 0x80) {
+            return fold(value, br.blank);
+        }
+        let mut breaks = Vec::new();
+        let mut i = 0;
+        while let Some((at, n)) = next_break(between, i) {
+            breaks.push(if n == 3 {
+                self.s[br.from + at..].chars().next().unwrap_or('\n')
+            } else {
+                '\n'
+            });
+            i = at + n;
+        }
+        match breaks.split_first() {
+            Some(('\n', [])) => value.push(' '),
+            Some(('\n', rest)) => value.extend(rest),
+            _ => value.extend(breaks),
         }
     }
 
@@ -318,9 +359,11 @@ impl<'a> Parser<'a> {
                 // Fold: trailing white space of this line and leading of the next go away.
                 let seg = &self.s[seg_start..self.pos];
                 value.push_str(seg.trim_end_matches([' ', '\t']));
-                let breaks = self.next_continuation_line().unwrap_or(0);
+                let breaks = self.next_continuation_line();
                 self.quoted_line(n, start)?;
-                fold(&mut value, breaks);
+                if let Some(b) = breaks {
+                    self.fold(&mut value, b);
+                }
                 seg_start = self.pos;
                 continue;
             }
@@ -385,10 +428,10 @@ impl<'a> Parser<'a> {
                 self.eat_newline();
                 loop {
                     self.skip_inline_ws();
-                    if !self.eat_newline() {
+                    let Some(c) = self.eat_break_char() else {
                         break;
-                    }
-                    out.push('\n');
+                    };
+                    out.push(c);
                 }
                 return self.quoted_line(n, start);
             }
@@ -413,9 +456,19 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The line breaks between two lines of a flow scalar, from [`Parser::next_continuation_line`].
+#[derive(Clone, Copy)]
+pub(super) struct Breaks {
+    /// Blank lines between (one fewer than the breaks).
+    blank: usize,
+    /// From the first break to the next line's content.
+    from: usize,
+    to: usize,
+}
+
 /// Line folding between two lines of a flow scalar: one break is a space, more are kept as
 /// line feeds (one fewer than there were breaks).
-pub(super) fn fold(value: &mut String, blank_lines: usize) {
+fn fold(value: &mut String, blank_lines: usize) {
     if blank_lines == 0 {
         value.push(' ');
     } else {

@@ -9,7 +9,7 @@
 //! 1.8446744073709551615e19; they are the doubles 2^63 and 2^64, written so here.
 
 use super::V::*;
-use super::{no, ok, refused, yes, Source};
+use super::{bound, no, ok, refused, yes, Source, W};
 
 #[rustfmt::skip]
 pub const SOURCE: Source = Source {
@@ -106,6 +106,89 @@ pub const SOURCE: Source = Source {
         refused("uint/double_uint_max_range", "int(18446744073709551615.0)", "integer overflow"),
         refused("uint/double_range_beyond_uint", "uint(6.022e23)", "unsigned integer overflow"),
         ok("uint/string", "uint('300')", Uint(300)),
+    ],
+    skipped: &[],
+};
+
+/// What cel-go v0.26.1 gives for conversions the conformance suite does not pin down, where the
+/// `cel` crate gave another value: a double printed by Go's `%g` (`common/types/double.go`),
+/// strings read by Go's `strconv` (`common/types/string.go`: `ParseInt(s, 10, 64)`,
+/// `ParseUint(s, 10, 64)`, `ParseFloat(s, 64)`, `ParseBool`). A constant that does not convert
+/// fails when the program is built (a compile error); a bound `target` fails at evaluation.
+#[rustfmt::skip]
+pub const GO_STRCONV: Source = Source {
+    title: "ours: cel-go's conversions",
+    cases: &[
+        ok("string/double_exponent_6", "string(1e6)", Str("1e+06")),
+        ok("string/double_exponent_5", "string(100000.0)", Str("100000")),
+        ok("string/double_exponent_21", "string(1e21)", Str("1e+21")),
+        ok("string/double_exponent_minus_7", "string(1e-7)", Str("1e-07")),
+        ok("string/double_exponent_minus_4", "string(0.0001)", Str("0.0001")),
+        ok("string/double_exponent_minus_5", "string(0.00001)", Str("1e-05")),
+        ok("string/double_half", "string(0.5)", Str("0.5")),
+        ok("string/double_digits", "string(123456789.0)", Str("1.23456789e+08")),
+        ok("string/double_shortest", "string(0.1 + 0.2)", Str("0.30000000000000004")),
+        ok("string/double_neg_zero", "string(-0.0)", Str("-0")),
+        ok("string/double_pos_inf", "string(1.0 / 0.0)", Str("+Inf")),
+        ok("string/double_neg_inf", "string(-1.0 / 0.0)", Str("-Inf")),
+        ok("string/double_nan", "string(0.0 / 0.0)", Str("NaN")),
+        ok("string/double_max", "string(1.7976931348623157e308)", Str("1.7976931348623157e+308")),
+        ok("string/double_of_int", "string(double(9007199254740993))", Str("9.007199254740992e+15")),
+        ok("string/double_of_uint", "string(double(18446744073709551615u))", Str("1.8446744073709552e+19")),
+        bound("string/double_of_variable", "string(double(target))", Str("1e6"), W::Val(Str("1e+06"))),
+        refused("double/string_beyond_range", "double('1e309')", "type conversion error from 'string' to 'double'"),
+        bound("double/variable_beyond_range", "string(double(target))", Str("-1e309"), W::Eval("type conversion error from 'string' to 'double'")),
+        ok("double/string_below_range", "double('1e-400')", Dbl(0.0)),
+        ok("double/string_inf", "double('Inf')", Dbl(f64::INFINITY)),
+        ok("double/string_inf_lower", "double('inf')", Dbl(f64::INFINITY)),
+        ok("double/string_inf_plus", "double('+Inf')", Dbl(f64::INFINITY)),
+        ok("double/string_infinity_neg", "double('-INFINITY')", Dbl(f64::NEG_INFINITY)),
+        ok("double/string_nan", "double('NaN')", NaN),
+        ok("double/string_nan_lower", "double('nan')", NaN),
+        refused("double/string_nan_signed", "double('+NaN')", "type conversion error from 'string' to 'double'"),
+        refused("double/string_infin", "double('infin')", "type conversion error from 'string' to 'double'"),
+        ok("double/string_underscores", "double('1_000.5')", Dbl(1000.5)),
+        refused("double/string_double_underscore", "double('1__0')", "type conversion error from 'string' to 'double'"),
+        refused("double/string_trailing_underscore", "double('1_')", "type conversion error from 'string' to 'double'"),
+        ok("double/string_hex", "double('0x1p-2')", Dbl(0.25)),
+        ok("double/string_hex_fraction", "double('0x1.8p1')", Dbl(3.0)),
+        refused("double/string_hex_no_exponent", "double('0x10')", "type conversion error from 'string' to 'double'"),
+        ok("double/string_leading_point", "double('.5')", Dbl(0.5)),
+        ok("double/string_trailing_point", "double('5.')", Dbl(5.0)),
+        refused("double/string_space", "double(' 1')", "type conversion error from 'string' to 'double'"),
+        refused("double/string_empty", "double('')", "type conversion error from 'string' to 'double'"),
+        yes("bool/string_T", "bool('T')"),
+        no("bool/string_F", "bool('F')"),
+        yes("bool/string_1", "bool('1')"),
+        no("bool/string_0", "bool('0')"),
+        yes("bool/string_t", "bool('t')"),
+        no("bool/string_f", "bool('f')"),
+        yes("bool/string_TRUE", "bool('TRUE')"),
+        yes("bool/string_True", "bool('True')"),
+        no("bool/string_FALSE", "bool('FALSE')"),
+        no("bool/string_False", "bool('False')"),
+        refused("bool/string_mixed_case", "bool('tRUE')", "type conversion error from 'string' to 'bool'"),
+        refused("bool/string_yes", "bool('yes')", "type conversion error from 'string' to 'bool'"),
+        bound("bool/variable", "string(bool(target))", Str("T"), W::Val(Str("true"))),
+        bound("bool/variable_not_a_bool", "string(bool(target))", Str("on"), W::Eval("type conversion error from 'string' to 'bool'")),
+        ok("int/string_plus", "int('+5')", Int(5)),
+        ok("int/string_min", "int('-9223372036854775808')", Int(i64::MIN)),
+        refused("int/string_beyond_max", "int('9223372036854775808')", "type conversion error from 'string' to 'int'"),
+        refused("int/string_hex", "int('0x10')", "type conversion error from 'string' to 'int'"),
+        refused("int/string_underscores", "int('1_000')", "type conversion error from 'string' to 'int'"),
+        refused("int/string_space", "int(' 1')", "type conversion error from 'string' to 'int'"),
+        refused("int/string_decimal", "int('1.0')", "type conversion error from 'string' to 'int'"),
+        bound("int/variable_not_an_int", "string(int(target))", Str("12a"), W::Eval("type conversion error from 'string' to 'int'")),
+        refused("uint/string_plus", "uint('+5')", "type conversion error from 'string' to 'uint'"),
+        refused("uint/string_minus_zero", "uint('-0')", "type conversion error from 'string' to 'uint'"),
+        refused("uint/string_beyond_max", "uint('18446744073709551616')", "type conversion error from 'string' to 'uint'"),
+        ok("uint/string_max", "uint('18446744073709551615')", Uint(u64::MAX)),
+        bound("uint/variable_plus", "string(uint(target))", Str("+1"), W::Eval("type conversion error from 'string' to 'uint'")),
+        ok("string/bool", "string(true)", Str("true")),
+        ok("string/int_min", "string(-9223372036854775808)", Str("-9223372036854775808")),
+        refused("string/bytes_invalid_utf8", r"string(b'\xc3')", "invalid UTF-8 in bytes, cannot convert to string"),
+        ok("int/duration_nanoseconds", "int(duration('1.5s'))", Int(1_500_000_000)),
+        ok("double/of_uint_max", "double(18446744073709551615u)", Dbl(18446744073709551616.0)),
     ],
     skipped: &[],
 };

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The per-call floor: Porch starts one process per call, and most packages are small. Times a
+# call of the release binary on a 20-resource ResourceList (W1 at 20 items: a PackageVariant
+# over a package) against a tiny Rust program that reads stdin and writes it to stdout, built
+# here from source the same way, and prints the ratios. Target: at most 1.5x.
+#
+#   benches/per_call.sh [-n RUNS] [--musl] [--pie]
+#
+#   -n RUNS  runs of each program, interleaved (default 200); the wall clock is the median
+#   --musl   also the image's binary: the Dockerfile's x86_64 musl build (static, rust-lld),
+#            against the read-and-write program built the same way
+#   --pie    also the release binary linked position-independent, as it was before build.rs
+#            linked it -no-pie (a second release build, in target/pie)
+#
+# Needs: cargo and rustc, Linux; --musl needs the x86_64-unknown-linux-musl target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=200; MUSL=0; PIE=0; MUSL_REF=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) RUNS=$2; shift 2 ;;
+    --musl) MUSL=1; shift ;;
+    --pie) PIE=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "per_call.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
+
+cargo build --release --locked --bin package-variant
+BINS=(target/release/package-variant); NAMES=("release (glibc, non-PIE)")
+cat > "$WORK/read_write.rs" <<'RS'
+use std::io::{Read, Write};
+fn main() {
+    let mut buf = Vec::new();
+    std::io::stdin().read_to_end(&mut buf).unwrap();
+    std::io::stdout().write_all(&buf).unwrap();
+}
+RS
+rustc -C opt-level=3 -C panic=abort -o "$WORK/read_write" "$WORK/read_write.rs"
+BINS+=("$WORK/read_write"); NAMES+=("read-and-write (glibc)")
+
+if [ "$PIE" = 1 ]; then
+  CARGO_TARGET_DIR=target/pie PACKAGE_VARIANT_PIE=1 \
+    cargo build --release --locked --bin package-variant
+  BINS+=(target/pie/release/package-variant); NAMES+=("release (glibc, PIE)")
+fi
+if [ "$MUSL" = 1 ]; then
+  # As the Dockerfile's build stage and .ci/image-targets build it.
+  CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
+    RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+    CARGO_TARGET_DIR=target/image \
+    cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-musl
+  BINS+=(target/image/x86_64-unknown-linux-musl/release/package-variant); NAMES+=("image (musl, static)")
+  rustc -C opt-level=3 -C panic=abort --target x86_64-unknown-linux-musl -C linker=rust-lld \
+    -C target-feature=+crt-static -C relocation-model=static \
+    -o "$WORK/read_write_musl" "$WORK/read_write.rs"
+  MUSL_REF=${#BINS[@]}
+  BINS+=("$WORK/read_write_musl"); NAMES+=("read-and-write (musl)")
+fi
+
+cargo bench --quiet --profile dev --bench gen -- w1 20 "$WORK/w1-20.yaml"
+rustc -O -o "$WORK/per_call" benches/support/per_call.rs
+for b in "${BINS[@]}"; do
+  "$b" < "$WORK/w1-20.yaml" > /dev/null || { echo "per_call.sh: $b fails on the input" >&2; exit 1; }
+  case "$b" in *read_write*) continue ;; esac
+  # CEL's time-zone functions still work in a binary linked at a fixed address.
+  "$b" < benches/support/time_zone.yaml > "$WORK/tz.out"
+  grep -q 'hours-ny: "5"' "$WORK/tz.out" && grep -q 'hours-tokyo: "19"' "$WORK/tz.out" \
+    || { echo "per_call.sh: $b: CEL time zones are wrong" >&2; exit 1; }
+done
+echo "CEL time zones (America/New_York, Asia/Tokyo) right in every binary timed"
+echo "input: W1 at 20 items, $(wc -c < "$WORK/w1-20.yaml") bytes; $RUNS runs of each, interleaved"
+"$WORK/per_call" "$RUNS" "$WORK/w1-20.yaml" "${BINS[@]}" > "$WORK/times"
+
+mapfile -t T < "$WORK/times"
+# Each binary against the read-and-write program built the same way.
+ref_of() { case "${NAMES[$1]}" in *musl*) echo "$MUSL_REF" ;; *) echo 1 ;; esac; }
+printf '%-28s %12s %12s %12s %12s\n' program "wall ms" "cpu ms" "wall ratio" "cpu ratio"
+for i in "${!BINS[@]}"; do
+  read -r w c <<< "${T[$i]}"
+  case "${NAMES[$i]}" in
+    read-and-write*) printf '%-28s %12.2f %12.2f\n' "${NAMES[$i]}" "$(echo "$w/1000" | bc -l)" "$(echo "$c/1000" | bc -l)" ;;
+    *)
+      r=$(ref_of "$i")
+      read -r rw rc <<< "${T[$r]}"
+      printf '%-28s %12.2f %12.2f %11.2fx %11.2fx\n' "${NAMES[$i]}" "$(echo "$w/1000" | bc -l)" \
+        "$(echo "$c/1000" | bc -l)" "$(echo "$w/$rw" | bc -l)" "$(echo "$c/$rc" | bc -l)" ;;
+  esac
+done
+echo "target: at most 1.50x the read-and-write program built the same way"

@@ -1,0 +1,108 @@
+//! Hostile inputs for the CEL of PackageVariantSet templates (issue 20): small sets whose
+//! expressions cost far more than their size (distinct large regular expressions, values
+//! copied into every variant). Each grows linearly with `n`; `tests/limits.rs` runs them at
+//! 1x, 4x and 16x and checks the refusal and the memory, `benches/hostile_cel.rs` times them.
+//!
+//! Shared by the bench and the tests (`#[path]`), never part of the product.
+
+#![allow(dead_code)]
+
+use std::fmt::Write;
+
+/// A pattern of about 13 bytes whose compiled program is close to the regex size limit
+/// (1 MiB): `(a{1,50}){1,280}` then `b{i}`, distinct per `i`.
+pub fn large_pattern(i: usize) -> String {
+    format!("(a{{1,50}}){{1,280}}b{i}")
+}
+
+fn list(repositories: &str, template: &str) -> String {
+    format!(
+        "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+{repositories}functionConfig:
+  apiVersion: config.porch.kpt.dev/v1alpha2
+  kind: PackageVariantSet
+  metadata: {{name: s, namespace: default}}
+  spec:
+    upstream: {{repo: up-repo, package: up-pkg, revision: 1}}
+    targets:
+    - repositorySelector: {{matchLabels: {{env: prod}}}}
+      template:
+{template}"
+    )
+}
+
+fn upstream(annotations: &str) -> String {
+    format!(
+        "- apiVersion: porch.kpt.dev/v1alpha1
+  kind: PackageRevision
+  metadata:
+    name: up
+    namespace: default{annotations}
+  spec: {{repository: up-repo, packageName: up-pkg, workspaceName: v1, revision: 1, lifecycle: Published}}
+"
+    )
+}
+
+/// `n` Repositories `edge{i}` labelled `env: prod` and `extra(i)`.
+fn repositories(n: usize, extra: impl Fn(usize) -> String) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            s,
+            "- apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: Repository
+  metadata: {{name: edge{i}, namespace: default, labels: {{env: prod{}}}}}",
+            extra(i)
+        );
+    }
+    s
+}
+
+/// `n` targets, each matching its name against its own large pattern (a label): every
+/// pattern is compiled, and was kept, once per target (1,000: 1.18 GB and 8 s).
+pub fn distinct_patterns(n: usize) -> String {
+    let repos = repositories(n, |i| format!(", p: '{}'", large_pattern(i)));
+    list(
+        &(upstream("") + &repos),
+        "        labelExprs: [{key: m, valueExpr: \"target.name.matches(target.labels['p']) ? 'y' : 'n'\"}]\n",
+    )
+}
+
+/// One target with `n` expressions, each with its own large literal pattern: every one is
+/// compiled when the set is checked (300: 16.7 s and 680 MB).
+pub fn literal_patterns(n: usize) -> String {
+    let mut exprs = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            exprs,
+            "        - {{key: k{i}, valueExpr: \"target.name.matches('{}') ? 'y' : 'n'\"}}",
+            large_pattern(i)
+        );
+    }
+    list(
+        &(upstream("") + &repositories(1, |_| String::new())),
+        &format!("        labelExprs:\n{exprs}"),
+    )
+}
+
+/// `n` targets, each copying the upstream's 100 KB annotation into its variant's package
+/// context (2,000: 0.36 MB in, 201 MB out, 257 MB peak).
+pub fn copied_value(n: usize) -> String {
+    let big = format!("\n    annotations: {{big: {}}}", "x".repeat(100_000));
+    list(
+        &(upstream(&big) + &repositories(n, |_| String::new())),
+        "        packageContext:\n          dataExprs: [{key: blob, valueExpr: \"upstream.annotations['big']\"}]\n",
+    )
+}
+
+/// A workload: its name, its generator, and the `n` of its 1x size.
+pub type Workload = (&'static str, fn(usize) -> String, usize);
+
+/// Every workload.
+pub const WORKLOADS: &[Workload] = &[
+    ("distinct regex per target", distinct_patterns, 1_000),
+    ("literal regex per expression", literal_patterns, 300),
+    ("100 KB value copied per target", copied_value, 2_000),
+];

@@ -1,0 +1,58 @@
+//! Build script: two facts decided once per build rather than on every run.
+//!
+//! 1. Release binaries on Linux/glibc are linked as fixed-address executables (`-no-pie`). A
+//!    position-independent one makes the dynamic loader apply ~47,000 relative relocations
+//!    at every start (most of them for the time-zone tables `chrono-tz` brings in through the
+//!    `cel` crate), 40% of a call on a small package; Porch starts one process per call. The
+//!    dev profile is left alone (its objects are shared with every test build). The image's
+//!    musl builds get the same through `-C relocation-model=static` in the Dockerfile.
+//! 2. `tests/yaml_test_suite.rs` needs the YAML test suite's data. When it is absent the test
+//!    is compiled `#[ignore]`d with the reason (cfg `yaml_test_suite_absent`), so `cargo test`
+//!    lists it as not run instead of passing without running anything. The same for
+//!    `tests/security.rs`'s strace check when `strace` is not on PATH (cfg `strace_absent`).
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rustc-check-cfg=cfg(yaml_test_suite_absent)");
+    println!("cargo::rustc-check-cfg=cfg(strace_absent)");
+
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    // PACKAGE_VARIANT_PIE=1 keeps the default (position-independent): benches/per_call.sh --pie
+    // builds it for comparison.
+    println!("cargo::rerun-if-env-changed=PACKAGE_VARIANT_PIE");
+    if var("PROFILE") == "release"
+        && var("CARGO_CFG_TARGET_OS") == "linux"
+        && var("CARGO_CFG_TARGET_ENV") == "gnu"
+        && var("PACKAGE_VARIANT_PIE") != "1"
+    {
+        println!("cargo::rustc-link-arg-bins=-no-pie");
+    }
+
+    println!("cargo::rerun-if-env-changed=YAML_TEST_SUITE");
+    let suite = match std::env::var_os("YAML_TEST_SUITE") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(&var("CARGO_MANIFEST_DIR")).join("../shared/yaml-test-suite"),
+    };
+    let data = suite.join("data");
+    if data.is_dir() {
+        // Watched while present: removing it runs this script again (a missing watched path
+        // is always stale), and the test becomes ignored.
+        println!("cargo::rerun-if-changed={}", data.display());
+    } else {
+        // Not watched while absent (a missing path would rerun this script, and rebuild the
+        // crate, on every build): set YAML_TEST_SUITE, or touch build.rs, once it is there.
+        println!("cargo::rustc-cfg=yaml_test_suite_absent");
+    }
+
+    // Installing strace later leaves PATH as it was: touch build.rs then.
+    println!("cargo::rerun-if-env-changed=PATH");
+    let on_path = |tool: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+    };
+    if !on_path("strace") {
+        println!("cargo::rustc-cfg=strace_absent");
+    }
+}

@@ -1,0 +1,109 @@
+//! The PackageVariant (fn.kpt.dev/v1alpha1) schema, generated from fnconfig/schemas/fn.kpt.dev/packagevariant.yaml by
+//! `UPDATE_SCHEMAS=1 cargo test --lib api::schema`: do not edit, edit the CRD.
+
+use super::{Schema as S, OBJECT_META};
+
+/// `fn.kpt.dev/v1alpha1` `PackageVariant`: the CRD's openAPIV3Schema, `metadata` as ObjectMeta, `status` not
+/// checked.
+#[rustfmt::skip]
+pub static ROOT: S = S::object("An upstream package revision, the downstream variant made from it, and the mutations (package context, pipeline, config injection) applied to the variant.", &[
+    ("apiVersion", S::string("")),
+    ("kind", S::string("")),
+    ("metadata", OBJECT_META),
+    ("spec", S::object("Where the variant comes from, where it goes and how it is mutated.", &[
+        ("upstream", S::object("The package revision the variant is cloned from.", &[
+            ("repo", S::string("Name of the upstream Repository.")),
+            ("package", S::string("Name of the upstream package.")),
+            ("revision", S::integer("Revision number of the upstream package (0 is unset).")),
+            ("workspaceName", S::string("Workspace name of the upstream package revision.")),
+        ], &[])),
+        ("downstream", S::object("The repository and package name of the variant.", &[
+            ("repo", S::string("Name of the downstream Repository.")),
+            ("package", S::string("Name of the downstream package.")),
+        ], &[])),
+        ("adoptionPolicy", S::string("adoptNone (the default) or adoptExisting; whether an existing downstream package is taken over.")),
+        ("deletionPolicy", S::string("delete (the default) or orphan; what becomes of the downstream package when the PackageVariant is deleted.")),
+        ("labels", S::map("Labels for the downstream PackageRevision.", &S::string(""))),
+        ("annotations", S::map("Annotations for the downstream PackageRevision.", &S::string(""))),
+        ("packageContext", S::object("Keys set in, then removed from, the data of the kptfile.kpt.dev ConfigMap (package-context.yaml). The keys name and package-path are reserved.", &[
+            ("data", S::map("", &S::string(""))),
+            ("removeKeys", S::list("", &S::string(""))),
+        ], &[])),
+        ("pipeline", S::object("Functions put in front of the Kptfile's own pipeline, named PackageVariant.<name>.<function name>.<index>.", &[
+            ("mutators", S::list("", &S::object("A kpt Kptfile v1 function.", &[
+                ("image", S::string("")),
+                ("exec", S::string("")),
+                ("configPath", S::string("")),
+                ("configMap", S::map("", &S::string(""))),
+                ("name", S::string("")),
+                ("tag", S::string("")),
+                ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
+                    ("apiVersion", S::string("")),
+                    ("kind", S::string("")),
+                    ("name", S::string("")),
+                    ("namespace", S::string("")),
+                    ("labels", S::map("", &S::string(""))),
+                    ("annotations", S::map("", &S::string(""))),
+                ], &[]))),
+                ("exclude", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
+                    ("apiVersion", S::string("")),
+                    ("kind", S::string("")),
+                    ("name", S::string("")),
+                    ("namespace", S::string("")),
+                    ("labels", S::map("", &S::string(""))),
+                    ("annotations", S::map("", &S::string(""))),
+                ], &[]))),
+            ], &[]))),
+            ("validators", S::list("", &S::object("A kpt Kptfile v1 function.", &[
+                ("image", S::string("")),
+                ("exec", S::string("")),
+                ("configPath", S::string("")),
+                ("configMap", S::map("", &S::string(""))),
+                ("name", S::string("")),
+                ("tag", S::string("")),
+                ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
+                    ("apiVersion", S::string("")),
+                    ("kind", S::string("")),
+                    ("name", S::string("")),
+                    ("namespace", S::string("")),
+                    ("labels", S::map("", &S::string(""))),
+                    ("annotations", S::map("", &S::string(""))),
+                ], &[]))),
+                ("exclude", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
+                    ("apiVersion", S::string("")),
+                    ("kind", S::string("")),
+                    ("name", S::string("")),
+                    ("namespace", S::string("")),
+                    ("labels", S::map("", &S::string(""))),
+                    ("annotations", S::map("", &S::string(""))),
+                ], &[]))),
+            ], &[]))),
+        ], &[])),
+        ("injectors", S::list("In-cluster objects whose data (ConfigMap) or spec (other kinds) is injected into the package's injection points, first match first.", &S::object("", &[
+            ("group", S::string("")),
+            ("version", S::string("")),
+            ("kind", S::string("")),
+            ("name", S::string("")),
+        ], &["name"]))),
+        ("injection", S::list("(extension) Point-keyed injection; a point bound here is filled only by its entry, the other points keep the injectors behaviour. See docs/extensions.md.", &S::object("One source for the injection point named by bindingPoint, or, without bindingPoint, a resource added to the package and owned by the variant. Exactly one of clusterResource, directResource and packageResource.", &[
+            ("bindingPoint", S::string("metadata.name of an injection point of the package (kpt.dev/config-injection required or optional). Without it, directResource or packageResource is added to the package as a file the variant owns.")),
+            ("clusterResource", S::object("An in-cluster object (an item annotated config.porch.kpt.dev/in-cluster \"true\") of the point's group and kind in the variant's namespace.", &[
+                ("name", S::string("metadata.name of the in-cluster object.")),
+            ], &[])),
+            ("directResource", S::open("The value itself (spec, or data for a ConfigMap); apiVersion and kind default to the point's and must match it when given. Without bindingPoint, a whole resource.")),
+            ("packageResource", S::object("A resource of another package revision, read from its PackageRevisionResources object in the variant's namespace.", &[
+                ("repo", S::string("Repository of the package revision.")),
+                ("package", S::string("Package name of the package revision.")),
+                ("revision", S::integer("Revision number; 0 or absent: the highest Published revision among the PackageRevisions given.")),
+                ("apiVersion", S::string("apiVersion of the resource (default the point's).")),
+                ("kind", S::string("kind of the resource (default the point's).")),
+                ("name", S::string("metadata.name of the resource in that package.")),
+            ], &[])),
+        ], &[]))),
+        ("pipelinePlacement", S::object("(extension) Where the variant's pipeline functions go in each Kptfile list; Porch puts them first. See docs/extensions.md.", &[
+            ("position", S::string("first (the default, Porch's), last (after the upstream's functions), before or after the upstream function named by function.")),
+            ("function", S::string("For before and after: the name of an upstream function of the list.")),
+        ], &[])),
+    ], &[])),
+    ("status", S::any("Written by Porch's PackageVariant controller, never by the function.")),
+], &[]);

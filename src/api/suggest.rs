@@ -1,0 +1,157 @@
+//! "Did you mean": the known name closest to one that is not known. One helper for every
+//! message about a name or value outside a known set (unknown fields, closed sets of values
+//! such as policies and selector operators, CEL references), so that they all suggest alike.
+//!
+//! - [`closest`]: the closest known name, or `None` when none is close.
+//! - [`did_you_mean`]: `; did you mean "x"?`, or nothing, to append to a message.
+//! - [`accepted`]: `"a", "b" or "c"`, the accepted values of a closed set, quoted.
+//! - [`not_one_of`]: the whole message for a value outside a closed set.
+
+/// The known name closest to `name`: equal but for case, or within a small edit distance
+/// (1 for names up to 4 characters, 2 up to 9, 3 beyond), or else one that starts with the
+/// other (`workspace`, `workspaceName`; at least 4 characters). Ties go to the earlier name.
+pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    let mut prefixed: Option<&str> = None;
+    for k in known {
+        let k_lower = k.to_lowercase();
+        let shorter = lower.len().min(k_lower.len());
+        if prefixed.is_none()
+            && shorter >= 4
+            && (k_lower.starts_with(&lower) || lower.starts_with(&k_lower))
+        {
+            prefixed = Some(k);
+        }
+        if k_lower == lower {
+            return Some(k);
+        }
+        let limit = match name.chars().count().min(k.chars().count()) {
+            0..=4 => 1,
+            5..=9 => 2,
+            _ => 3,
+        };
+        if let Some(d) = distance(&lower, &k_lower, limit) {
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, k));
+            }
+        }
+    }
+    best.map(|(_, k)| k).or(prefixed)
+}
+
+/// Optimal string alignment distance (an adjacent swap counts as one edit), or `None` when it
+/// is more than `limit`. Costs O(len(a) x len(b)); only called with a short known name, after
+/// the lengths are compared.
+fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    let result = d[a.len() * w + b.len()];
+    (result <= limit).then_some(result)
+}
+
+/// `; did you mean "x"?` when a known name is close to `name` (see [`closest`]), else empty.
+pub fn did_you_mean(name: &str, known: &[&str]) -> String {
+    closest(name, known.iter().copied())
+        .map(|k| format!("; did you mean {k:?}?"))
+        .unwrap_or_default()
+}
+
+/// The values of a closed set, each quoted, joined with commas and a final "or":
+/// `"In", "NotIn", "Exists" or "DoesNotExist"`.
+pub fn accepted(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// `"Required" is not one of the accepted values "required" or "optional"; did you mean
+/// "required"?`: a value outside a closed set, what the set is, and the closest value.
+pub fn not_one_of(value: &str, values: &[&str]) -> String {
+    format!(
+        "{value:?} is not one of the accepted values {}{}",
+        accepted(values),
+        did_you_mean(value, values)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_first_then_edits_then_prefixes() {
+        assert_eq!(
+            closest("Required", ["optional", "required"].into_iter()),
+            Some("required")
+        );
+        assert_eq!(
+            closest("adoptexisting", ["adoptNone", "adoptExisting"].into_iter()),
+            Some("adoptExisting")
+        );
+        assert_eq!(
+            closest(
+                "Exist",
+                ["In", "NotIn", "Exists", "DoesNotExist"].into_iter()
+            ),
+            Some("Exists")
+        );
+        assert_eq!(
+            closest("frobnicate", ["orphan", "delete"].into_iter()),
+            None
+        );
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(distance("abc", "abc", 0), Some(0));
+        assert_eq!(distance("abcd", "acbd", 1), Some(1));
+        assert_eq!(distance("kitten", "sitting", 3), Some(3));
+        assert_eq!(distance("kitten", "sitting", 2), None);
+    }
+
+    #[test]
+    fn messages() {
+        assert_eq!(
+            did_you_mean("Orphan", &["orphan", "delete"]),
+            "; did you mean \"orphan\"?"
+        );
+        assert_eq!(did_you_mean("x", &["orphan", "delete"]), "");
+        assert_eq!(accepted(&["a"]), "\"a\"");
+        assert_eq!(accepted(&["a", "b", "c"]), "\"a\", \"b\" or \"c\"");
+        assert_eq!(
+            not_one_of("Required", &["required", "optional"]),
+            "\"Required\" is not one of the accepted values \"required\" or \"optional\"; did you mean \"required\"?"
+        );
+    }
+
+    #[test]
+    fn a_long_name_costs_no_more_than_its_length() {
+        let long = "x".repeat(1 << 20);
+        assert_eq!(closest(&long, ["orphan", "delete"].into_iter()), None);
+    }
+}

@@ -1,0 +1,375 @@
+//! Resources the variant owns: the extension's `spec.injection` entries without a
+//! `bindingPoint` add a whole resource (a `directResource`, or a `packageResource` of another
+//! package revision) to the package, the way Porch's PackageVariant owns the functions it puts
+//! in the Kptfile pipeline.
+//!
+//! Ownership is the annotation [`OWNER_ANNOTATION`] (the variant's name) on the resource: the
+//! next run updates an owned resource in place and removes it when its entry is gone. A
+//! resource the variant does not own is never overwritten: that is an error, and nothing
+//! changes.
+
+use crate::api::package_variant::InjectionEntry;
+use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
+use crate::krm::results::ResultItem;
+use crate::package_variant::package::Package;
+use crate::package_variant::package_resource::{Lookup, Packages};
+use crate::package_variant::PackageVariant;
+use crate::yaml::json::from_json;
+use crate::yaml::{to_json, Node};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// Marks a resource as owned by the PackageVariant it names.
+pub const OWNER_ANNOTATION: &str = "package-variant.fn.kpt.dev/owner";
+/// The directory owned resources are written to.
+pub const OWNED_DIR: &str = "injected";
+
+/// What the owned resources change: new items, and items to leave out.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub added: Vec<Node>,
+    pub removed: Vec<usize>,
+    pub results: Vec<ResultItem>,
+}
+
+/// (kind, namespace, name) of a resource.
+type Key = (String, String, String);
+
+fn at(i: usize) -> String {
+    format!("spec.injection[{i}]")
+}
+
+fn config_error(message: String, field: String) -> ResultItem {
+    ResultItem::error(message).field(field).on_config()
+}
+
+/// The file an owned resource is written to: `injected/<kind>-<name>.yaml` (lower-case kind;
+/// `<namespace>-` before the name when it has one).
+pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
+    let ns = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!("{namespace}-")
+    };
+    format!("{OWNED_DIR}/{}-{ns}{name}.yaml", kind.to_lowercase())
+}
+
+fn meta_str<'v>(v: &'v Value, pointer: &str) -> &'v str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// kpt's bookkeeping annotations (file, index, ids, and the upstream identifier `kpt pkg
+/// update` adds): kept from the existing item, never part of what the variant owns.
+fn is_kpt_annotation(key: &str) -> bool {
+    key != LOCAL_CONFIG_ANNOTATION
+        && (key.starts_with("config.kubernetes.io/")
+            || key.starts_with("internal.config.kubernetes.io/")
+            || key.starts_with("config.k8s.io/")
+            || key.starts_with("internal.kpt.dev/"))
+}
+
+/// The resource of each owned entry, with the owner annotation, in entry order.
+/// An owned entry's resource: its value, or, when its package revision is not among the items
+/// this time, the kind and name of the owned resource to keep as it is.
+enum Wanted {
+    Value(Value),
+    Keep {
+        kind: String,
+        name: String,
+        why: String,
+    },
+}
+
+fn desired(
+    pkg: &mut Package,
+    pv: &PackageVariant,
+    owned: &[usize],
+    in_cluster: &[usize],
+) -> Result<Vec<(usize, Wanted)>, Vec<ResultItem>> {
+    let entries: &[InjectionEntry] = &pv.spec.injection;
+    let mut errors = Vec::new();
+    let mut out = Vec::new();
+    let mut packages = None;
+    for &i in owned {
+        let e = &entries[i];
+        let value = if let Some(d) = &e.direct_resource {
+            let mut missing = false;
+            for (pointer, field) in [
+                ("/apiVersion", "apiVersion"),
+                ("/kind", "kind"),
+                ("/metadata/name", "metadata.name"),
+            ] {
+                if meta_str(d, pointer).is_empty() {
+                    missing = true;
+                    errors.push(config_error(
+                        format!(
+                            "a directResource without bindingPoint is a whole resource added \
+                             to the package: write its {field} (or name the injection point \
+                             to fill with bindingPoint)"
+                        ),
+                        format!("{}.directResource.{field}", at(i)),
+                    ));
+                }
+            }
+            if missing {
+                continue;
+            }
+            d.clone()
+        } else if let Some(src) = &e.package_resource {
+            if src.api_version.is_empty() || src.kind.is_empty() {
+                errors.push(config_error(
+                    "a packageResource without bindingPoint needs apiVersion and kind (there is \
+                     no point to take them from)"
+                        .into(),
+                    format!("{}.packageResource", at(i)),
+                ));
+                continue;
+            }
+            let packages =
+                packages.get_or_insert_with(|| Packages::new(pkg, in_cluster, pv.namespace()));
+            match packages
+                .find(pkg, src, &src.api_version, &src.kind)
+                .map_err(|e| vec![*e])?
+            {
+                Lookup::Found(f) => f.value,
+                Lookup::Missing(m) => {
+                    out.push((
+                        i,
+                        Wanted::Keep {
+                            kind: src.kind.clone(),
+                            name: src.name.clone(),
+                            why: m,
+                        },
+                    ));
+                    continue;
+                }
+            }
+        } else {
+            // `binding::plan` refused an entry without a source or with a clusterResource.
+            continue;
+        };
+        let mut value = value;
+        if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+            let annotations = meta
+                .entry("annotations")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !annotations.is_object() {
+                *annotations = Value::Object(Map::new());
+            }
+            if let Some(a) = annotations.as_object_mut() {
+                // What another package's files carried about where they lived is not ours.
+                a.retain(|k, _| !is_kpt_annotation(k));
+                a.insert(OWNER_ANNOTATION.into(), Value::String(pv.name.clone()));
+            }
+        }
+        out.push((i, Wanted::Value(value)));
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn key_of(v: &Value) -> Key {
+    (
+        meta_str(v, "/kind").to_string(),
+        meta_str(v, "/metadata/namespace").to_string(),
+        meta_str(v, "/metadata/name").to_string(),
+    )
+}
+
+/// Adds, updates and removes the variant's owned resources. `owned` are the indexes of the
+/// entries without a binding point.
+pub fn apply(
+    pkg: &mut Package,
+    pv: &PackageVariant,
+    owned: &[usize],
+    in_cluster: &[usize],
+) -> Result<Outcome, Vec<ResultItem>> {
+    let mut outcome = Outcome::default();
+    let wanted = desired(pkg, pv, owned, in_cluster)?;
+    // Existing package items by identity and by path; which of them this variant owns.
+    let items = pkg.root_package_items();
+    let mut by_key: HashMap<Key, usize> = HashMap::new();
+    let mut by_path: HashMap<String, usize> = HashMap::new();
+    for &i in &items {
+        let m = pkg.meta(i);
+        let key = (
+            m.kind.clone(),
+            m.namespace.clone().unwrap_or_default(),
+            m.name.clone(),
+        );
+        by_key.entry(key).or_insert(i);
+        if let Some(p) = m.path() {
+            by_path.entry(p.to_string()).or_insert(i);
+        }
+    }
+    let ours = |pkg: &Package, i: usize| pkg.meta(i).annotation(OWNER_ANNOTATION) == Some(&pv.name);
+    let mut errors = Vec::new();
+    let mut kept: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    // This variant's owned items by (kind, name), for entries whose source is missing.
+    let mut owned_by_name: HashMap<(String, String), usize> = HashMap::new();
+    for &j in &items {
+        if ours(pkg, j) {
+            let m = pkg.meta(j);
+            owned_by_name
+                .entry((m.kind.clone(), m.name.clone()))
+                .or_insert(j);
+        }
+    }
+    let mut seen: HashMap<Key, usize> = HashMap::new();
+    for (i, wanted) in wanted {
+        let value = match wanted {
+            Wanted::Value(v) => v,
+            Wanted::Keep { kind, name, why } => {
+                // The source is not among the items this run: an owned resource of that kind
+                // and name stays as it is; without one there is nothing to add.
+                match owned_by_name.get(&(kind.clone(), name.clone())).copied() {
+                    Some(j) => {
+                        kept.insert(j);
+                        outcome.results.push(
+                            ResultItem::warning(format!(
+                                "kept {kind}/{name} ({}) as it is: {why}",
+                                pkg.location(j)
+                            ))
+                            .on_item(j),
+                        );
+                    }
+                    None => errors.push(config_error(
+                        format!("cannot add {kind}/{name} to the package: {why}"),
+                        format!("{}.packageResource", at(i)),
+                    )),
+                }
+                continue;
+            }
+        };
+        let key = key_of(&value);
+        if let Some(first) = seen.insert(key.clone(), i) {
+            errors.push(config_error(
+                format!(
+                    "adds {}/{} again (spec.injection[{first}] adds it): one entry per resource",
+                    key.0, key.2
+                ),
+                at(i),
+            ));
+            continue;
+        }
+        let path = owned_path(&key.0, &key.1, &key.2);
+        let describe = format!("{}/{}", key.0, key.2);
+        match by_key.get(&key).copied() {
+            Some(item) if ours(pkg, item) => {
+                kept.insert(item);
+                if update(pkg, item, value).map_err(|e| vec![*e])? {
+                    outcome.results.push(
+                        ResultItem::info(format!(
+                            "updated {describe} ({}), owned by PackageVariant {:?} \
+                             (spec.injection[{i}])",
+                            pkg.location(item),
+                            pv.name
+                        ))
+                        .on_item(item),
+                    );
+                }
+            }
+            Some(item) => errors.push(collision(pkg, pv, item, i)),
+            None => {
+                if let Some(&item) = by_path.get(&path) {
+                    errors.push(collision(pkg, pv, item, i));
+                    continue;
+                }
+                outcome.results.push(
+                    ResultItem::info(format!(
+                        "added {describe} to the package ({path}), owned by PackageVariant \
+                         {:?} (spec.injection[{i}])",
+                        pv.name
+                    ))
+                    .field(at(i))
+                    .on_config(),
+                );
+                outcome.added.push(new_item(value, &path));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for &i in &items {
+        if ours(pkg, i) && !kept.contains(&i) {
+            outcome.results.push(
+                ResultItem::info(format!(
+                    "removed {} ({}): PackageVariant {:?} owns it and no entry of \
+                     spec.injection adds it any more",
+                    pkg.meta(i).describe(),
+                    pkg.location(i),
+                    pv.name
+                ))
+                .on_item(i),
+            );
+            outcome.removed.push(i);
+        }
+    }
+    Ok(outcome)
+}
+
+/// The error for a resource the variant would overwrite without owning it.
+fn collision(pkg: &Package, pv: &PackageVariant, item: usize, i: usize) -> ResultItem {
+    let owner = pkg
+        .meta(item)
+        .annotation(OWNER_ANNOTATION)
+        .map_or(String::new(), |o| {
+            format!(" (it is owned by PackageVariant {o:?})")
+        });
+    ResultItem::error(format!(
+        "spec.injection[{i}] would overwrite {} ({}), which PackageVariant {:?} does not \
+         own{owner}: a variant never overwrites what it does not own; rename the resource in \
+         the entry, or remove {} from the package (or add the annotation {OWNER_ANNOTATION}: \
+         {:?} to hand it over)",
+        pkg.meta(item).describe(),
+        pkg.location(item),
+        pv.name,
+        pkg.location(item),
+        pv.name
+    ))
+    .field("metadata.name")
+    .on_item(item)
+}
+
+/// A new item at `path`.
+fn new_item(mut value: Value, path: &str) -> Node {
+    if let Some(a) = value
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+    {
+        a.insert(LEGACY_PATH_ANNOTATION.into(), Value::String(path.into()));
+        a.insert(PATH_ANNOTATION.into(), Value::String(path.into()));
+    }
+    from_json(&value)
+}
+
+/// Makes the owned item `item` be `value` (kpt's annotations kept from the item); true when it
+/// changed.
+fn update(pkg: &mut Package, item: usize, mut value: Value) -> Result<bool, Box<ResultItem>> {
+    let old = to_json(pkg.tree(item)?).map_err(|e| {
+        Box::new(ResultItem::error(format!("cannot read the owned resource: {e}")).on_item(item))
+    })?;
+    let kpt: Vec<(String, Value)> = old
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| is_kpt_annotation(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(a) = value
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+    {
+        a.extend(kpt);
+    }
+    if old == value {
+        return Ok(false);
+    }
+    *pkg.tree_mut(item)? = from_json(&value);
+    Ok(true)
+}
