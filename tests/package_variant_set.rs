@@ -2729,7 +2729,7 @@ fn cel_missing_key_names_the_target_and_its_keys() {
     for needle in [
         "no such key: fo; target.labels has the keys abc, foo: did you mean target.labels.foo?",
         "''fo'' in target.labels ? target.labels[''fo''] : ''''",
-        "(evaluated for the target Repository my-repo-1)",
+        "(evaluated for the target Repository default/my-repo-1)",
     ] {
         assert!(found.contains(needle), "{needle}\n{found}");
     }

@@ -201,12 +201,14 @@ fn cel_sees_no_fields_beyond_metadata() {
 fn cel_sees_name_namespace_labels_and_annotations() {
     let out = cel_run(
         "packageExpr",
-        "target.name + '.' + target.namespace + '.' + target.labels['site'] + '.' + target.annotations['region'] + '.' + upstream.name + '.' + repository.name",
+        // Joined by '-', the upstream's dotted name last: a '.' within the PackageVariant's
+        // name is refused, and this one is cut to 54 bytes before the first dot.
+        "target.name + '-' + target.namespace + '-' + target.labels['site'] + '-' + target.annotations['region'] + '-' + repository.name + '-' + upstream.name",
     );
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(
         out.stdout
-            .contains("package: edge1.default.edge.us-east1.blueprints.base.v1.edge1"),
+            .contains("package: edge1-default-edge-us-east1-edge1-blueprints.base.v1"),
         "{}",
         out.stdout
     );

@@ -259,14 +259,17 @@ fn downstream_problem<'v>(
         } else {
             String::new()
         };
-        let message = if name.contains('.') {
+        // A part malformed in itself is said as such; a '.' that only separates words is
+        // the PackageVariant function's rule.
+        let part_why = names::name_part_problem(value, what == "package");
+        let message = if name.contains('.') && part_why.is_none() {
             format!(
                 "{}gives the downstream {what} {value:?}, which makes the PackageVariant name {name:?}{cut_from}: PackageVariant name {name:?} {why}; the PackageVariant function refuses it, so the set does not make it",
                 from(&side)
             )
         } else {
             // What Kubernetes refuses, said of the part where the part says it best.
-            let why = names::name_part_problem(value, what == "package")
+            let why = part_why
                 .or_else(|| names::dns1123_subdomain(&name))
                 .unwrap_or(why);
             format!(
