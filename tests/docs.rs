@@ -494,6 +494,18 @@ fn readme_limits_are_the_codes() {
             "| PackageVariants per set | {} |",
             n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
         ),
+        format!(
+            "| CEL values written out | {} MiB per run |",
+            pvs::cel::MAX_OUTPUT_BYTES >> 20
+        ),
+        format!(
+            "| injected text | {} MiB, each injected field counted once per point |",
+            package_variant::package_variant::injection::MAX_INJECTED_BYTES >> 20
+        ),
+        format!(
+            "| results of one kind | the first {} listed, then one result counting the rest |",
+            krm::results::LISTED
+        ),
     ];
     assert_eq!(
         krm::resource_list::value_limit(16),

@@ -230,9 +230,11 @@ mod tests {
             ),
             &items,
         );
-        assert_eq!(
-            e,
-            Err(r#"spec.targets[0].when: for Repository "a": no such key: nope"#.into())
+        let e = e.unwrap_err();
+        assert!(
+            e.starts_with(r#"spec.targets[0].when: for Repository "a": no such key: nope; "#)
+                && e.contains("target.labels has the keys tier"),
+            "{e}"
         );
     }
 }
