@@ -17,7 +17,7 @@
 //! Each source's count line says how many cases passed (cel-go's value or error), were refused
 //! (cel-go evaluates them; a limit of this function refuses them, asserted with its message),
 //! were divergent (the test fails) and were skipped (protobuf messages, containers, bindings
-//! Porch never makes; with the reason). README's table must say the same.
+//! Porch never makes; with the reason). The table in `docs/reference.md` must say the same.
 
 mod basic;
 mod checker;
