@@ -10,16 +10,6 @@
 //! The three wide breaks start with bytes 0xC2 and 0xE2, which no ASCII character has: ASCII
 //! text pays one comparison per byte it already looks at, never a second pass.
 
-/// Bytes that may start or be a line break.
-const MAY_BREAK: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'\n' as usize] = true;
-    t[b'\r' as usize] = true;
-    t[0xC2] = true;
-    t[0xE2] = true;
-    t
-};
-
 /// Length in bytes of the line break at `i` of `b` (2 for CRLF and NEL, 3 for LS and PS), or
 /// 0 when none starts there.
 #[inline]
@@ -67,20 +57,23 @@ pub fn ends_line(text: &str) -> bool {
     !text.is_empty() && ends_with_break(text.as_bytes(), text.len())
 }
 
-/// The first line break at or after `from`: where it starts and its length.
+/// The first line break at or after `from`: where it starts and its length. Vector search
+/// for LF and CR, then for the first bytes of the wide breaks before that.
 #[inline]
 pub fn next_break(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let hay = b.get(from..)?;
+    let classic = memchr::memchr2(b'\n', b'\r', hay).map(|i| from + i);
+    let limit = classic.unwrap_or(b.len());
     let mut i = from;
-    while i < b.len() {
-        if MAY_BREAK[b[i] as usize] {
-            let n = break_len(b, i);
-            if n > 0 {
-                return Some((i, n));
-            }
+    while let Some(j) = memchr::memchr2(0xC2, 0xE2, &b[i..limit]) {
+        let at = i + j;
+        let n = wide_len(b, at);
+        if n > 0 {
+            return Some((at, n));
         }
-        i += 1;
+        i = at + 1;
     }
-    None
+    classic.map(|at| (at, break_len(b, at)))
 }
 
 /// Whether the break ending just before `end` (exclusive) is one: `b[..end]` ends with a line
@@ -99,19 +92,33 @@ pub fn line_start(s: &str, pos: usize) -> usize {
     last_break_end(s, 0, pos).unwrap_or(0)
 }
 
-/// The end of the last line break in `s[from..pos]`, if there is one.
+/// The end of the last line break in `s[from..pos]`, if there is one. Vector search, as
+/// `rfind('\n')` was: the emitter asks for columns on long lines.
 pub fn last_break_end(s: &str, from: usize, pos: usize) -> Option<usize> {
     let b = s.as_bytes();
-    let lf = s[from..pos].rfind('\n').map(|i| from + i + 1);
-    // A lone CR or a wide break after the last line feed (rare): the line starts after it.
-    let mut i = pos;
-    while i > lf.unwrap_or(from) {
-        if matches!(b[i - 1], b'\r' | 0x85 | 0xA8 | 0xA9) && ends_with_break(b, i) {
-            return Some(i);
+    let hay = &b[from..pos];
+    // The last LF, or CR not before an LF.
+    let mut classic = None;
+    let mut end = hay.len();
+    while let Some(i) = memchr::memrchr2(b'\n', b'\r', &hay[..end]) {
+        if hay[i] == b'\n' || b.get(from + i + 1) != Some(&b'\n') {
+            classic = Some(i + 1);
+            break;
         }
-        i -= 1;
+        end = i;
     }
-    lf
+    // A NEL, LS or PS after it (rare).
+    let low = classic.unwrap_or(0);
+    let mut end = hay.len();
+    while let Some(i) = memchr::memrchr2(0xC2, 0xE2, &hay[low..end]) {
+        let at = low + i;
+        let n = wide_len(hay, at);
+        if n > 0 {
+            return Some(from + at + n);
+        }
+        end = at;
+    }
+    classic.map(|c| from + c)
 }
 
 /// The lines of `text`, each with the break that ends it (the last may have none), split at
