@@ -20,7 +20,10 @@ fn json(path: &str) -> Value {
 }
 
 /// The extension's own fields, by (CRD file, path of the object that has them).
-const EXTENSION_FIELDS: [(&str, &[(&str, &[&str])]); 2] = [
+/// A JSON pointer to the properties of an object, and the extension's fields there.
+type Place = (&'static str, &'static [&'static str]);
+
+const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
     (
         "packagevariant.yaml",
         &[(
