@@ -1047,3 +1047,118 @@ fn a_placement_it_cannot_follow_is_an_error() {
         "spec.pipelinePlacement",
     );
 }
+
+// ------------------------------------------------------------------ a target's `when`
+
+/// An extension PackageVariantSet whose one target selects every Repository with a `tier`
+/// label and keeps those for which `when` is true.
+fn when_set(api_version: &str, when: &str) -> String {
+    format!(
+        "apiVersion: {api_version}
+kind: PackageVariantSet
+metadata:
+  name: my-set
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+  targets:
+  - repositorySelector:
+      matchExpressions:
+      - {{key: tier, operator: Exists}}
+    when: {when}
+"
+    )
+}
+
+fn tiered_fleet() -> Vec<String> {
+    let mut items = vec![common::UPSTREAM_PR.to_string()];
+    for (name, tier) in [("prod-1", "prod"), ("test-1", "test"), ("prod-2", "prod")] {
+        items.push(common::repository(name, &format!("{{tier: {tier}}}")));
+    }
+    items
+}
+
+#[test]
+fn when_keeps_only_the_candidates_for_which_it_is_true() {
+    let out = go(
+        &tiered_fleet(),
+        &when_set(EXT, "\"target.labels['tier'] != 'test'\""),
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let vs = variants(&out.stdout);
+    let names: Vec<&str> = [
+        "my-set-prod-1-base",
+        "my-set-prod-2-base",
+        "my-set-test-1-base",
+    ]
+    .into_iter()
+    .filter(|n| vs.iter().any(|v| v.contains(&format!("name: {n}\n"))))
+    .collect();
+    assert_eq!(
+        names,
+        ["my-set-prod-1-base", "my-set-prod-2-base"],
+        "{vs:#?}"
+    );
+    assert_eq!(vs.len(), 2, "{vs:#?}");
+    // Without the condition, all three are made: the filter is `when`'s doing.
+    let all = go(&tiered_fleet(), &when_set(EXT, "\"true\""));
+    assert_eq!(all.code, 0, "{}", all.stdout);
+    assert_eq!(variants(&all.stdout).len(), 3);
+    // On that output, the condition drops the test tier's variant as any other deletion: with
+    // a warning naming it.
+    let rl = &all.stdout;
+    let end = ["\nfunctionConfig:", "\nresults:"]
+        .iter()
+        .filter_map(|k| rl.find(k))
+        .min()
+        .map_or(rl.len(), |i| i + 1);
+    let mut next = rl[..end].to_string();
+    next.push_str("functionConfig:\n");
+    for line in when_set(EXT, "\"target.labels['tier'] != 'test'\"").lines() {
+        next.push_str(&format!("  {line}\n"));
+    }
+    let again = run(&next);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(variants(&again.stdout).len(), 2, "{}", again.stdout);
+    let results = results_section(&again.stdout);
+    assert!(
+        results.contains("severity: warning") && results.contains("my-set-test-1-base"),
+        "{results}"
+    );
+}
+
+#[test]
+fn a_when_that_is_not_a_bool_is_refused_at_compile_time() {
+    let out = go(&tiered_fleet(), &when_set(EXT, "\"'a'\""));
+    assert_error(&out, "must be a bool expression", "spec.targets[0].when");
+    assert!(variants(&out.stdout).is_empty(), "{}", out.stdout);
+    let empty = go(&tiered_fleet(), &when_set(EXT, "\"\""));
+    assert_error(
+        &empty,
+        "is empty: write a CEL condition",
+        "spec.targets[0].when",
+    );
+}
+
+#[test]
+fn a_when_that_fails_for_a_candidate_names_it() {
+    let out = go(&tiered_fleet(), &when_set(EXT, "\"target.name\""));
+    assert_error(&out, "for Repository \"prod-1\":", "spec.targets[0].when");
+    assert!(variants(&out.stdout).is_empty(), "{}", out.stdout);
+}
+
+#[test]
+fn when_under_porchs_set_is_refused_with_a_hint() {
+    let out = go(
+        &tiered_fleet(),
+        &when_set(
+            "config.porch.kpt.dev/v1alpha2",
+            "\"target.labels['tier'] != 'test'\"",
+        ),
+    );
+    assert_error(
+        &out,
+        "unknown field \"when\": when is an extension of this function, not a field of Porch's PackageVariantSet; write apiVersion: fn.kpt.dev/v1alpha1 to use it",
+        "spec.targets[0].when",
+    );
+    assert!(variants(&out.stdout).is_empty(), "{}", out.stdout);
+}

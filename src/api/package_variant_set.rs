@@ -17,6 +17,9 @@ use super::package_variant::{Function, Selector, Upstream};
 pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2";
 /// kind of PackageVariantSet objects.
 pub const PACKAGE_VARIANT_SET_KIND: &str = "PackageVariantSet";
+/// The PackageVariantSet spec fields only the extension kind takes (paths under `spec`, `[]`
+/// for a list's items); Porch's schema refuses them.
+pub const EXTENSION_FIELDS: &[&str] = &["targets[].template.injection", "targets[].when"];
 
 /// The object metadata the expander needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -67,8 +70,9 @@ pub struct Target {
     pub template: Option<PackageVariantTemplate>,
     /// A CEL condition evaluated per candidate (repository or object) that keeps it when true
     /// (`target.labels['tier'] != 'test'`). Not in Porch's schema and never decoded from it:
-    /// only the `fn.kpt.dev/v1alpha1` extension of the set sets it.
-    #[serde(skip)]
+    /// only the `fn.kpt.dev/v1alpha1` extension of the set sets it (Porch's schema refuses it
+    /// before decoding).
+    #[serde(default)]
     pub when: Option<String>,
 }
 

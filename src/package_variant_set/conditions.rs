@@ -36,6 +36,12 @@ fn conditions(set: &PackageVariantSet) -> impl Iterator<Item = (usize, &str)> {
 pub fn compile_all(set: &PackageVariantSet, programs: &mut ProgramCache) -> Vec<ResultItem> {
     let mut errors = Vec::new();
     for (t, source) in conditions(set) {
+        if source.trim().is_empty() {
+            let problem = "is empty: write a CEL condition that keeps a candidate when true \
+                           (e.g. target.labels['tier'] != 'test'), or remove when";
+            errors.push(ResultItem::error(problem).field(field(t)).on_config());
+            continue;
+        }
         let problem = match programs.compile(source) {
             Err(e) => e,
             Ok(p) if !p.may_be_bool() => format!(

@@ -176,6 +176,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                     ], &[])),
                 ], &[]))),
             ], &[])),
+            ("when", S::string("(extension) A CEL condition evaluated per candidate (repository or object), with the variables the template sees; the candidate is kept when it is true (docs/extensions.md).")),
         ], &[]))),
     ], &[])),
     ("status", S::any("Written by Porch's PackageVariantSet controller, never by the function.")),

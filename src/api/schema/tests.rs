@@ -311,10 +311,19 @@ fn package_variant_set_and_schema_agree() {
     // The struct reads the extension's fields; Porch's schema is that without them.
     let extension = kind(EXTENSION_API_VERSION, PACKAGE_VARIANT_SET_KIND);
     assert_eq!(spec, schema_fields(extension, "spec"));
-    let ours = "spec.targets[].template.injection";
+    let is_extension = |p: &str| {
+        crate::api::package_variant_set::EXTENSION_FIELDS
+            .iter()
+            .any(|f| {
+                let ours = format!("spec.{f}");
+                p == ours
+                    || p.starts_with(&format!("{ours}["))
+                    || p.starts_with(&format!("{ours}."))
+            })
+    };
     let porch: Vec<_> = spec
         .iter()
-        .filter(|(p, _)| p != ours && !p.starts_with(&format!("{ours}[")))
+        .filter(|(p, _)| !is_extension(p))
         .cloned()
         .collect();
     assert_eq!(porch, schema_fields(k, "spec"));
