@@ -1089,12 +1089,14 @@ fn unfilled_20000_required_points_are_linear_and_summarised() {
         n
     );
     let results = results_section(&out.stdout);
+    // 100 points, the count of the rest, and Porch's message size (the output is past 6 MiB).
     assert_eq!(
         results_with(&out, "severity: warning"),
-        101,
+        102,
         "{}",
         &results[..2000]
     );
+    assert!(results.contains("--max-request-body-size"));
     assert!(results
         .contains("19900 more required injection points are not filled (each blocks readiness)"));
     assert!(results.contains("19900 more readiness gates are not met"));

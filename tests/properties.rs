@@ -122,6 +122,9 @@ const TRICKY: &[&str] = &[
     "500m",
 ];
 
+/// The line breaks beyond LF and CR that go-yaml breaks on (U+0085 is a control, never drawn).
+const WIDE_BREAKS: [char; 2] = ['\u{2028}', '\u{2029}'];
+
 fn inline_scalar() -> impl Strategy<Value = Sc> {
     prop_oneof![
         4 => select(TRICKY).prop_map(|t| Sc::Inline {
@@ -130,12 +133,14 @@ fn inline_scalar() -> impl Strategy<Value = Sc> {
         }),
         2 => "[a-z][a-z0-9 ._/-]{0,12}[a-z0-9]".prop_map(|t| Sc::Inline { text: t, flow: true }),
         // Double-quoted via JSON escaping (JSON strings are YAML double-quoted scalars).
+        // U+2028 and U+2029 are line breaks to go-yaml and to us: written raw, the scalar would
+        // go on at column 0 (tests/yaml_line_breaks.rs covers them); JSON leaves them raw.
         2 => "\\PC{0,12}".prop_map(|s| Sc::Inline {
-            text: serde_json::to_string(&s).unwrap_or_default(),
+            text: serde_json::to_string(&s.replace(WIDE_BREAKS, " ")).unwrap_or_default(),
             flow: true
         }),
         1 => "[^\\p{C}]{0,10}".prop_map(|s| Sc::Inline {
-            text: format!("'{}'", s.replace('\'', "''")),
+            text: format!("'{}'", s.replace(WIDE_BREAKS, " ").replace('\'', "''")),
             flow: true
         }),
     ]

@@ -244,7 +244,10 @@ metadata:
 data:
 {data}"
     );
-    let config = pv_config("  injectors:\n  - name: source\n");
+    let config = pv_config("  injectors:\n  - name: source\n").replace(
+        "  name: my-pv\n",
+        "  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: source.json\n",
+    );
     resource_list(&[KPTFILE, POINT, &source], &config)
 }
 
@@ -254,7 +257,10 @@ fn json_injection(data: &str) -> String {
     let source = format!(
         "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"source\", \"annotations\": {{\"config.porch.kpt.dev/in-cluster\": \"true\", \"config.kubernetes.io/path\": \"source.json\", \"internal.config.kubernetes.io/path\": \"source.json\"}}}}, \"data\": {data}}}\n"
     );
-    let config = pv_config("  injectors:\n  - name: source\n");
+    let config = pv_config("  injectors:\n  - name: source\n").replace(
+        "  name: my-pv\n",
+        "  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/cluster-objects: source.json\n",
+    );
     resource_list(&[KPTFILE, POINT, &source], &config)
 }
 
