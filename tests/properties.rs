@@ -737,7 +737,7 @@ fn pv_config() -> impl Strategy<Value = PvConfig> {
         prop::collection::vec(
             (
                 prop_oneof![40 => select(CONTEXT_KEYS), 1 => Just("name")],
-                "\\PC{0,8}",
+                "\\PC{0,8}".prop_map(|v| v.replace(WIDE_BREAKS, " ")),
             ),
             0..4,
         ),
