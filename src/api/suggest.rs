@@ -43,32 +43,30 @@ pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&
 /// Optimal string alignment distance (an adjacent swap counts as one edit), or `None` when it
 /// is more than `limit`. Costs O(len(a) x len(b)); only called with a short known name, after
 /// the lengths are compared.
-fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
+pub fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    for (j, cell) in d.iter_mut().enumerate().take(w) {
-        *cell = j;
-    }
+    // Three rows of the table: the one before the previous is needed for a swap.
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
     for i in 1..=a.len() {
-        d[i * w] = i;
+        let mut row = vec![i; b.len() + 1];
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
+            row[j] = (previous[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(previous[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
+                row[j] = row[j].min(before[j - 2] + 1);
             }
-            d[i * w + j] = v;
         }
+        before = std::mem::replace(&mut previous, row);
     }
-    let result = d[a.len() * w + b.len()];
-    (result <= limit).then_some(result)
+    let d = previous[b.len()];
+    (d <= limit).then_some(d)
 }
 
 /// `; did you mean "x"?` when a known name is close to `name` (see [`closest`]), else empty.

@@ -17,29 +17,8 @@ pub const REPOSITORIES_TARGET_FIELDS: [&str; 2] = ["package", "repo"];
 /// The edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of
 /// two neighbours, each 1), ignoring case; `None` past `limit`.
 pub fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
-    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
-    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
-    if a.len().abs_diff(b.len()) > limit {
-        return None;
-    }
-    // Optimal string alignment, three rows.
-    let mut before: Vec<usize> = Vec::new();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (previous[j] + 1)
-                .min(row[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut previous, row);
-    }
-    let d = previous[b.len()];
-    (d <= limit).then_some(d)
+    let lower = |s: &str| -> String { s.chars().flat_map(char::to_lowercase).collect() };
+    crate::api::suggest::distance(&lower(a), &lower(b), limit)
 }
 
 /// The candidate closest to `written` (a third of its length apart at most, at least one),
