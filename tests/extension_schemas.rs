@@ -36,7 +36,7 @@ const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
         &[
             (
                 "/properties/spec/properties/targets/items/properties/template/properties",
-                &["injection"],
+                &["injection", "pipelinePlacement"],
             ),
             (
                 "/properties/spec/properties/targets/items/properties",

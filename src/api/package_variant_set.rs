@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::label_selector::{LabelSelector, LabelSelectorRequirement};
 use super::null_default;
-use super::package_variant::{Function, Selector, Upstream};
+use super::package_variant::{Function, PipelinePlacement, Selector, Upstream};
 
 /// apiVersion of PackageVariantSet objects.
 pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2";
@@ -19,7 +19,11 @@ pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2
 pub const PACKAGE_VARIANT_SET_KIND: &str = "PackageVariantSet";
 /// The PackageVariantSet spec fields only the extension kind takes (paths under `spec`, `[]`
 /// for a list's items); Porch's schema refuses them.
-pub const EXTENSION_FIELDS: &[&str] = &["targets[].template.injection", "targets[].when"];
+pub const EXTENSION_FIELDS: &[&str] = &[
+    "targets[].template.injection",
+    "targets[].template.pipelinePlacement",
+    "targets[].when",
+];
 
 /// The object metadata the expander needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -141,16 +145,22 @@ pub struct PackageVariantTemplate {
     /// Extension (`fn.kpt.dev/v1alpha1` only): point-keyed injection of each variant.
     #[serde(default, deserialize_with = "null_default")]
     pub injection: Vec<InjectionEntryTemplate>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): where each variant's functions go, copied as
+    /// it is.
+    #[serde(default)]
+    pub pipeline_placement: Option<PipelinePlacement>,
 }
 
-/// `template.injection[]` (extension): a PackageVariant's `spec.injection[]` entry, its names
-/// static or by CEL (`*Expr`, the expression wins), and a `directResource` whose `data` and
-/// `spec` keys may come from map expressions.
+/// `template.injection[]` (extension): a PackageVariant's `spec.injection[]` entry, each name
+/// static or by CEL (exactly one of the field and its `*Expr`), and a `directResource` whose
+/// `data` and `spec` keys may come from map expressions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InjectionEntryTemplate {
     #[serde(default)]
     pub binding_point: Option<String>,
+    #[serde(default)]
+    pub binding_point_expr: Option<String>,
     #[serde(default)]
     pub cluster_resource: Option<ClusterResourceTemplate>,
     #[serde(default)]

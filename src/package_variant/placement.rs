@@ -15,12 +15,13 @@ const POSITIONS: [&str; 4] = ["first", "last", "before", "after"];
 
 /// The problems of a placement, on its fields.
 pub fn check(p: &PipelinePlacement) -> Vec<ResultItem> {
+    check_at(p, "spec.pipelinePlacement")
+}
+
+/// The problems of a placement at the field path `at` (a set template's too), on its fields.
+pub fn check_at(p: &PipelinePlacement, at: &str) -> Vec<ResultItem> {
     let mut out = Vec::new();
-    let err = |m: String, f: &str| {
-        ResultItem::error(m)
-            .field(format!("spec.pipelinePlacement.{f}"))
-            .on_config()
-    };
+    let err = |m: String, f: &str| ResultItem::error(m).field(format!("{at}.{f}")).on_config();
     let position = if p.position.is_empty() {
         "first"
     } else {

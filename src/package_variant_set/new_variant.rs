@@ -50,9 +50,10 @@ impl TypedExpansion {
 }
 
 /// The apiVersion of a variant with `spec`: the extension's where it uses an extension field
-/// (`spec.injection`), Porch's otherwise, so that Porch's controller can take it.
+/// (`spec.injection`, `spec.pipelinePlacement`), Porch's otherwise, so that Porch's controller
+/// can take it.
 pub fn variant_api_version(spec: &PackageVariantSpec) -> &'static str {
-    if spec.injection.is_empty() {
+    if spec.injection.is_empty() && spec.pipeline_placement.is_none() {
         PACKAGE_VARIANT_API_VERSION
     } else {
         EXTENSION_API_VERSION

@@ -13,6 +13,7 @@
 //! [`api_server`]: what the API server would refuse of the names the set writes.
 
 pub mod api_server;
+mod extension;
 
 use std::collections::HashMap;
 
@@ -243,6 +244,7 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
             );
         }
     }
+    extension::template(t, f, out);
     if let Some(pipeline) = &t.pipeline {
         for (kind, fns) in [
             ("validators", &pipeline.validators),

@@ -144,11 +144,12 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                     ("name", S::string("")),
                     ("nameExpr", S::string("")),
                 ], &[]))),
-                ("injection", S::list("(extension) spec.injection of each generated PackageVariant (docs/extensions.md); names static or by CEL (*Expr wins). A template with injection makes fn.kpt.dev/v1alpha1 PackageVariants.", &S::object("", &[
+                ("injection", S::list("(extension) spec.injection of each generated PackageVariant (docs/extensions.md); each name static or by CEL (exactly one of the field and its *Expr). A template with injection makes fn.kpt.dev/v1alpha1 PackageVariants.", &S::object("One source (clusterResource, directResource with dataExprs and specExprs, or packageResource) for the point named by bindingPoint or bindingPointExpr; without either, a resource the variant owns.", &[
                     ("bindingPoint", S::string("metadata.name of the injection point to fill.")),
-                    ("clusterResource", S::object("", &[
+                    ("bindingPointExpr", S::string("CEL giving the injection point's metadata.name (instead of bindingPoint).")),
+                    ("clusterResource", S::object("An in-cluster object of the point's kind; name or nameExpr.", &[
                         ("name", S::string("")),
-                        ("nameExpr", S::string("")),
+                        ("nameExpr", S::string("CEL giving the in-cluster object's name.")),
                     ], &[])),
                     ("directResource", S::open("The inline value (spec, or data for a ConfigMap); dataExprs and specExprs add keys.")),
                     ("dataExprs", S::list("Keys of directResource.data, static or by CEL.", &S::object("", &[
@@ -163,18 +164,22 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                         ("keyExpr", S::string("")),
                         ("valueExpr", S::string("")),
                     ], &[]))),
-                    ("packageResource", S::object("", &[
+                    ("packageResource", S::object("A resource of another package revision; repo or repoExpr, package or packageExpr, name or nameExpr.", &[
                         ("repo", S::string("")),
-                        ("repoExpr", S::string("")),
+                        ("repoExpr", S::string("CEL giving the repository.")),
                         ("package", S::string("")),
-                        ("packageExpr", S::string("")),
+                        ("packageExpr", S::string("CEL giving the package name.")),
                         ("revision", S::integer("")),
                         ("apiVersion", S::string("")),
                         ("kind", S::string("")),
                         ("name", S::string("")),
-                        ("nameExpr", S::string("")),
+                        ("nameExpr", S::string("CEL giving the resource's metadata.name.")),
                     ], &[])),
                 ], &[]))),
+                ("pipelinePlacement", S::object("(extension) spec.pipelinePlacement of each generated PackageVariant (docs/extensions.md); a template with it makes fn.kpt.dev/v1alpha1 PackageVariants.", &[
+                    ("position", S::string("first (the default, Porch's), last (after the upstream's functions), before or after the upstream function named by function.")),
+                    ("function", S::string("For before and after: the name of an upstream function of the list.")),
+                ], &[])),
             ], &[])),
             ("when", S::string("(extension) A CEL condition evaluated per candidate (repository or object), with the variables the template sees; the candidate is kept when it is true (docs/extensions.md).")),
         ], &[]))),

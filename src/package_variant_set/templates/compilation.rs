@@ -47,6 +47,9 @@ pub fn expressions(t: &PackageVariantTemplate) -> Vec<(String, &str)> {
     }
     for (i, e) in t.injection.iter().enumerate() {
         let at = |f: &str| format!("template.injection[{i}].{f}");
+        if let Some(x) = non_empty(&e.binding_point_expr) {
+            out.push((at("bindingPointExpr"), x));
+        }
         if let Some(x) = e
             .cluster_resource
             .as_ref()

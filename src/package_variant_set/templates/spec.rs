@@ -141,11 +141,14 @@ pub(super) fn render_spec(
             spec.injection.push(entry);
         }
     }
+    if build {
+        spec.pipeline_placement = t.pipeline_placement.clone();
+    }
     Ok(spec)
 }
 
-/// A name given statically or by CEL (the expression wins); an expression that gives an empty
-/// name is an error, as the PackageVariant would refuse it.
+/// A name given statically or by CEL (validation allows only one of them); an expression that
+/// gives an empty name is an error, as the PackageVariant would refuse it or read it otherwise.
 fn name_of(
     ev: &mut dyn Values,
     name: &Option<String>,
@@ -170,7 +173,7 @@ fn name_of(
 }
 
 /// `template.injection[i]` (extension) as the variant's `spec.injection[i]`, its expressions
-/// evaluated in field order (names, then `dataExprs`, `specExprs`).
+/// evaluated in field order (`bindingPointExpr`, names, then `dataExprs`, `specExprs`).
 fn injection_entry(
     ev: &mut dyn Values,
     e: &InjectionEntryTemplate,
@@ -178,7 +181,12 @@ fn injection_entry(
 ) -> Result<InjectionEntry, RenderError> {
     let at = |f: &str| format!("template.injection[{i}].{f}");
     let mut entry = InjectionEntry {
-        binding_point: e.binding_point.clone().unwrap_or_default(),
+        binding_point: name_of(
+            ev,
+            &e.binding_point,
+            &e.binding_point_expr,
+            at("bindingPointExpr"),
+        )?,
         ..Default::default()
     };
     if let Some(c) = &e.cluster_resource {
