@@ -194,6 +194,50 @@ pub struct PipelinePlacement {
     pub function: String,
 }
 
+/// The positions `pipelinePlacement.position` takes (empty is `first`).
+pub const PLACEMENT_POSITIONS: &[&str] = &["first", "last", "before", "after"];
+
+impl PipelinePlacement {
+    /// The problems of the placement, each with its field (`position`, `function`): what a
+    /// variant refuses, and a set refuses in its template before emitting any variant.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let position = if self.position.is_empty() {
+            "first"
+        } else {
+            &self.position
+        };
+        if !PLACEMENT_POSITIONS.contains(&position) {
+            out.push((
+                "position",
+                format!(
+                    "unknown position {position:?}; write one of {}{}",
+                    PLACEMENT_POSITIONS.join(", "),
+                    super::suggest::did_you_mean(position, PLACEMENT_POSITIONS)
+                ),
+            ));
+            return out;
+        }
+        let relative = matches!(position, "before" | "after");
+        if relative && self.function.is_empty() {
+            out.push((
+                "function",
+                format!("position {position} needs function: the name of an upstream function"),
+            ));
+        }
+        if !relative && !self.function.is_empty() {
+            out.push((
+                "function",
+                format!(
+                    "function is only read with position before or after; remove it, or write \
+                     position: before or after (position is {position})"
+                ),
+            ));
+        }
+        out
+    }
+}
+
 /// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

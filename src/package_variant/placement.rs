@@ -11,49 +11,16 @@ use crate::krm::results::ResultItem;
 use crate::package_variant::pipeline::PipelineError;
 use crate::yaml::Item;
 
-const POSITIONS: [&str; 4] = ["first", "last", "before", "after"];
-
 /// The problems of a placement, on its fields.
 pub fn check(p: &PipelinePlacement) -> Vec<ResultItem> {
-    check_at(p, "spec.pipelinePlacement")
-}
-
-/// The problems of a placement at the field path `at` (a set template's too), on its fields.
-pub fn check_at(p: &PipelinePlacement, at: &str) -> Vec<ResultItem> {
-    let mut out = Vec::new();
-    let err = |m: String, f: &str| ResultItem::error(m).field(format!("{at}.{f}")).on_config();
-    let position = if p.position.is_empty() {
-        "first"
-    } else {
-        &p.position
-    };
-    if !POSITIONS.contains(&position) {
-        out.push(err(
-            format!(
-                "unknown position {position:?}; write one of {}",
-                POSITIONS.join(", ")
-            ),
-            "position",
-        ));
-        return out;
-    }
-    let relative = matches!(position, "before" | "after");
-    if relative && p.function.is_empty() {
-        out.push(err(
-            format!("position {position} needs function: the name of an upstream function"),
-            "function",
-        ));
-    }
-    if !relative && !p.function.is_empty() {
-        out.push(err(
-            format!(
-                "function is only read with position before or after; remove it, or write \
-                 position: before or after (position is {position})"
-            ),
-            "function",
-        ));
-    }
-    out
+    p.problems()
+        .into_iter()
+        .map(|(f, m)| {
+            ResultItem::error(m)
+                .field(format!("spec.pipelinePlacement.{f}"))
+                .on_config()
+        })
+        .collect()
 }
 
 /// The name of a pipeline entry, if it has a plain one.

@@ -9,7 +9,6 @@
 
 use crate::api::package_variant_set::{InjectionEntryTemplate, PackageVariantTemplate};
 use crate::krm::results::ResultItem;
-use crate::package_variant::placement;
 
 use super::{err, map_exprs};
 
@@ -20,7 +19,9 @@ pub fn template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultItem>) 
         entry(e, &format!("{f}.injection[{j}]"), out);
     }
     if let Some(p) = &t.pipeline_placement {
-        out.extend(placement::check_at(p, &format!("{f}.pipelinePlacement")));
+        for (field, message) in p.problems() {
+            err(out, format!("{f}.pipelinePlacement.{field}"), message);
+        }
     }
 }
 
