@@ -87,6 +87,11 @@ fn the_extension_examples_validate_against_their_crd() {
     let s = openapi::schema_for(&crd, "fn.kpt.dev/v1alpha1", "PackageVariant").unwrap();
     let config = json("examples/point-injection/.expected/fn-config.yaml");
     assert_eq!(openapi::validate(&s, &config), Vec::<String>::new());
+    let crd = json("fnconfig/schemas/fn.kpt.dev/packagevariantset.yaml");
+    let set = openapi::schema_for(&crd, "fn.kpt.dev/v1alpha1", "PackageVariantSet").unwrap();
+    let config = json("examples/point-injection-set/fleet/pvs.yaml");
+    assert_eq!(openapi::validate(&set, &config), Vec::<String>::new());
+    let config = json("examples/point-injection/.expected/fn-config.yaml");
     // A typo is refused by the schema too.
     let mut bad = config.clone();
     bad["spec"]["injection"][0]["bindingPont"] = Value::String("x".into());
