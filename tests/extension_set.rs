@@ -211,6 +211,11 @@ fn a_field_and_its_expression_are_exactly_one() {
             "spec.targets[0].template.injection[0]",
         ),
         (
+            "      - {bindingPoint: \"\", clusterResource: {name: x}}\n",
+            "clusterResource needs a bindingPoint or bindingPointExpr",
+            "spec.targets[0].template.injection[0].bindingPoint",
+        ),
+        (
             "      - {clusterResource: {nameExpr: \"'x'\"}}\n",
             "clusterResource needs a bindingPoint or bindingPointExpr",
             "spec.targets[0].template.injection[0].bindingPoint",

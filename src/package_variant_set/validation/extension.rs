@@ -67,7 +67,9 @@ fn entry(e: &InjectionEntryTemplate, p: &str, out: &mut Vec<ResultItem>) {
             ),
         ),
     }
-    let bound = e.binding_point.is_some() || e.binding_point_expr.is_some();
+    // An empty bindingPoint is none, as in the PackageVariant.
+    let bound =
+        e.binding_point.as_deref().is_some_and(|b| !b.is_empty()) || e.binding_point_expr.is_some();
     if let Some(c) = &e.cluster_resource {
         let c_at = format!("{p}.clusterResource");
         name_pair(&c.name, &c.name_expr, "name", &c_at, out);
