@@ -3,11 +3,12 @@
 //! the variant (`examples/point-injection`'s functionConfig and sources), `kpt pkg update` to
 //! the blueprint's next revision, the variant again: every value stays and the second run
 //! changes nothing. Then the same variant from the package's own Kptfile pipeline under
-//! `kpt fn render`.
+//! `kpt fn render`, and the same for a fleet (`examples/point-injection-set`): an extension
+//! set rendered from its package's pipeline, each variant applied to its own package.
 
 mod shell;
 
-use shell::{bin_dir, root, run_block, Scratch};
+use shell::{bin_dir, root, run_block, sh_blocks, Scratch};
 use std::fs;
 use std::path::Path;
 
@@ -182,4 +183,78 @@ git -C /tmp/pkg status --porcelain";
         sources.contains("        primary: pg.us-east1.example.com\n"),
         "{sources}"
     );
+}
+
+/// `examples/point-injection-set`'s README as written: each of the three variants the set made
+/// (under `kpt fn render`) filled its own package from its own region's sources and placed its
+/// function after the blueprint's `set-labels`; the two runs give the same packages.
+#[test]
+fn a_set_of_point_injected_variants_each_on_its_own_package() {
+    let scratch = Scratch::new("point-injection-set");
+    let bin = bin_dir(&scratch.0);
+    let tmp = scratch.0.join("tmp");
+    let readme = read(&root().join("examples/point-injection-set/README.md"));
+    let blocks = sh_blocks(&readme);
+    assert_eq!(blocks.len(), 1, "{readme}");
+    let root_dir = tmp.join("pv-point-injection-set");
+    let mut first = Vec::new();
+    for run in 0..2 {
+        // The block starts afresh from the example; the second time, run it over its output.
+        let block = if run == 0 {
+            blocks[0].clone()
+        } else {
+            blocks[0]
+                .lines()
+                .skip(1)
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
+        let (code, log) = run_block(&block, &root(), &tmp, &bin);
+        assert_eq!(code, 0, "{block}\n{log}");
+        let mut packages = Vec::new();
+        for region in ["us-east1", "eu-west1", "asia-east1"] {
+            let name = format!("web-edge-{region}-web");
+            let variant = read(&root_dir.join(format!("fleet/packagevariants/{name}.yaml")));
+            assert!(
+                variant.starts_with("apiVersion: fn.kpt.dev/v1alpha1\n"),
+                "{variant}"
+            );
+            let pkg = root_dir.join("deployments").join(&name);
+            let endpoints = read(&pkg.join("endpoints.yaml"));
+            for want in [
+                format!("kpt.dev/injected-resource: cluster:ConfigMap/{region}-endpoints\n"),
+                format!("  api: api.{region}.example.com\n"),
+                format!("kpt.dev/injected-resource: inline:PackageVariant/{name}\n"),
+                format!("  region: {region}\n"),
+                format!(
+                    "kpt.dev/injected-resource: package:shared/databases@3:ConfigMap/{region}\n"
+                ),
+                format!("  primary: pg.{region}.example.com\n"),
+            ] {
+                assert!(endpoints.contains(&want), "{want:?} not in\n{endpoints}");
+            }
+            assert!(!endpoints.contains("placeholder"), "{endpoints}");
+            let kptfile = read(&pkg.join("Kptfile"));
+            let names: Vec<&str> = kptfile
+                .lines()
+                .filter_map(|l| l.strip_prefix("  - name: "))
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    "set-labels",
+                    &format!("PackageVariant.{name}.namespace.0"),
+                    "apply-setters"
+                ],
+                "{kptfile}"
+            );
+            assert!(kptfile.contains(&format!("namespace: web-{region}\n")));
+            packages.push((variant, endpoints, kptfile));
+        }
+        if run == 0 {
+            first = packages;
+        } else {
+            assert_eq!(packages, first, "the second run changed a package");
+        }
+    }
 }
