@@ -19,7 +19,8 @@ pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2
 pub const PACKAGE_VARIANT_SET_KIND: &str = "PackageVariantSet";
 /// The PackageVariantSet spec fields only the extension kind takes (paths under `spec`, `[]`
 /// for a list's items); Porch's schema refuses them.
-pub const EXTENSION_FIELDS: &[&str] = &["targets[].template.injection", "targets[].when"];
+pub const EXTENSION_FIELDS: &[&str] =
+    &["targets[].template.injection", "targets[].when", "rollout"];
 
 /// The object metadata the expander needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -53,6 +54,25 @@ pub struct PackageVariantSetSpec {
     pub upstream: Option<Upstream>,
     #[serde(default, deserialize_with = "null_default")]
     pub targets: Vec<Target>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): upgrades of the existing variants in waves.
+    #[serde(default)]
+    pub rollout: Option<Rollout>,
+}
+
+/// `spec.rollout` (extension): how a change of the upstream reaches the variants that already
+/// exist (see `package_variant_set::rollout`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rollout {
+    /// An integer (that many variants per run) or a percentage string (`"25%"`); the schema
+    /// takes any value, the rollout reads and checks it.
+    #[serde(default)]
+    pub max_upgrades: Option<serde_json::Value>,
+    /// A CEL expression giving each target's wave (an int or a string).
+    #[serde(default)]
+    pub wave_expr: Option<String>,
+    #[serde(default)]
+    pub require_ready: Option<bool>,
 }
 
 /// One entry of `spec.targets`: exactly one of the three options, plus an optional template.
