@@ -502,3 +502,96 @@ fn a_large_fleet_is_decided_in_bounded_time() {
         "{summary}"
     );
 }
+
+// ------------------------------------------------------------------ the example, step by step
+
+/// Every object of `examples/pvs-rollout/step-<n>` (its YAML files, documents split on
+/// `---`), and the set of its `.expected/fn-config.yaml`.
+fn example_step(n: usize) -> (Vec<Value>, Value) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("examples/pvs-rollout/step-{n}"));
+    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
+    let mut files = vec![
+        dir.join("packagerevisions.yaml"),
+        dir.join("repositories.yaml"),
+    ];
+    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    variants.sort();
+    files.extend(variants);
+    let mut items = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        items.extend(text.split("\n---\n").map(parse));
+    }
+    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
+    (items, config)
+}
+
+/// (name, spec, status) of each PackageVariant.
+fn variant_states(items: &[Value]) -> Vec<(Value, Value, Value)> {
+    let mut out: Vec<_> = items
+        .iter()
+        .filter(|v| is_variant(v))
+        .map(|v| {
+            (
+                v["metadata"]["name"].clone(),
+                v["spec"].clone(),
+                v.get("status").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    out.sort_by_key(|(n, _, _)| n.to_string());
+    out
+}
+
+/// Each step of the example is the previous step's output plus the Ready status a controller
+/// writes, and the three waves upgrade the canary, then the east, then the west.
+#[test]
+fn the_example_steps_follow_one_another() {
+    let waves = [
+        vec!["canary-1"],
+        vec!["canary-1", "east-1", "east-2"],
+        vec!["canary-1", "east-1", "east-2", "west-1", "west-2", "west-3"],
+    ];
+    for (n, on_2) in (1..=3).zip(waves) {
+        let (items, config) = example_step(n);
+        let (out, parsed) = go(&items, &config);
+        assert_eq!(out.code, 0, "step {n}: {}", out.stdout);
+        let output = items_of(&parsed);
+        // `at` reads the names past `fleet-`: the example's set is `fleet-base`.
+        let on_2: Vec<String> = on_2.iter().map(|s| format!("base-{s}")).collect();
+        assert_eq!(at(&output, 2), on_2, "step {n}");
+        let reconciled = controller(&output, &[]);
+        let (next, _) = example_step(n + 1);
+        assert_eq!(
+            variant_states(&reconciled),
+            variant_states(&next),
+            "step {n}'s output, reconciled, is not step {}'s input",
+            n + 1
+        );
+    }
+    // The last step changes nothing.
+    let (items, config) = example_step(4);
+    let (_, parsed) = go(&items, &config);
+    assert_eq!(variant_states(&items_of(&parsed)), variant_states(&items));
+}
+
+#[test]
+fn help_lists_the_rollout() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "  spec.rollout (object)",
+        "  spec.rollout.maxUpgrades (integer or string)",
+        "  spec.rollout.waveExpr (string)",
+        "  spec.rollout.requireReady (boolean)",
+    ] {
+        assert!(help.contains(line), "{line:?} not in --help");
+    }
+}
