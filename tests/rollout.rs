@@ -5,6 +5,7 @@
 //! held-back variants, and every error of the rollout with its message.
 
 mod common;
+mod openapi;
 
 use std::collections::BTreeMap;
 
@@ -137,7 +138,8 @@ fn controller(items: &[Value], not_ready: &[&str]) -> Vec<Value> {
             if is_variant(&v) && (v.get("status").is_none() || failing) {
                 let status = if failing { "False" } else { "True" };
                 v["status"] = json!({"conditions": [{"type": "Ready", "status": status,
-                    "reason": "NoErrors", "message": "successfully ensured downstream package variant"}]});
+                    "lastTransitionTime": "2026-11-25T12:00:00Z", "reason": "NoErrors",
+                    "message": "successfully ensured downstream package variant"}]});
             }
             v
         })
@@ -594,4 +596,21 @@ fn help_lists_the_rollout() {
     ] {
         assert!(help.contains(line), "{line:?} not in --help");
     }
+}
+
+/// The example's set validates against the extension's CRD, and a typo in `rollout` does not.
+#[test]
+fn the_example_set_validates_against_the_crd() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let parse = |path: &str| {
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        yaml::to_json(&yaml::parse(&text).unwrap()).unwrap()
+    };
+    let crd = parse("fnconfig/schemas/fn.kpt.dev/packagevariantset.yaml");
+    let schema = openapi::schema_for(&crd, EXT, "PackageVariantSet").unwrap();
+    let (_, config) = example_step(1);
+    assert_eq!(openapi::validate(&schema, &config), Vec::<String>::new());
+    let mut bad = config.clone();
+    bad["spec"]["rollout"]["requireRedy"] = json!(true);
+    assert!(!openapi::validate(&schema, &bad).is_empty());
 }
