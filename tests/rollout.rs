@@ -6,6 +6,8 @@
 
 mod common;
 mod openapi;
+#[path = "../benches/support/workloads.rs"]
+mod workloads;
 
 use std::collections::BTreeMap;
 
@@ -613,4 +615,20 @@ fn the_example_set_validates_against_the_crd() {
     let mut bad = config.clone();
     bad["spec"]["rollout"]["requireRedy"] = json!(true);
     assert!(!openapi::validate(&schema, &bad).is_empty());
+}
+
+/// The bench workload W2 with a rollout (`gen w2-rollout`) is a valid input that does what the
+/// bench claims: its existing variants are upgrades, and a quarter of them per run, one region
+/// first. W2 has no status on its variants, which does not block the first wave.
+#[test]
+fn the_rollout_bench_workload_decides_a_wave() {
+    let out = run(&workloads::w2_rollout(workloads::W2::with_repositories(
+        400,
+    )));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let results = common::results_section(&out.stdout);
+    assert!(
+        results.contains("rollout of the new upstream: wave \"asia-east1\" (1 of 7, maxUpgrades 25%: 9 per run): 5 upgraded"),
+        "{results}"
+    );
 }
