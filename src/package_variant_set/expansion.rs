@@ -446,7 +446,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     // The few variants that exist already are compared with their items now; the new ones are
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
-    let mut rendered = Vec::with_capacity(plan.updates.len());
+    let mut compared = Vec::with_capacity(plan.updates.len());
     for (i, d) in &plan.updates {
         let spec = match specs.of(d) {
             Ok(spec) => spec,
@@ -457,12 +457,12 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let fields = changed_fields(current, &spec.to_json());
-        rendered.push((*i, d, spec, fields));
+        compared.push((*i, d, spec, fields));
     }
     // The rollout holds back the upgrades of later waves: they keep their whole spec.
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
-            let members = rendered
+            let members = compared
                 .iter()
                 .map(|(i, d, _, fields)| rollout::Member {
                     item: *i,
@@ -479,24 +479,23 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         _ => rollout::Decision::default(),
     };
-    let mut updates = Vec::with_capacity(rendered.len());
-    for (i, _, spec, fields) in rendered {
-        let i = &i;
-        if decision.holds(*i) {
+    let mut updates = Vec::with_capacity(compared.len());
+    for (i, _, spec, fields) in compared {
+        if decision.holds(i) {
             continue;
         }
         if fields.is_empty() {
-            outcome.unchanged.add(|| item_name(*i).to_string());
+            outcome.unchanged.add(|| item_name(i).to_string());
         } else if policy.allows_update() {
-            outcome.updated.add(|| with_fields(item_name(*i), &fields));
+            outcome.updated.add(|| with_fields(item_name(i), &fields));
         } else {
             // Kept as it is: not among the updates at all.
             outcome
                 .kept_updates
-                .add(|| with_fields(item_name(*i), &fields));
+                .add(|| with_fields(item_name(i), &fields));
             continue;
         }
-        updates.push((*i, spec));
+        updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
     if policy.allows_delete() {
