@@ -4,6 +4,7 @@
 //! cargo bench --bench gen -- w1 ITEMS FILE     # W1 ResourceList (PackageVariant)
 //! cargo bench --bench gen -- w1-floor ITEMS W1_OUTPUT FILE  # W1 output + in-cluster objects
 //! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
+//! cargo bench --bench gen -- w2-rollout REPOS FILE  # W2 with the extension's spec.rollout
 //! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
 //! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
 //! cargo bench --bench gen -- hostile-value NAME N FILE  # a workload of support/hostile_*.rs
@@ -54,6 +55,10 @@ fn main() {
         }
         ["w2", n, file] => (
             workloads::w2(workloads::W2::with_repositories(count(n))),
+            file,
+        ),
+        ["w2-rollout", n, file] => (
+            workloads::w2_rollout(workloads::W2::with_repositories(count(n))),
             file,
         ),
         ["w3", file] => (workloads::w3(), file),

@@ -45,6 +45,8 @@ pub fn render() -> String {
             };
             let ty = match field.path.as_str() {
                 "metadata" => "Kubernetes ObjectMeta".to_string(),
+                // The schema takes any value there; the rollout reads an int or a "P%".
+                "spec.rollout.maxUpgrades" => "integer or string".to_string(),
                 _ => field.schema.type_name(),
             };
             out.push_str(&format!("  {} ({ty}{flag})\n", field.path));

@@ -42,6 +42,7 @@ const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
                 "/properties/spec/properties/targets/items/properties",
                 &["when"],
             ),
+            ("/properties/spec/properties", &["rollout"]),
         ],
     ),
 ];

@@ -363,6 +363,20 @@ fn owned_variant(out: &mut String, site: usize) {
     );
 }
 
+/// W2 with the extension's kind and a rollout (waves by region, a quarter per run, Ready
+/// required): W2's existing variants are all at an older revision, so the rollout decides.
+pub fn w2_rollout(p: W2) -> String {
+    let mut out = w2(p).replacen(
+        "\n  apiVersion: config.porch.kpt.dev/v1alpha2\n",
+        "\n  apiVersion: fn.kpt.dev/v1alpha1\n",
+        1,
+    );
+    out.push_str(
+        "    rollout:\n      maxUpgrades: 25%\n      waveExpr: \"target.labels['region']\"\n      requireReady: true\n",
+    );
+    out
+}
+
 /// The W2 ResourceList.
 pub fn w2(p: W2) -> String {
     let mut out = String::with_capacity(p.repositories * 400 + p.owned * 600 + 4096);

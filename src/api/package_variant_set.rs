@@ -23,6 +23,7 @@ pub const EXTENSION_FIELDS: &[&str] = &[
     "targets[].template.injection",
     "targets[].template.pipelinePlacement",
     "targets[].when",
+    "rollout",
 ];
 
 /// The object metadata the expander needs.
@@ -57,6 +58,25 @@ pub struct PackageVariantSetSpec {
     pub upstream: Option<Upstream>,
     #[serde(default, deserialize_with = "null_default")]
     pub targets: Vec<Target>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): upgrades of the existing variants in waves.
+    #[serde(default)]
+    pub rollout: Option<Rollout>,
+}
+
+/// `spec.rollout` (extension): how a change of the upstream reaches the variants that already
+/// exist (see `package_variant_set::rollout`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rollout {
+    /// An integer (that many variants per run) or a percentage string (`"25%"`); the schema
+    /// takes any value, the rollout reads and checks it.
+    #[serde(default)]
+    pub max_upgrades: Option<serde_json::Value>,
+    /// A CEL expression giving each target's wave (an int or a string).
+    #[serde(default)]
+    pub wave_expr: Option<String>,
+    #[serde(default)]
+    pub require_ready: Option<bool>,
 }
 
 /// One entry of `spec.targets`: exactly one of the three options, plus an optional template.

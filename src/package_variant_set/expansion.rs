@@ -16,6 +16,7 @@ use super::preview::{self, changed_fields, with_fields};
 use super::provenance::{self, Origin, Side};
 use super::reconciliation::{self, DesiredVariant, Rendered};
 use super::record::Records;
+use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
@@ -58,6 +59,9 @@ pub struct TypedExpansion {
     /// The variants to create, in target order.
     pub creates: Vec<DesiredVariant>,
     pub cel_compilations: usize,
+    /// Item indexes (sorted) of the variants the rollout upgrades: written without their
+    /// `status`, which described the old spec.
+    pub reset_status: Vec<usize>,
     pub(super) owner: OwnerInfo,
     specs: Specs,
 }
@@ -226,6 +230,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             }),
     );
     results.extend(conditions::compile_all(&set, &mut programs));
+    let rollout = rollout::read(&set, &mut programs).unwrap_or_else(|errors| {
+        results.extend(errors);
+        None
+    });
     if has_errors(&results) {
         let mut expansion = TypedExpansion::failed(results);
         expansion.cel_compilations = programs.compilations();
@@ -390,6 +398,23 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     if !refused.is_empty() {
         return failed(refused);
     }
+    // The rollout's waves (the extension's), while the render's variables are at hand.
+    let waves = match &rollout {
+        Some(r) => {
+            let inputs = WaveInputs {
+                contexts: &contexts,
+                items,
+                repositories: &repositories,
+                upstream: &upstream_input,
+            };
+            let desired = plan.updates.iter().map(|(_, d)| d).chain(&plan.creates);
+            match rollout::waves(r, renderer.programs, desired, &inputs) {
+                Ok(w) => w,
+                Err(e) => return failed(vec![*e]),
+            }
+        }
+        None => rollout::Waves::default(),
+    };
     let explainer = Explainer::new(&set, items, &namespace, &contexts);
     let mut results = plan.warnings;
     results.extend(explainer.empty_targets());
@@ -421,7 +446,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     // The few variants that exist already are compared with their items now; the new ones are
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
-    let mut updates = Vec::with_capacity(plan.updates.len());
+    let mut compared = Vec::with_capacity(plan.updates.len());
     for (i, d) in &plan.updates {
         let spec = match specs.of(d) {
             Ok(spec) => spec,
@@ -432,18 +457,45 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let fields = changed_fields(current, &spec.to_json());
+        compared.push((*i, d, spec, fields));
+    }
+    // The rollout holds back the upgrades of later waves: they keep their whole spec.
+    let decision = match &rollout {
+        Some(r) if policy.allows_update() => {
+            let members = compared
+                .iter()
+                .map(|(i, d, _, fields)| rollout::Member {
+                    item: *i,
+                    name: item_name(*i),
+                    upgrade: fields.iter().any(|f| f.starts_with("spec.upstream")),
+                    ready: items
+                        .get(*i)
+                        .and_then(Item::json)
+                        .is_some_and(rollout::is_ready),
+                    desired: d,
+                })
+                .collect();
+            rollout::decide(r, &waves, members)
+        }
+        _ => rollout::Decision::default(),
+    };
+    let mut updates = Vec::with_capacity(compared.len());
+    for (i, _, spec, fields) in compared {
+        if decision.holds(i) {
+            continue;
+        }
         if fields.is_empty() {
-            outcome.unchanged.add(|| item_name(*i).to_string());
+            outcome.unchanged.add(|| item_name(i).to_string());
         } else if policy.allows_update() {
-            outcome.updated.add(|| with_fields(item_name(*i), &fields));
+            outcome.updated.add(|| with_fields(item_name(i), &fields));
         } else {
             // Kept as it is: not among the updates at all.
             outcome
                 .kept_updates
-                .add(|| with_fields(item_name(*i), &fields));
+                .add(|| with_fields(item_name(i), &fields));
             continue;
         }
-        updates.push((*i, spec));
+        updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
     if policy.allows_delete() {
@@ -463,13 +515,16 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
-    results.push(outcome.summary(&set.metadata.name, &namespace, items));
+    let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
+    summary.message.push_str(&decision.text);
+    results.push(summary);
     TypedExpansion {
         results,
         updates,
         deletes,
         creates: plan.creates,
         cel_compilations,
+        reset_status: decision.upgraded,
         owner: OwnerInfo {
             namespace,
             owner,

@@ -9,6 +9,7 @@
 //! - [`sync_policy`]: which changes a run may make (sync policy, deletion guard);
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`conditions`]: the extension's per-target `when` condition;
+//! - [`rollout`]: the extension's upgrades in waves;
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
@@ -31,6 +32,7 @@ pub mod preview;
 pub mod provenance;
 pub mod reconciliation;
 pub mod record;
+pub mod rollout;
 pub mod selector;
 pub mod sync_policy;
 pub mod targets;
@@ -109,6 +111,10 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
             None => {
                 tree.set("spec", new_spec);
             }
+        }
+        // An upgrade of the rollout: the status described the old spec.
+        if plan.reset_status.binary_search(&i).is_ok() {
+            tree.remove("status");
         }
         changes.edited.insert(i, tree);
     }

@@ -57,7 +57,7 @@ impl<'a> RepositoryIndex<'a> {
         RepositoryIndex { by_name }
     }
 
-    fn get(&self, name: &str) -> Option<Item<'a>> {
+    pub(super) fn get(&self, name: &str) -> Option<Item<'a>> {
         self.by_name.get(name).copied()
     }
 }

@@ -183,6 +183,11 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
             ], &[])),
             ("when", S::string("(extension) A CEL condition evaluated per candidate (repository or object), with the variables the template sees; the candidate is kept when it is true (docs/extensions.md).")),
         ], &[]))),
+        ("rollout", S::object("(extension) Upgrades of the existing variants in waves when the upstream changes (docs/fleet-safety.md).", &[
+            ("maxUpgrades", S::any("At most this many existing variants are upgraded per run, an integer (5) or a percentage of the existing variants (\"25%\", rounded up); default, the whole wave.")),
+            ("waveExpr", S::string("A CEL expression giving each target's wave, an int or a string, with the variables the template sees; waves are upgraded in ascending order, one per run.")),
+            ("requireReady", S::boolean("No upgrade while a variant already on the new upstream does not report Ready True in its status.conditions.")),
+        ], &[])),
     ], &[])),
     ("status", S::any("Written by Porch's PackageVariantSet controller, never by the function.")),
 ], &[]);

@@ -50,9 +50,9 @@ use super::fast_hash::FastMap;
 
 pub use runtime::{
     as_val, object_input, object_val, repositories_target_input, repositories_target_val,
-    Activation, Bindings, MAX_CACHED_PATTERN_BYTES, MAX_CACHED_PROGRAM_BYTES, MAX_CACHED_REGEXES,
-    MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_OUTPUT_BYTES, MAX_REGEX_PROGRAM_BYTES,
-    MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
+    Activation, Bindings, IntOrString, MAX_CACHED_PATTERN_BYTES, MAX_CACHED_PROGRAM_BYTES,
+    MAX_CACHED_REGEXES, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_OUTPUT_BYTES,
+    MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
 };
 
 /// Longest accepted expression source, in bytes.
@@ -98,6 +98,15 @@ impl Program {
     /// `bool`, or `dyn` (then the value is checked when it is evaluated).
     pub fn may_be_bool(&self) -> bool {
         matches!(self.output, types::Ty::Bool | types::Ty::Dyn)
+    }
+
+    /// Whether the expression can give an int or a string, as a rollout's wave must: its
+    /// checked type is one of them, or `dyn` (then the value is checked when evaluated).
+    pub fn may_be_int_or_string(&self) -> bool {
+        matches!(
+            self.output,
+            types::Ty::Int | types::Ty::String | types::Ty::Dyn
+        )
     }
 }
 

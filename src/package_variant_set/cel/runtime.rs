@@ -18,7 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use cel::common::types::{CelBool, CelString};
+use cel::common::types::{CelBool, CelInt, CelString};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::{Context, Env, ExecutionError, Value};
@@ -49,6 +49,13 @@ pub use values::{
 /// expression's limit, and a run's budget pays for 17 of them: about 20 ms each).
 pub const fn regex_compile_cost(class: usize) -> u64 {
     class as u64 / 2
+}
+
+/// A value that is an int or a string (a rollout's wave).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IntOrString {
+    Int(i64),
+    String(String),
 }
 
 /// The variables of one target, looked up by name: nothing is copied into a scope.
@@ -180,6 +187,23 @@ impl<'v> Activation<'v> {
                 "expression returned non-bool value of type {}",
                 value.get_type().name()
             )),
+        })
+    }
+
+    /// Evaluates an expression checked by [`Program::may_be_int_or_string`]; another value
+    /// is an error naming its type.
+    pub fn evaluate_int_or_string(&self, program: &Program) -> Result<IntOrString, String> {
+        self.evaluate_with(program, |value| {
+            if let Some(i) = value.downcast_ref::<CelInt>() {
+                return Ok(IntOrString::Int(*i.inner()));
+            }
+            match value.downcast_ref::<CelString>() {
+                Some(s) => Ok(IntOrString::String(s.inner().to_string())),
+                None => Err(format!(
+                    "expression returned a value of type {}, not an int or a string",
+                    value.get_type().name()
+                )),
+            }
         })
     }
 
