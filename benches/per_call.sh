@@ -75,11 +75,17 @@ if [ "$MUSL" = 1 ]; then
   BINS+=("$WORK/read_write_musl"); NAMES+=("read-and-write (musl)")
 fi
 
+# Each program timed from a copy, as installed ones are (`cargo install` copies the binary,
+# an image's layers are unpacked): a file just written by the linker sits in the page cache in
+# small pieces, and mapping it at every start cost the release binary ~0.5 ms more per call.
+for i in "${!BINS[@]}"; do
+  cp "${BINS[$i]}" "$WORK/bin$i"; BINS[$i]="$WORK/bin$i"
+done
 cargo bench --quiet --profile dev --bench gen -- w1 20 "$WORK/w1-20.yaml"
 rustc -O -o "$WORK/per_call" benches/support/per_call.rs
 for b in "${BINS[@]}"; do
   "$b" < "$WORK/w1-20.yaml" > /dev/null || { echo "per_call.sh: $b fails on the input" >&2; exit 1; }
-  case "$b" in *read_write*) continue ;; esac
+  case "$b" in "$WORK/bin1"|"$WORK/bin$STATIC_REF"|"$WORK/bin$MUSL_REF") continue ;; esac
   # CEL's time-zone functions still work in a binary linked at a fixed address.
   "$b" < benches/support/time_zone.yaml > "$WORK/tz.out"
   grep -q 'hours-ny: "5"' "$WORK/tz.out" && grep -q 'hours-tokyo: "19"' "$WORK/tz.out" \
