@@ -1,7 +1,8 @@
 //! Running a function over one ResourceList, as a process does: read, dispatch, emit, exit.
 //!
 //! All or nothing: when any result is an error, the items are written back as they came. The
-//! work runs on its own thread with a stack sized for the deepest input accepted.
+//! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
+//! limit allows, else a thread of its own.
 
 use super::dispatch::Function;
 use super::resource_list::{Changes, ResourceList};
@@ -44,12 +45,12 @@ pub fn process(input: Vec<u8>, functions: &'static [Function]) -> Outcome {
 }
 
 thread_local! {
-    /// Set on the work thread of [`run_and_exit`]: the process ends when this thread is done.
+    /// Set by the run of [`run_and_exit`]: the process ends when it is done.
     static EXITS_AFTER_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// True on the work thread of [`run_and_exit`]: what the run builds need not be freed (the
-/// exit releases it), and the thread already has a [`STACK_SIZE`] stack.
+/// True during the run of [`run_and_exit`]: what the run builds need not be freed (the exit
+/// releases it), and the stack is large enough for the deepest input accepted.
 pub fn exits_after_run() -> bool {
     EXITS_AFTER_RUN.with(std::cell::Cell::get)
 }
@@ -57,7 +58,7 @@ pub fn exits_after_run() -> bool {
 /// Runs the function like [`process`], writes the outcome to stdout and stderr, and ends the
 /// process with its exit code: what the binary does.
 ///
-/// The work thread exits the process itself, right after writing, so nothing the run built is
+/// The run exits the process itself, right after writing, so nothing the run built is
 /// freed one allocation at a time and no thread is torn down: on large inputs that walk over
 /// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
 ///
@@ -67,23 +68,14 @@ pub fn exits_after_run() -> bool {
 /// (see `main.rs`), since afterwards it cannot be told from a caller's own `/dev/null`.
 pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
     tune_allocator();
+    if stack::main_suffices() {
+        // No thread: starting one (its stack, glibc's arena for it, the exit of a process
+        // with two threads) cost 0.2-0.6 ms of CPU, of 2.9 ms, on a small package.
+        work_and_exit(input, functions, stdout_closed)
+    }
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
-        .spawn(move || -> ! {
-            EXITS_AFTER_RUN.with(|e| e.set(true));
-            if stdout_closed {
-                write_and_exit(&Outcome {
-                    stdout: String::new(),
-                    stderr: "package-variant: stdout is closed: the output ResourceList cannot be written".to_string(),
-                    exit_code: 1,
-                })
-            }
-            // The output goes to stdout as it is written (see `ResourceList::emit_to`).
-            let mut stdout = std::io::stdout().lock();
-            let outcome = process_with(&input, functions, false, Some(&mut stdout));
-            drop(stdout);
-            write_and_exit(&outcome)
-        });
+        .spawn(move || -> ! { work_and_exit(input, functions, stdout_closed) });
     // Only reached if the work thread could not start or did not exit (a panic that unwinds).
     let _ = worker.map(|h| h.join());
     write_and_exit(&Outcome {
@@ -93,10 +85,64 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_close
     })
 }
 
-/// glibc serves the work thread from an arena of its own, which it maps 64 MiB at a time but
+/// The run of [`run_and_exit`], on a stack of at least [`stack::MAIN_NEEDED`].
+fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
+    EXITS_AFTER_RUN.with(|e| e.set(true));
+    if stdout_closed {
+        write_and_exit(&Outcome {
+            stdout: String::new(),
+            stderr: "package-variant: stdout is closed: the output ResourceList cannot be written"
+                .to_string(),
+            exit_code: 1,
+        })
+    }
+    // The output goes to stdout as it is written (see `ResourceList::emit_to`).
+    let mut stdout = std::io::stdout().lock();
+    let outcome = process_with(&input, functions, false, Some(&mut stdout));
+    drop(stdout);
+    write_and_exit(&outcome)
+}
+
+/// Whether the run can use the main thread's stack rather than a thread of its own.
+mod stack {
+    /// What the main thread must be allowed to grow its stack to for the deepest input
+    /// accepted. Measured (`VmStk` at exit) on the deepest inputs the limits accept, in each
+    /// form of nesting (tests/per_call.rs), and on CEL expressions as long as accepted: at
+    /// most 468 KiB in a release build (2.7 MiB in a debug one). Release builds ask for 4 MiB,
+    /// half the usual 8 MiB default; debug builds for the thread's size, so that tests take
+    /// the thread unless one raises the limit (tests/per_call.rs does).
+    pub const MAIN_NEEDED: u64 = if cfg!(debug_assertions) {
+        super::STACK_SIZE as u64
+    } else {
+        4 << 20
+    };
+
+    /// True when the soft `RLIMIT_STACK` lets the main thread's stack grow to [`MAIN_NEEDED`]
+    /// (Linux grows it on demand up to that limit; the default is 8 MiB).
+    pub fn main_suffices() -> bool {
+        #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+        {
+            extern "C" {
+                fn getrlimit(resource: std::ffi::c_int, rlim: *mut [u64; 2]) -> std::ffi::c_int;
+            }
+            /// `RLIMIT_STACK` on Linux.
+            const RLIMIT_STACK: std::ffi::c_int = 3;
+            let mut limit = [0u64; 2];
+            // SAFETY: `limit` is a writable `struct rlimit` (two `rlim_t`, 64-bit on Linux).
+            // `RLIM_INFINITY` is `u64::MAX`, which passes the comparison.
+            unsafe { getrlimit(RLIMIT_STACK, &mut limit) == 0 && limit[0] >= MAIN_NEEDED }
+        }
+        #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+        {
+            false
+        }
+    }
+}
+
+/// glibc serves a work thread from an arena of its own, which it maps 64 MiB at a time but
 /// makes usable (`mprotect`) only as it grows, a little past each request: tens of thousands
 /// of system calls on a large run. A top pad of 64 MiB makes each new heap usable whole at
-/// once. Only address space is committed: pages still cost memory when first written. musl
+/// once (on the main thread, each `brk` grows the heap by as much). Only address space is committed: pages still cost memory when first written. musl
 /// (the image's libc) has no arenas and no such call.
 fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
