@@ -432,7 +432,7 @@ fn two_upstreams_over_three_targets_make_six_variants() {
         } else {
             "base"
         };
-        assert!(v.contains(&format!("downstream:\n    repo: edge")), "{v}");
+        assert!(v.contains("downstream:\n    repo: edge"), "{v}");
         assert!(v.contains(&format!("    package: {up}\n")), "{v}");
     }
     // Run again on the output: nothing changes.
