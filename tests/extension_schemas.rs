@@ -42,6 +42,8 @@ const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
                 "/properties/spec/properties/targets/items/properties",
                 &["when"],
             ),
+            ("/properties/spec/properties/upstream/properties", &["tag"]),
+            ("/properties/spec/properties", &["upstreams"]),
         ],
     ),
 ];
