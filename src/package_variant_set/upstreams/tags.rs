@@ -117,7 +117,7 @@ pub fn resolve(
         PACKAGE_REVISION_KIND,
         namespace,
     );
-    match tagged.as_slice() {
+    let found = match tagged.as_slice() {
         [(i, pr)] if lifecycle_of(pr) == PUBLISHED => Ok((*i, revision_of(pr))),
         [(_, pr)] => Err(format!(
             "tag {tag:?} {of} is on PackageRevision {}, which is not Published; a tag names a Published revision only: publish it, or move the label {label} to a Published revision (kubectl label packagerevisions.porch.kpt.dev {} -n {} {label}-)",
@@ -135,7 +135,16 @@ pub fn resolve(
                 named(&list)
             ))
         }
+    }?;
+    // A variant needs a revision number to start from (0 would leave it unset).
+    if found.1 <= 0 {
+        let pr = items.get(found.0).and_then(Item::json);
+        return Err(format!(
+            "tag {tag:?} {of} names PackageRevision {}, which has no spec.revision (a Published revision has one); pass it as the cluster holds it ({get})",
+            pr.map_or_else(String::new, describe)
+        ));
     }
+    Ok(found)
 }
 
 /// `latest` when no revision carries Porch's label: the highest Published revision.

@@ -149,3 +149,24 @@ fn a_thousand_tagged_upstreams_over_fifty_thousand_revisions_resolve_in_one_pass
     assert!(r.iter().all(|u| u.upstream.revision == 25));
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
+
+#[test]
+fn a_tag_on_a_revision_without_number_is_an_error() {
+    let mut no_number = pr(
+        "base",
+        1,
+        "Published",
+        json!({"package-variant.fn.kpt.dev/tag-stable": "true"}),
+    );
+    no_number["spec"]
+        .as_object_mut()
+        .map(|s| s.remove("revision"));
+    let s = set(json!({"upstream": {"repo": "blueprints", "package": "base", "tag": "stable"}}));
+    let e = resolve(&s, &from_json(&[no_number]), "default").unwrap_err();
+    assert!(
+        e[0].message.contains("which has no spec.revision"),
+        "{}",
+        e[0].message
+    );
+    assert_eq!(e[0].field_path.as_deref(), Some("spec.upstream.tag"));
+}
