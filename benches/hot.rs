@@ -172,12 +172,14 @@ fn render(c: &mut Criterion) {
     let repos = [repo.clone()];
     let index = RepositoryIndex::new(repos.iter().map(Item::Json));
     let mut programs = ProgramCache::new();
-    let mut renderer = Renderer::new(&mut programs, set.spec.upstream.as_ref(), &upstream, &index);
+    let pinned = set.spec.upstream.as_ref().map(|u| u.as_written());
+    let mut renderer = Renderer::new(&mut programs, pinned.as_ref(), &upstream, &index);
     let input = RenderInput {
         template,
         repo_default: "site-00001",
         package_default: "base",
         object: Some(Item::Json(&repos[0])),
+        upstream: 0,
     };
     c.bench_function("cel/render_w2_template", |b| {
         b.iter(|| renderer.render(black_box(&input)).is_ok())

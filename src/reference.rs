@@ -84,6 +84,18 @@ pub const REQUIRED_BY_VALIDATION: &[(&str, &str, &str)] = &[
         "spec.targets",
         ", required, at least one",
     ),
+    // The extension's (only its kind lists them).
+    ("PackageVariantSet", "spec.upstreams[].repo", ", required"),
+    (
+        "PackageVariantSet",
+        "spec.upstreams[].package",
+        ", required",
+    ),
+    (
+        "PackageVariantSet",
+        "spec.upstreams[].tag",
+        ", required unless revision or workspaceName is given",
+    ),
 ];
 
 fn required_by_validation(kind: &str, path: &str) -> Option<&'static str> {

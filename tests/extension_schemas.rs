@@ -43,6 +43,8 @@ const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
                 &["when"],
             ),
             ("/properties/spec/properties", &["rollout"]),
+            ("/properties/spec/properties/upstream/properties", &["tag"]),
+            ("/properties/spec/properties", &["upstreams"]),
         ],
     ),
 ];

@@ -400,3 +400,46 @@ fn a_terminal_on_stdin_gets_an_answer_at_once() {
     assert!(text.contains("--help"), "{text}");
     assert!(text.contains("exit=2"), "{text}");
 }
+
+/// The extension set's upstream fields: listed under its kind, the required ones marked, and
+/// each refused when left out of a working set.
+#[test]
+fn the_extension_sets_upstream_fields_are_listed_and_required_ones_refused() {
+    let help = help();
+    let section = &help[help
+        .find("\nPackageVariantSet (fn.kpt.dev/v1alpha1)\n")
+        .unwrap()
+        + 1..];
+    let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+    for line in [
+        "  spec.upstream.tag (string)\n",
+        "  spec.upstreams (list of object)\n",
+        "  spec.upstreams[].repo (string, required)\n",
+        "  spec.upstreams[].package (string, required)\n",
+        "  spec.upstreams[].tag (string, required unless revision or workspaceName is given)\n",
+    ] {
+        assert!(section.contains(line), "{line:?} not in\n{section}");
+    }
+    let set = |upstream: &str| {
+        format!(
+            "apiVersion: fn.kpt.dev/v1alpha1\nkind: PackageVariantSet\nmetadata:\n  name: s\nspec:\n  upstreams:\n  - {upstream}\n  targets:\n  - repositories: [{{name: edge}}]\n"
+        )
+    };
+    for (field, config) in [
+        ("spec.upstreams[0].repo", set("{package: web, tag: stable}")),
+        (
+            "spec.upstreams[0].package",
+            set("{repo: blueprints, tag: stable}"),
+        ),
+        ("spec.upstreams[0]", set("{repo: blueprints, package: web}")),
+    ] {
+        let out = run(&resource_list(&[], &config));
+        assert_eq!(out.code, 1, "{field}: {}", out.stdout);
+        assert!(
+            out.stdout.contains(&format!("path: {field}\n"))
+                || out.stdout.contains(&format!("path: '{field}'\n")),
+            "{field} not named:\n{}",
+            out.stdout
+        );
+    }
+}

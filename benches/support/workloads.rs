@@ -377,6 +377,38 @@ pub fn w2_rollout(p: W2) -> String {
     out
 }
 
+/// W2 following a floating tag: the extension's set (`fn.kpt.dev/v1alpha1`) with
+/// `upstream.tag: stable` instead of `revision: 3`, and revisions 1 to 3 of the upstream, the
+/// tag on 3 (the variants come out as W2's, plus the tag annotation).
+pub fn w2_tagged(p: W2) -> String {
+    let set = w2_package_variant_set()
+        .replacen(
+            "apiVersion: config.porch.kpt.dev/v1alpha2",
+            "apiVersion: fn.kpt.dev/v1alpha1",
+            1,
+        )
+        .replacen("    revision: 3\n", "    tag: stable\n", 1);
+    let mut out = w2(p);
+    let config = out.find("functionConfig:\n").unwrap_or(out.len());
+    out.truncate(config);
+    let upstream =
+        "- apiVersion: porch.kpt.dev/v1alpha1\n  kind: PackageRevision\n  metadata:\n    \
+         name: catalog.base.v3\n    namespace: default\n";
+    let tagged = format!(
+        "- apiVersion: porch.kpt.dev/v1alpha1\n  kind: PackageRevision\n  metadata:\n    \
+         name: catalog.base.v1\n    namespace: default\n  spec:\n    packageName: base\n    \
+         repository: catalog\n    revision: 1\n    workspaceName: v1\n    lifecycle: Published\n\
+         - apiVersion: porch.kpt.dev/v1alpha1\n  kind: PackageRevision\n  metadata:\n    \
+         name: catalog.base.v2\n    namespace: default\n  spec:\n    packageName: base\n    \
+         repository: catalog\n    revision: 2\n    workspaceName: v2\n    lifecycle: Published\n\
+         {upstream}    labels:\n      package-variant.fn.kpt.dev/tag-stable: \"true\"\n"
+    );
+    out = out.replacen(upstream, &tagged, 1);
+    out.push_str("functionConfig:\n");
+    out.push_str(&indent(&set, 2));
+    out
+}
+
 /// The W2 ResourceList.
 pub fn w2(p: W2) -> String {
     let mut out = String::with_capacity(p.repositories * 400 + p.owned * 600 + 4096);

@@ -11,7 +11,9 @@ use serde::Deserialize;
 
 use super::label_selector::{LabelSelector, LabelSelectorRequirement};
 use super::null_default;
-use super::package_variant::{Function, PipelinePlacement, Selector, Upstream};
+use super::package_variant::{Function, PipelinePlacement, Selector};
+
+pub use super::set_upstream::SetUpstream;
 
 /// apiVersion of PackageVariantSet objects.
 pub const PACKAGE_VARIANT_SET_API_VERSION: &str = "config.porch.kpt.dev/v1alpha2";
@@ -24,6 +26,8 @@ pub const EXTENSION_FIELDS: &[&str] = &[
     "targets[].template.pipelinePlacement",
     "targets[].when",
     "rollout",
+    "upstream.tag",
+    "upstreams",
 ];
 
 /// The object metadata the expander needs.
@@ -55,7 +59,11 @@ pub struct PackageVariantSet {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct PackageVariantSetSpec {
     #[serde(default)]
-    pub upstream: Option<Upstream>,
+    pub upstream: Option<SetUpstream>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): several upstreams, one variant per target and
+    /// upstream. `None` when absent or null.
+    #[serde(default)]
+    pub upstreams: Option<Vec<SetUpstream>>,
     #[serde(default, deserialize_with = "null_default")]
     pub targets: Vec<Target>,
     /// Extension (`fn.kpt.dev/v1alpha1` only): upgrades of the existing variants in waves.

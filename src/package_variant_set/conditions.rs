@@ -63,7 +63,8 @@ pub fn filter(
     contexts: Vec<DownstreamContext>,
     items: &[Item],
     programs: &mut ProgramCache,
-    upstream_input: &::cel::Value,
+    // Per upstream of the set, its PackageRevision as CEL sees it.
+    upstream_inputs: &[::cel::Value],
     repositories: &[usize],
 ) -> Result<Vec<DownstreamContext>, Box<ResultItem>> {
     if conditions(set).next().is_none() {
@@ -73,7 +74,10 @@ pub fn filter(
     for item in repositories.iter().filter_map(|&i| items.get(i)) {
         by_name.entry(item.name()).or_insert(*item);
     }
-    let bindings = Bindings::new(programs.env(), Some(upstream_input));
+    let bindings: Vec<Bindings> = upstream_inputs
+        .iter()
+        .map(|u| Bindings::new(programs.env(), Some(u)))
+        .collect();
     let mut kept = Vec::with_capacity(contexts.len());
     for ctx in contexts {
         let Some(source) = set
@@ -99,6 +103,15 @@ pub fn filter(
             let repository = by_name
                 .get(ctx.repo_default.as_str())
                 .map(|r| cel_env::object_val(r.name(), r.namespace(), r.labels(), r.annotations()));
+            let Some(bindings) = bindings.get(ctx.upstream) else {
+                return Err(Box::new(
+                    ResultItem::error(
+                        "internal error: a target of an upstream the set does not have",
+                    )
+                    .field(field(ctx.target))
+                    .on_config(),
+                ));
+            };
             let mut activation =
                 bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
             if let Some(r) = &repository {
@@ -172,7 +185,7 @@ mod tests {
             contexts,
             &items,
             &mut programs,
-            &upstream,
+            std::slice::from_ref(&upstream),
             &repositories,
         )
         .map(|c| c.into_iter().map(|c| c.repo_default).collect())

@@ -20,6 +20,7 @@ use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
+use super::upstreams::{self, ResolvedUpstream};
 use super::validation::{api_server, validate_package_variant_set};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant::EXTENSION_API_VERSION;
@@ -56,6 +57,9 @@ pub struct TypedExpansion {
     /// (item index of an existing owned PackageVariant, its new `spec`).
     pub updates: Vec<(usize, PackageVariantSpec)>,
     pub deletes: Vec<usize>,
+    /// (item index of an updated variant, the tag its `upstream-tag` annotation must say, or
+    /// `None` to remove it): only where the annotation says otherwise.
+    pub tag_edits: Vec<(usize, Option<String>)>,
     /// The variants to create, in target order.
     pub creates: Vec<DesiredVariant>,
     pub cel_compilations: usize,
@@ -71,15 +75,21 @@ pub struct TypedExpansion {
 /// expressions' values).
 #[derive(Debug, Clone, Default)]
 struct Specs {
-    upstream: Option<Upstream>,
+    /// Per upstream of the set: what its variants carry as `spec.upstream`, and the tag it
+    /// follows.
+    upstreams: Vec<(Upstream, Option<String>)>,
     templates: Vec<Option<PackageVariantTemplate>>,
     record: Records,
 }
 
 impl Specs {
+    fn tag(&self, d: &DesiredVariant) -> Option<&str> {
+        self.upstreams.get(d.upstream)?.1.as_deref()
+    }
+
     fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
         templates::replay(
-            self.upstream.as_ref(),
+            self.upstreams.get(d.upstream).map(|(u, _)| u),
             self.templates.get(d.target).and_then(Option::as_ref),
             self.record.get(d.record),
             self.record.get(d.record + 1),
@@ -116,6 +126,11 @@ impl TypedExpansion {
     /// cannot fail where the render succeeded; an error here is a bug, reported as such.
     pub fn spec(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
         self.specs.of(d)
+    }
+
+    /// The tag a wanted variant's upstream follows (its `upstream-tag` annotation), if any.
+    pub fn tag(&self, d: &DesiredVariant) -> Option<&str> {
+        self.specs.tag(d)
     }
 
     /// The JSON form ([`expand`]'s result).
@@ -204,6 +219,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     let mut results = api_server::metadata(&set);
     results.extend(validate_package_variant_set(&set));
+    results.extend(upstreams::check(&set));
     results.extend(api_server::object_selectors(&set));
     let policy = read_policy(config).unwrap_or_else(|e| {
         results.push(*e);
@@ -245,17 +261,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         return TypedExpansion::failed(problems);
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
-    let upstream: Upstream = set.spec.upstream.clone().unwrap_or_default();
-
-    let upstream_index = match targets::find_upstream(&upstream, items, &namespace) {
-        Ok(i) => i,
-        Err(message) => {
-            return TypedExpansion::failed(vec![ResultItem::error(message)
-                .field("spec.upstream")
-                .on_config()])
-        }
+    // Each upstream once: its PackageRevision, a tag's concrete revision.
+    let resolved: Vec<ResolvedUpstream> = match upstreams::resolve(&set, items, &namespace) {
+        Ok(r) => r,
+        Err(errors) => return TypedExpansion::failed(errors),
     };
-    let unrolled = match targets::unroll_targets(&set.spec, &upstream.package, items, &namespace) {
+    let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
+    let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
         Ok(c) => c,
         Err(errors) => {
             return TypedExpansion::failed(
@@ -265,6 +277,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                     .collect(),
             );
         }
+    };
+    let unrolled = match upstreams::spread(unrolled, &resolved) {
+        Ok(c) => c,
+        Err(e) => return TypedExpansion::failed(vec![*e]),
     };
 
     // Render every downstream; the first error stops the run, as in Porch.
@@ -279,18 +295,24 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .iter()
             .filter_map(|&i| items.get(i).copied()),
     );
-    let upstream_input = items
-        .get(upstream_index)
-        .and_then(Item::json)
-        .map(cel::object_input)
-        .unwrap_or(::cel::Value::Null);
+    let upstream_inputs: Vec<::cel::Value> = resolved
+        .iter()
+        .map(|u| {
+            items
+                .get(u.item)
+                .and_then(Item::json)
+                .map(cel::object_input)
+                .unwrap_or(::cel::Value::Null)
+        })
+        .collect();
+    let pinned: Vec<Upstream> = resolved.iter().map(|u| u.upstream.clone()).collect();
     // The targets' `when` conditions (the extension's), before anything is rendered.
     let contexts = match conditions::filter(
         &set,
         unrolled,
         items,
         &mut programs,
-        &upstream_input,
+        &upstream_inputs,
         &repository_items,
     ) {
         Ok(c) => c,
@@ -300,12 +322,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             return expansion;
         }
     };
-    let mut renderer = Renderer::new(
-        &mut programs,
-        set.spec.upstream.as_ref(),
-        &upstream_input,
-        &repositories,
-    );
+    let mut renderer =
+        Renderer::with_upstreams(&mut programs, &pinned, &upstream_inputs, &repositories);
     // What each render produced is recorded (defaults, then values) instead of its spec.
     let mut record = Records::default();
     let mut rendered = Vec::with_capacity(contexts.len());
@@ -319,6 +337,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             repo_default: &ctx.repo_default,
             package_default: &ctx.package_default,
             object: ctx.object.and_then(|i| items.get(i).copied()),
+            upstream: ctx.upstream,
         };
         let at = record.len();
         let result = record
@@ -335,6 +354,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 context: c,
                 downstream,
                 record: at,
+                upstream: ctx.upstream,
             }),
             Err(e) => {
                 let mut expansion = TypedExpansion::failed(vec![template_error(ctx.target, e)]);
@@ -405,7 +425,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 contexts: &contexts,
                 items,
                 repositories: &repositories,
-                upstream: &upstream_input,
+                upstreams: &upstream_inputs,
             };
             let desired = plan.updates.iter().map(|(_, d)| d).chain(&plan.creates);
             match rollout::waves(r, renderer.programs, desired, &inputs) {
@@ -426,7 +446,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         std::mem::forget(contexts);
     }
     let specs = Specs {
-        upstream: set.spec.upstream.clone(),
+        upstreams: resolved
+            .iter()
+            .map(|u| (u.upstream.clone(), u.tag.clone()))
+            .collect(),
         templates: set
             .spec
             .targets
@@ -456,15 +479,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .get(*i)
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
-        let fields = changed_fields(current, &spec.to_json());
-        compared.push((*i, d, spec, fields));
+        let mut fields = changed_fields(current, &spec.to_json());
+        // The tag it follows, when its annotation says another (or none).
+        let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
+        if tag.is_some() {
+            fields.push(upstreams::TAG_FIELD.to_string());
+        }
+        compared.push((*i, d, spec, fields, tag));
     }
     // The rollout holds back the upgrades of later waves: they keep their whole spec.
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
             let members = compared
                 .iter()
-                .map(|(i, d, _, fields)| rollout::Member {
+                .map(|(i, d, _, fields, _)| rollout::Member {
                     item: *i,
                     name: item_name(*i),
                     upgrade: fields.iter().any(|f| f.starts_with("spec.upstream")),
@@ -480,7 +508,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         _ => rollout::Decision::default(),
     };
     let mut updates = Vec::with_capacity(compared.len());
-    for (i, _, spec, fields) in compared {
+    let mut tag_edits = Vec::new();
+    for (i, _, spec, fields, tag) in compared {
         if decision.holds(i) {
             continue;
         }
@@ -494,6 +523,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 .kept_updates
                 .add(|| with_fields(item_name(i), &fields));
             continue;
+        }
+        if let Some(tag) = tag {
+            tag_edits.push((i, tag));
         }
         updates.push((i, spec));
     }
@@ -517,10 +549,14 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
+    summary
+        .message
+        .push_str(&upstreams::summary(&resolved, items));
     results.push(summary);
     TypedExpansion {
         results,
         updates,
+        tag_edits,
         deletes,
         creates: plan.creates,
         cel_compilations,

@@ -13,7 +13,8 @@
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
-//! - [`new_variant`]: the PackageVariant objects it writes.
+//! - [`new_variant`]: the PackageVariant objects it writes;
+//! - [`upstreams`]: the extension's floating tags and several upstreams, each resolved once.
 //!
 //! [`run`] turns the expansion into changes to the ResourceList. Only the items the expander
 //! can use are converted to JSON; everything else passes through untouched. The
@@ -37,6 +38,7 @@ pub mod selector;
 pub mod sync_policy;
 pub mod targets;
 pub mod templates;
+pub mod upstreams;
 pub mod validation;
 
 pub use expansion::{expand, expand_typed, Expansion, TypedExpansion};
@@ -75,6 +77,8 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
     }
     let mut changes = Changes::default();
     let mut results = std::mem::take(&mut plan.results);
+    let tag_edits: fast_hash::FastMap<usize, Option<String>> =
+        std::mem::take(&mut plan.tag_edits).into_iter().collect();
     for (i, spec) in std::mem::take(&mut plan.updates) {
         let mut tree = match rl.tree(i) {
             Ok(t) => t,
@@ -82,6 +86,10 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
                 results.push(*e);
                 return (Changes::default(), results);
             }
+        };
+        let tag_edited = match tag_edits.get(&i) {
+            Some(tag) => upstreams::write_tag(&mut tree, tag.as_deref()),
+            None => false,
         };
         // Serialising these plain structs cannot fail; `null` should it ever.
         let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
@@ -91,7 +99,7 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
             .get("apiVersion")
             .is_some_and(|v| v.same_value(&Node::string(api_version)));
         let unchanged = spec_is(&tree, &new_spec);
-        if unchanged && kind_same {
+        if unchanged && kind_same && !tag_edited {
             continue;
         }
         if !kind_same {

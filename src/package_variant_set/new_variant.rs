@@ -31,6 +31,7 @@ impl TypedExpansion {
                 annotations: PathAnnotations {
                     path: path.clone(),
                     internal_path: path,
+                    upstream_tag: self.tag(d),
                 },
                 finalizers: [PACKAGE_VARIANT_FINALIZER],
                 // Only a set read from the cluster has a uid to own by.
@@ -76,7 +77,7 @@ struct NewMetadata<'a> {
     name: &'a str,
     namespace: &'a str,
     labels: OwnerLabel<'a>,
-    annotations: PathAnnotations,
+    annotations: PathAnnotations<'a>,
     finalizers: [&'static str; 1],
     #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
     owner_references: Option<[OwnerReference<'a>; 1]>,
@@ -89,12 +90,19 @@ struct OwnerLabel<'a> {
     owner: &'a str,
 }
 
+/// kpt's path annotations, and the tag the variant's upstream follows (extension; the key is
+/// [`super::upstreams::UPSTREAM_TAG_ANNOTATION`], a test checks they agree).
 #[derive(Debug, Serialize)]
-struct PathAnnotations {
+struct PathAnnotations<'a> {
     #[serde(rename = "config.kubernetes.io/path")]
     path: String,
     #[serde(rename = "internal.config.kubernetes.io/path")]
     internal_path: String,
+    #[serde(
+        rename = "package-variant.fn.kpt.dev/upstream-tag",
+        skip_serializing_if = "Option::is_none"
+    )]
+    upstream_tag: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]

@@ -144,6 +144,9 @@ impl Origin<'_> {
         }
         match self.ctx.entry {
             Some(e) if e.package_name.is_some() => self.entry(),
+            _ if self.set.spec.upstreams.is_some() => {
+                Side::at(format!("spec.upstreams[{}].package", self.ctx.upstream))
+            }
             _ => Side::at("spec.upstream.package"),
         }
     }
@@ -158,6 +161,11 @@ impl Origin<'_> {
             .collect();
         if !via.is_empty() {
             side.via = format!(" through {}", via.join(" and "));
+        }
+        // The extension's several upstreams: which one it is made from.
+        if self.set.spec.upstreams.is_some() {
+            side.via
+                .push_str(&format!(" for spec.upstreams[{}]", self.ctx.upstream));
         }
         side
     }

@@ -38,6 +38,8 @@ pub struct DesiredVariant {
     pub context: usize,
     /// Where its render's values start in the run's [`super::record::Records`].
     pub record: usize,
+    /// Which of the set's upstreams it is made from (extension: `spec.upstreams`; else 0).
+    pub upstream: usize,
 }
 
 impl DesiredVariant {
@@ -107,6 +109,8 @@ pub struct Rendered {
     pub downstream: Downstream,
     /// Where its render's values start in the run's records.
     pub record: usize,
+    /// Which of the set's upstreams it is made from.
+    pub upstream: usize,
 }
 
 /// Keys rendered specs by identifier, in target order.
@@ -172,6 +176,7 @@ pub fn collect_desired(
             target: r.target,
             context: r.context,
             record: r.record,
+            upstream: r.upstream,
         });
     }
     if errors.is_empty() {
@@ -296,6 +301,7 @@ mod tests {
                 context: c,
                 downstream: spec.downstream.unwrap_or_default(),
                 record: 0,
+                upstream: 0,
             })
             .collect();
         collect_desired(set_name, rendered, &|c| Side::at(format!("ctx{c}")))

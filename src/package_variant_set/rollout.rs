@@ -188,7 +188,8 @@ pub struct WaveInputs<'a> {
     pub contexts: &'a [DownstreamContext],
     pub items: &'a [Item<'a>],
     pub repositories: &'a RepositoryIndex<'a>,
-    pub upstream: &'a ::cel::Value,
+    /// The `upstream` variable of each of the set's upstreams, by the context's `upstream`.
+    pub upstreams: &'a [::cel::Value],
 }
 
 /// Evaluates `waveExpr` for every wanted variant (existing and new, so that a mistake shows
@@ -214,11 +215,18 @@ pub fn waves<'d>(
                 .on_config(),
         )
     };
-    let bindings = Bindings::new(programs.env(), Some(inputs.upstream));
+    let bindings: Vec<Bindings> = inputs
+        .upstreams
+        .iter()
+        .map(|u| Bindings::new(programs.env(), Some(u)))
+        .collect();
     // The first variant's wave, to tell a mix of ints and strings.
     let mut first: Option<(String, IntOrString)> = None;
     for d in desired {
         let Some(ctx) = inputs.contexts.get(d.context) else {
+            continue;
+        };
+        let Some(bindings) = bindings.get(ctx.upstream) else {
             continue;
         };
         let object = ctx.object.and_then(|i| inputs.items.get(i).copied());

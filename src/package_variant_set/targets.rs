@@ -60,30 +60,38 @@ pub fn find_upstream(
     namespace: &str,
 ) -> Result<usize, String> {
     let found = items.iter().position(|item| {
-        let Some(item) = item.json().filter(|_| {
-            item.is_kind_in_namespace(
-                PACKAGE_REVISION_API_VERSION,
-                PACKAGE_REVISION_KIND,
-                namespace,
-            )
-        }) else {
-            return false;
-        };
-        str_at(item, "/spec/repository") == upstream.repo
-            && str_at(item, "/spec/packageName") == upstream.package
-            && (crate::krm::object::json_at(item, "/spec/revision")
-                .and_then(|r| r.as_i64())
-                .unwrap_or(0)
-                == upstream.revision
-                || str_at(item, "/spec/workspaceName") == upstream.workspace_name)
+        item.json()
+            .filter(|_| {
+                item.is_kind_in_namespace(
+                    PACKAGE_REVISION_API_VERSION,
+                    PACKAGE_REVISION_KIND,
+                    namespace,
+                )
+            })
+            .is_some_and(|pr| upstream_matches(pr, upstream))
     });
-    found.ok_or_else(|| {
-        format!(
-            "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from {})",
-            upstream.package, upstream.revision, upstream.repo,
-            kubectl_get(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, namespace)
-        )
-    })
+    found.ok_or_else(|| upstream_not_found(upstream, namespace))
+}
+
+/// Whether PackageRevision `pr` is `upstream` as Porch's `getUpstreamPR` tells: repo and
+/// package, and revision OR workspaceName.
+pub fn upstream_matches(pr: &serde_json::Value, upstream: &Upstream) -> bool {
+    str_at(pr, "/spec/repository") == upstream.repo
+        && str_at(pr, "/spec/packageName") == upstream.package
+        && (crate::krm::object::json_at(pr, "/spec/revision")
+            .and_then(|r| r.as_i64())
+            .unwrap_or(0)
+            == upstream.revision
+            || str_at(pr, "/spec/workspaceName") == upstream.workspace_name)
+}
+
+/// The error when no PackageRevision among the items is `upstream`.
+pub fn upstream_not_found(upstream: &Upstream, namespace: &str) -> String {
+    format!(
+        "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from {})",
+        upstream.package, upstream.revision, upstream.repo,
+        kubectl_get(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, namespace)
+    )
 }
 
 /// One unrolled downstream of a target (Porch's `pvContext`).
@@ -97,6 +105,8 @@ pub struct DownstreamContext {
     pub object: Option<usize>,
     /// Which entry of a `repositories` target it comes from (`None` for a selector target).
     pub entry: Option<RepositoryEntry>,
+    /// Which of the set's upstreams it is made from (extension: `spec.upstreams`; else 0).
+    pub upstream: usize,
 }
 
 /// The entry of a `repositories` target a downstream comes from: `repositories[index]`, and
@@ -224,6 +234,7 @@ pub fn unroll_targets(
                             index: j,
                             package_name: (!rt.package_names.is_empty()).then_some(k),
                         }),
+                        upstream: 0,
                     });
                 }
             }
@@ -277,6 +288,7 @@ pub fn unroll_targets(
                     package_default: upstream_package.to_string(),
                     object: Some(i),
                     entry: None,
+                    upstream: 0,
                 });
             }
         }

@@ -79,16 +79,18 @@ pub struct RenderInput<'a> {
     pub package_default: &'a str,
     /// The selected object (selector targets); `None` for a `repositories` target.
     pub object: Option<Item<'a>>,
+    /// Which of the renderer's upstreams it is made from.
+    pub upstream: usize,
 }
 
 /// Everything shared by all renders of one run.
 pub struct Renderer<'a> {
     pub programs: &'a mut ProgramCache,
-    /// `spec.upstream` of the set, copied verbatim into every variant.
-    pub upstream: Option<&'a Upstream>,
     pub repositories: &'a RepositoryIndex<'a>,
-    /// `upstream` and the step counter, bound once for all renders.
-    bindings: Bindings,
+    /// Per upstream of the set (one but for the extension's `spec.upstreams`): what every
+    /// variant of it carries as `spec.upstream`, and its PackageRevision as CEL's `upstream`
+    /// with the step counter, bound once for all its renders.
+    upstreams: Vec<(Option<&'a Upstream>, Bindings)>,
 }
 
 impl<'a> Renderer<'a> {
@@ -102,9 +104,28 @@ impl<'a> Renderer<'a> {
         let bindings = Bindings::new(programs.env(), Some(upstream_input));
         Renderer {
             programs,
-            upstream,
             repositories,
-            bindings,
+            upstreams: vec![(upstream, bindings)],
+        }
+    }
+
+    /// A renderer over several upstreams: `upstreams[k]` and its PackageRevision
+    /// `inputs[k]` for the renders of [`RenderInput::upstream`] `k`.
+    pub fn with_upstreams(
+        programs: &'a mut ProgramCache,
+        upstreams: &'a [Upstream],
+        inputs: &[cel::Value],
+        repositories: &'a RepositoryIndex<'a>,
+    ) -> Self {
+        let upstreams = upstreams
+            .iter()
+            .zip(inputs)
+            .map(|(u, input)| (Some(u), Bindings::new(programs.env(), Some(input))))
+            .collect();
+        Renderer {
+            programs,
+            repositories,
+            upstreams,
         }
     }
 }
@@ -210,10 +231,18 @@ impl Renderer<'_> {
         input: &RenderInput<'_>,
         record: Option<&mut Records>,
     ) -> Result<PackageVariantSpec, RenderError> {
+        let Some((upstream, bindings)) = self.upstreams.get(input.upstream) else {
+            return Err(RenderError {
+                field: "template".to_string(),
+                message: "internal error: a downstream of an upstream the set does not have"
+                    .to_string(),
+            });
+        };
+        let upstream = *upstream;
         // No template: no repository lookup and no CEL.
         let Some(t) = input.template else {
             return Ok(untemplated(
-                self.upstream,
+                upstream,
                 input.repo_default,
                 input.package_default,
             ));
@@ -223,9 +252,7 @@ impl Renderer<'_> {
             None => cel_env::repositories_target_val(input.repo_default, input.package_default),
         };
         let repository_val = OnceCell::new();
-        let activation =
-            self.bindings
-                .activation(input.repo_default, input.package_default, &target);
+        let activation = bindings.activation(input.repo_default, input.package_default, &target);
         let mut live = Live {
             programs: &mut *self.programs,
             activation,
@@ -236,7 +263,7 @@ impl Renderer<'_> {
             defaults: (input.repo_default, input.package_default),
         };
         render_spec(
-            self.upstream,
+            upstream,
             t,
             input.repo_default,
             input.package_default,

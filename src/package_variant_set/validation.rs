@@ -33,6 +33,8 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
 pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> {
     let mut out = Vec::new();
     match &set.spec.upstream {
+        // The extension's `upstreams` stands for it (checked in `super::upstreams`).
+        None if set.spec.upstreams.is_some() => {}
         None => err(&mut out, "spec.upstream", "is a required field"),
         Some(up) => {
             if up.package.is_empty() {
@@ -41,7 +43,7 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
             if up.repo.is_empty() {
                 err(&mut out, "spec.upstream.repo", "is a required field");
             }
-            if up.revision == 0 && up.workspace_name.is_empty() {
+            if up.revision == 0 && up.workspace_name.is_empty() && up.tag.is_none() {
                 err(&mut out, "spec.upstream", "either spec.upstream.revision or spec.upstream.workspaceName must be specified");
             }
         }

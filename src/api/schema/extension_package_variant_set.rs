@@ -16,7 +16,15 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
             ("package", S::string("Name of the upstream package.")),
             ("revision", S::integer("Revision number of the upstream package (0 is unset).")),
             ("workspaceName", S::string("Workspace name of the upstream package revision.")),
+            ("tag", S::string("(extension) A floating tag instead of a revision (docs/extensions.md) - latest, or T for the Published revision labelled package-variant.fn.kpt.dev/tag-T; each variant gets the revision it names.")),
         ], &[])),
+        ("upstreams", S::list("(extension) Several upstreams instead of upstream (docs/extensions.md); one PackageVariant per target and upstream, its package defaulting to that upstream's package.", &S::object("", &[
+            ("repo", S::string("Name of the upstream Repository.")),
+            ("package", S::string("Name of the upstream package.")),
+            ("revision", S::integer("Revision number of the upstream package (0 is unset).")),
+            ("workspaceName", S::string("Workspace name of the upstream package revision.")),
+            ("tag", S::string("A floating tag instead of a revision (as upstream.tag).")),
+        ], &[]))),
         ("targets", S::list("Where variants go. Each target gives exactly one of repositories, repositorySelector and objectSelector, and an optional template.", &S::object("", &[
             ("repositories", S::list("Explicit downstream repositories, each with the package names to create there (default, the upstream package name).", &S::object("", &[
                 ("name", S::string("A Repository in the PackageVariantSet's namespace.")),

@@ -44,6 +44,7 @@ fn render_ctx(
         repo_default,
         package_default: "p",
         object: object.map(Item::Json),
+        upstream: 0,
     };
     let rendered = renderer.render(&input);
     // Every render here also checks the recording render and its replay: the same error,
