@@ -632,3 +632,118 @@ fn the_rollout_bench_workload_decides_a_wave() {
         "{results}"
     );
 }
+
+/// A PackageRevision of `blueprints/PACKAGE` at `revision`, tagged `stable` or not.
+fn tagged_revision(package: &str, revision: i64, stable: bool) -> Value {
+    let mut pr = json!({"apiVersion": "porch.kpt.dev/v1alpha1", "kind": "PackageRevision",
+        "metadata": {"name": format!("blueprints.{package}.v{revision}")},
+        "spec": {"repository": "blueprints", "packageName": package, "revision": revision,
+            "lifecycle": "Published"}});
+    if stable {
+        pr["metadata"]["labels"] = json!({"package-variant.fn.kpt.dev/tag-stable": "true"});
+    }
+    pr
+}
+
+/// A floating tag and a second upstream under one rollout: when the tag moves to revision 2
+/// and the second upstream is pinned to its revision 2, each variant's wave is computed with
+/// its own upstream (`upstream` is that upstream's PackageRevision's metadata), so the `redis` variants
+/// (wave 0) go first, then the `base` variants wave by wave, and then nothing changes.
+#[test]
+fn a_moving_tag_and_a_second_upstream_roll_out_in_waves() {
+    let sites = ["site-00", "site-01", "site-02", "site-03"];
+    let repos = sites
+        .iter()
+        .zip(["1", "1", "2", "2"])
+        .map(|(s, w)| repository(s, Some(w)));
+    let config = |redis: i64| {
+        json!({"apiVersion": EXT, "kind": "PackageVariantSet", "metadata": {"name": "fleet"},
+            "spec": {"upstreams": [
+                    {"repo": "blueprints", "package": "base", "tag": "stable"},
+                    {"repo": "blueprints", "package": "redis", "revision": redis}],
+                "targets": [{"repositorySelector": {"matchLabels": {"fleet": "yes"}}}],
+                "rollout": {"waveExpr":
+                    "upstream.name.startsWith('blueprints.redis.') ? 0 : int(target.labels['wave'])"}}})
+    };
+    let revisions_now = |stable_on: i64| -> Vec<Value> {
+        let mut items = vec![
+            tagged_revision("base", 1, stable_on == 1),
+            tagged_revision("base", 2, stable_on == 2),
+            tagged_revision("redis", 1, false),
+            tagged_revision("redis", 2, false),
+        ];
+        items.extend(repos.clone());
+        items
+    };
+    // The fleet made while `stable` was on revision 1.
+    let (out, parsed) = go(&revisions_now(1), &config(1));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let made = items_of(&parsed);
+    let all_at = |rev: i64| -> BTreeMap<String, i64> {
+        sites
+            .iter()
+            .flat_map(|s| ["base", "redis"].map(|p| (format!("fleet-{s}-{p}"), rev)))
+            .collect()
+    };
+    assert_eq!(revisions(&made), all_at(1), "{}", out.stdout);
+    for v in made.iter().filter(|v| is_variant(v)) {
+        let tag = &v["metadata"]["annotations"]["package-variant.fn.kpt.dev/upstream-tag"];
+        let base = v["spec"]["upstream"]["package"] == "base";
+        assert_eq!(tag.as_str(), base.then_some("stable"), "{v}");
+    }
+    // The tag moves to revision 2, and redis is pinned to its revision 2.
+    let mut items: Vec<Value> = revisions_now(2)
+        .into_iter()
+        .chain(controller(&made, &[]).into_iter().filter(is_variant))
+        .collect();
+    let upgraded_by_step = [
+        vec![
+            "site-00-redis",
+            "site-01-redis",
+            "site-02-redis",
+            "site-03-redis",
+        ],
+        vec!["site-00-base", "site-01-base"],
+        vec!["site-02-base", "site-03-base"],
+        vec![],
+    ];
+    let mut on_2: Vec<String> = Vec::new();
+    for (n, upgraded) in upgraded_by_step.iter().enumerate() {
+        let (out, parsed) = go(&items, &config(2));
+        assert_eq!(out.code, 0, "step {n}: {}", out.stdout);
+        let output = items_of(&parsed);
+        on_2.extend(upgraded.iter().map(|u| format!("fleet-{u}")));
+        let expected: BTreeMap<String, i64> = all_at(1)
+            .into_keys()
+            .map(|k| {
+                let rev = if on_2.contains(&k) { 2 } else { 1 };
+                (k, rev)
+            })
+            .collect();
+        assert_eq!(
+            revisions(&output),
+            expected,
+            "step {n}: {}",
+            summary(&parsed)
+        );
+        if upgraded.is_empty() {
+            assert!(
+                summary(&parsed).contains("0 updated"),
+                "{}",
+                summary(&parsed)
+            );
+        } else {
+            assert!(
+                summary(&parsed).contains(&format!("{} upgraded (", upgraded.len())),
+                "step {n}: {}",
+                summary(&parsed)
+            );
+        }
+        assert!(
+            summary(&parsed).contains("tag \"stable\" of blueprints/base resolved to revision 2"),
+            "{}",
+            summary(&parsed)
+        );
+        items = controller(&output, &[]);
+    }
+}
