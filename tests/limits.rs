@@ -1172,6 +1172,34 @@ fn unfilled_20000_required_points_are_linear_and_summarised() {
     );
 }
 
+/// The Kptfile's lists at 4x of issue 20's sizes: 120,000 gates and conditions (14.7 MB in),
+/// and 80,000 unfilled required points (18.2 MB in, a condition and a gate each). Their trees
+/// took 217 and 219 MiB, past 8 x input + 64 MiB (176 and 203); the lists are now kept
+/// compactly and written as the output streams. A debug build takes several seconds for each,
+/// hence three times the usual time bound.
+#[test]
+fn kptfile_lists_of_4x_sizes_stay_within_the_memory_bound() {
+    for (name, input) in [
+        ("gates", hostile_injection::gates_and_conditions(120_000)),
+        ("points", hostile_injection::unfilled_points(80_000)),
+    ] {
+        let start = Instant::now();
+        let Some(peak) = peak_rss_mib(&input) else {
+            return;
+        };
+        assert!(
+            start.elapsed() < 3 * GENEROUS,
+            "{name}: took {:?}",
+            start.elapsed()
+        );
+        let bound = (8 * input.len() + (64 << 20)) as f64 / 1_048_576.0;
+        assert!(
+            peak <= bound,
+            "{name}: peak {peak:.0} MiB, more than 8 x input + 64 MiB = {bound:.0} MiB"
+        );
+    }
+}
+
 /// One 5,000-key in-cluster ConfigMap into 200 points: every point gets every key, and the
 /// value is held once (a copy per point took 602 MB for 1,000 points; 130 MB here). Memory
 /// stays within 8 x input + 64 MiB. The output is 80 times the input: a debug build takes

@@ -15,6 +15,7 @@ pub mod cluster_objects;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
+pub mod kptfile_lists;
 pub mod owned;
 pub mod package;
 pub mod package_resource;
@@ -190,11 +191,12 @@ fn apply(
     // The extension's point-keyed injection binds points by name; Porch's injectors fill the
     // others, as they always did.
     let plan = binding::plan(&pkg, &pv.spec.injection, &points)?;
-    let (mut bound, mut unbound): (Vec<_>, Vec<_>) = std::mem::take(&mut points)
+    let (mut bound, unbound): (Vec<_>, Vec<_>) = std::mem::take(&mut points)
         .into_iter()
         .enumerate()
         .partition(|(j, _)| plan.is_bound(*j));
-    let mut porch: Vec<InjectionPoint> = unbound.iter_mut().map(|(_, p)| p.clone()).collect();
+    // Moved, not cloned: a point costs hundreds of bytes, and there may be 100,000s.
+    let (unbound_at, mut porch): (Vec<usize>, Vec<InjectionPoint>) = unbound.into_iter().unzip();
     injection::inject(
         &mut pkg,
         pv.written_namespace.as_deref(),
@@ -203,9 +205,7 @@ fn apply(
         &mut porch,
     )
     .map_err(one)?;
-    for ((_, p), filled) in unbound.iter_mut().zip(porch) {
-        *p = filled;
-    }
+    let unbound: Vec<(usize, InjectionPoint)> = unbound_at.into_iter().zip(porch).collect();
     let mut by_entry: Vec<(usize, &mut InjectionPoint)> = bound
         .iter_mut()
         .filter_map(|(j, p)| Some((plan.entry_of_point[*j]?, p)))
@@ -234,10 +234,14 @@ fn apply(
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
     if needs_conditions(&mut pkg, k, &points)? {
-        kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points)
-            .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+        // A Kptfile read from JSON keeps its lists as trees (they are written in block style).
+        let compact = !rl.is_json();
+        let (punch, lists) =
+            kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points, k, compact)
+                .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+        results.extend(punch);
+        pkg.lists = lists.map(|l| Box::new(l) as Box<dyn crate::krm::resource_list::ItemLists>);
     }
-    results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
     let mut changes = pkg.into_changes();
     changes.added.extend(owned.added);
     changes.removed.extend(owned.removed);
