@@ -101,7 +101,7 @@ enum Pending {
     /// Item `j` of the list as it was.
     Old(usize),
     /// Condition `j` as it was, updated to this value.
-    Updated(usize, Value),
+    Updated(usize, Box<Value>),
     /// A gate or condition made for a point.
     New(NewEntry),
 }
@@ -121,13 +121,20 @@ pub fn set_conditions_and_gates(
     item: usize,
     compact: bool,
 ) -> Result<(Vec<ResultItem>, Option<KptfileLists>), KptfileError> {
-    let gates = new_gates(kptfile, points)?;
-    let conditions = new_conditions(kptfile, points)?;
-    let punch = punch_list_of(kptfile, &gates, &conditions, item);
-    let changed = [
-        changed(kptfile, GATES, &gates),
-        changed(kptfile, CONDITIONS, &conditions),
-    ];
+    // Sorted by types borrowed from the Kptfile and the points (no copy per entry), then
+    // only the entries are kept.
+    let (gates, conditions, punch, changed) = {
+        let read: &Node = kptfile;
+        let gates = new_gates(read, points)?;
+        let conditions = new_conditions(read, points)?;
+        let punch = punch_list_of(read, &gates, &conditions, item);
+        let changed = [
+            changed(read, GATES, &gates),
+            changed(read, CONDITIONS, &conditions),
+        ];
+        let entries = |l: Vec<(&str, Pending)>| l.into_iter().map(|(_, p)| p).collect::<Vec<_>>();
+        (entries(gates), entries(conditions), punch, changed)
+    };
     let compact = compact
         && !alias::has_alias(kptfile)
         && [GATES, CONDITIONS].iter().zip(changed).all(|(keys, ch)| {
@@ -154,7 +161,7 @@ pub fn set_conditions_and_gates(
                 .collect();
             let entries = list
                 .into_iter()
-                .filter_map(|(_, p)| match p {
+                .filter_map(|p| match p {
                     Pending::Old(j) => old.get_mut(j)?.take().map(ListEntry::kept),
                     Pending::Updated(j, v) => {
                         let mut it = old.get_mut(j)?.take()?;
@@ -170,7 +177,7 @@ pub fn set_conditions_and_gates(
             let old = list_at(kptfile, keys)?;
             let items = list
                 .into_iter()
-                .filter_map(|(_, p)| materialize(old, p))
+                .filter_map(|p| materialize(old, p))
                 .collect();
             let mut seq = Node::sequence();
             if let Some(slot) = seq.items_mut() {
@@ -200,7 +207,7 @@ fn materialize(old: &[Item], p: Pending) -> Option<Item> {
 }
 
 /// Whether the list at `keys` differs from `list` (an absent or null list is as an empty one).
-fn changed(kptfile: &Node, keys: [&str; 2], list: &[(String, Pending)]) -> bool {
+fn changed(kptfile: &Node, keys: [&str; 2], list: &[(&str, Pending)]) -> bool {
     let old = match kptfile.path(&keys) {
         None => return !list.is_empty(),
         Some(n) if n.is_null() => return !list.is_empty(),
@@ -226,25 +233,20 @@ fn changed(kptfile: &Node, keys: [&str; 2], list: &[(String, Pending)]) -> bool 
 
 /// The new gate list: the gates there were, and one per required point, sorted by type, the
 /// first of each type kept.
-fn new_gates(
-    kptfile: &Node,
-    points: &[InjectionPoint],
-) -> Result<Vec<(String, Pending)>, KptfileError> {
+fn new_gates<'a>(
+    kptfile: &'a Node,
+    points: &'a [InjectionPoint],
+) -> Result<Vec<(&'a str, Pending)>, KptfileError> {
     let old = list_at(kptfile, GATES)?;
     let r = Reader::new(kptfile);
-    let mut gates: Vec<(String, Pending)> = old
+    let mut gates: Vec<(&str, Pending)> = old
         .iter()
         .enumerate()
-        .map(|(j, it)| {
-            (
-                str_field(&r, &it.value, "conditionType").to_string(),
-                Pending::Old(j),
-            )
-        })
+        .map(|(j, it)| (str_field(&r, &it.value, "conditionType"), Pending::Old(j)))
         .collect();
     for p in points.iter().filter(|p| p.required) {
         gates.push((
-            p.condition_type.clone(),
+            p.condition_type.as_str(),
             Pending::New(NewEntry::Gate(p.condition_type.as_str().into())),
         ));
     }
@@ -253,27 +255,23 @@ fn new_gates(
 
 /// The new condition list: the conditions there were, those of the points' types updated, and
 /// one for each other point, sorted by type, the first of each type kept.
-fn new_conditions(
-    kptfile: &Node,
-    points: &[InjectionPoint],
-) -> Result<Vec<(String, Pending)>, KptfileError> {
+fn new_conditions<'a>(
+    kptfile: &'a Node,
+    points: &'a [InjectionPoint],
+) -> Result<Vec<(&'a str, Pending)>, KptfileError> {
     let old = list_at(kptfile, CONDITIONS)?;
     let r = Reader::new(kptfile);
-    let mut conds: Vec<(String, Pending)> = old
+    let mut conds: Vec<(&str, Pending)> = old
         .iter()
         .enumerate()
-        .map(|(j, it)| {
-            (
-                str_field(&r, &it.value, "type").to_string(),
-                Pending::Old(j),
-            )
-        })
+        .map(|(j, it)| (str_field(&r, &it.value, "type"), Pending::Old(j)))
         .collect();
     // The first condition of each type, by type: one lookup per point.
-    let mut by_type: HashMap<String, usize> = HashMap::with_capacity(conds.len());
+    let mut by_type: HashMap<&str, usize> = HashMap::with_capacity(conds.len());
     for (j, (t, _)) in conds.iter().enumerate() {
-        by_type.entry(t.clone()).or_insert(j);
+        by_type.entry(*t).or_insert(j);
     }
+    let mut last_message = None;
     for p in points {
         let (status, reason, message) = match &p.injected {
             Some(name) => (
@@ -285,7 +283,7 @@ fn new_conditions(
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match by_type.get(&p.condition_type).copied() {
+        match by_type.get(p.condition_type.as_str()).copied() {
             Some(j) => {
                 // Update in place (meta.SetStatusCondition); unknown fields of the condition
                 // stay. An existing condition is read in the Kptfile, where its aliases resolve.
@@ -299,16 +297,17 @@ fn new_conditions(
                     o.insert("reason".into(), reason.into());
                     o.insert("message".into(), message.into());
                 }
-                conds[j].1 = Pending::Updated(j, v);
+                conds[j].1 = Pending::Updated(j, Box::new(v));
             }
             // Points have distinct condition types (`validate_points`): no need to index
             // the new ones.
             None => conds.push((
-                p.condition_type.clone(),
+                p.condition_type.as_str(),
                 Pending::New(NewEntry::condition(
                     &p.condition_type,
                     message,
                     p.injected.is_some(),
+                    &mut last_message,
                 )),
             )),
         }
@@ -317,8 +316,8 @@ fn new_conditions(
 }
 
 /// Sorts by type (stable), keeps the first of each type.
-fn sorted_unique(mut list: Vec<(String, Pending)>) -> Vec<(String, Pending)> {
-    list.sort_by(|a, b| a.0.cmp(&b.0));
+fn sorted_unique(mut list: Vec<(&str, Pending)>) -> Vec<(&str, Pending)> {
+    list.sort_by(|a, b| a.0.cmp(b.0));
     list.dedup_by(|b, a| a.0 == b.0);
     list
 }
@@ -336,8 +335,8 @@ fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
 /// the Kptfile gets (`gates` and `conditions`, entries of the Kptfile's lists by index).
 fn punch_list_of(
     kptfile: &Node,
-    gates: &[(String, Pending)],
-    conditions: &[(String, Pending)],
+    gates: &[(&str, Pending)],
+    conditions: &[(&str, Pending)],
     item: usize,
 ) -> Vec<ResultItem> {
     let old = list_at(kptfile, CONDITIONS).unwrap_or(&[]);
@@ -345,7 +344,7 @@ fn punch_list_of(
     // The first condition of each type, by type: one lookup per gate.
     let mut by_type: HashMap<&str, &Pending> = HashMap::with_capacity(conditions.len());
     for (t, c) in conditions {
-        by_type.entry(t.as_str()).or_insert(c);
+        by_type.entry(*t).or_insert(c);
     }
     let fields = |c: &Pending| -> (String, String, String) {
         let read = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -365,7 +364,7 @@ fn punch_list_of(
     let mut out = Vec::new();
     let mut more = 0usize;
     for (i, (ct, _)) in gates.iter().enumerate() {
-        let cond = by_type.get(ct.as_str()).map(|c| fields(c));
+        let cond = by_type.get(*ct).map(|c| fields(c));
         if cond.as_ref().is_some_and(|(status, _, _)| status == "True") {
             continue;
         }

@@ -8,6 +8,7 @@
 use crate::krm::resource_list::ItemLists;
 use crate::yaml::{from_json_sorted, Emitter, Item, Node, Trivia};
 use serde_json::json;
+use std::rc::Rc;
 
 /// A gate or condition made for an injection point.
 #[derive(Debug)]
@@ -18,17 +19,32 @@ pub enum NewEntry {
     /// `False`/`NoResourceSelected`.
     Condition {
         kind: Box<str>,
-        message: Box<str>,
+        /// Shared by the conditions of one message (most unfilled points have the same).
+        message: Rc<str>,
         injected: bool,
     },
 }
 
 impl NewEntry {
-    /// A condition for a point of `kind` (condition type).
-    pub fn condition(kind: &str, message: String, injected: bool) -> NewEntry {
+    /// A condition for a point of `kind` (condition type); `last` is the message of the
+    /// condition made before, shared when it is the same.
+    pub fn condition(
+        kind: &str,
+        message: String,
+        injected: bool,
+        last: &mut Option<Rc<str>>,
+    ) -> NewEntry {
+        let message = match last {
+            Some(m) if **m == *message => Rc::clone(m),
+            _ => {
+                let m: Rc<str> = message.into();
+                *last = Some(Rc::clone(&m));
+                m
+            }
+        };
         NewEntry::Condition {
             kind: kind.into(),
-            message: message.into_boxed_str(),
+            message,
             injected,
         }
     }
