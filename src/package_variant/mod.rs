@@ -39,7 +39,7 @@ use injection::InjectionPoint;
 use package::Package;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use validation::{reserved_keys, validate};
 
 /// Namespace of a PackageVariant that names none.
@@ -205,24 +205,44 @@ fn apply(
         &mut porch,
     )
     .map_err(one)?;
-    let unbound: Vec<(usize, InjectionPoint)> = unbound_at.into_iter().zip(porch).collect();
     let mut by_entry: Vec<(usize, &mut InjectionPoint)> = bound
         .iter_mut()
         .filter_map(|(j, p)| Some((plan.entry_of_point[*j]?, p)))
         .collect();
     let bound_results = binding::fill(&mut pkg, &pv, &in_cluster, &mut by_entry)?;
+    // The bound points' own results, by point; the points back in their order (merged, not
+    // sorted: both halves are in order).
+    let mut given: HashMap<usize, ResultItem> = HashMap::new();
     let mut bound_results = bound_results.into_iter();
-    let mut all: Vec<(usize, InjectionPoint, Option<ResultItem>)> = Vec::new();
-    for (j, p) in bound {
-        all.push((j, p, bound_results.next()));
-    }
-    all.extend(unbound.into_iter().map(|(j, p)| (j, p, None)));
-    all.sort_by_key(|(j, _, _)| *j);
-    let mut given = Vec::with_capacity(all.len());
-    for (_, p, r) in all {
-        given.push(r);
-        points.push(p);
-    }
+    points = if bound.is_empty() {
+        porch
+    } else {
+        let mut merged = Vec::with_capacity(bound.len() + porch.len());
+        let mut bound = bound.into_iter().peekable();
+        let mut unbound = unbound_at.into_iter().zip(porch).peekable();
+        loop {
+            let from_bound = match (bound.peek(), unbound.peek()) {
+                (Some((a, _)), Some((b, _))) => a < b,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if from_bound {
+                bound.next()
+            } else {
+                unbound.next()
+            };
+            if let Some((j, p)) = next {
+                if from_bound {
+                    if let Some(r) = bound_results.next() {
+                        given.insert(j, r);
+                    }
+                }
+                merged.push(p);
+            }
+        }
+        merged
+    };
     results.extend(point_results(&pkg, &points, given));
     // The extension's resources without a binding point: added, updated, removed.
     let owned = if pv.extension {
@@ -272,12 +292,13 @@ fn needs_conditions(
 fn point_results(
     pkg: &Package,
     points: &[InjectionPoint],
-    given: Vec<Option<ResultItem>>,
+    mut given: HashMap<usize, ResultItem>,
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     // Injected, required not filled, optional not filled.
     let mut counts = [0usize; 3];
-    for (p, given) in points.iter().zip(given) {
+    for (j, p) in points.iter().enumerate() {
+        let given = given.remove(&j);
         let kind = match (&p.injected, p.required) {
             (Some(_), _) => 0,
             (None, true) => 1,
