@@ -167,7 +167,8 @@ impl ProgramCache {
     /// True once compiling has spent the run's budget: the error said so once, and the
     /// expressions not yet compiled are left alone (each would only repeat it).
     pub fn out_of_budget(&self) -> bool {
-        self.compile_cost > MAX_RUN_COST
+        // A literal pattern past the budget spends all of it (`LiteralRegexes`).
+        self.compile_cost >= MAX_RUN_COST
     }
 
     /// How many distinct sources were compiled so far.
