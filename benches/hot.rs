@@ -146,7 +146,11 @@ fn mutations(c: &mut Criterion) {
     g.bench_function("conditions_and_gates", |b| {
         b.iter_batched(
             || rl.tree(root).ok(),
-            |tree| tree.map(|mut t| kptfile::set_conditions_and_gates(&mut t, &points).is_ok()),
+            |tree| {
+                tree.map(|mut t| {
+                    kptfile::set_conditions_and_gates(&mut t, &points, root, true).is_ok()
+                })
+            },
             BatchSize::SmallInput,
         )
     });

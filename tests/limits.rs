@@ -14,6 +14,8 @@
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
 //! | CEL regular expressions | compiling costs half the program size class (16 KiB, 128 KiB, 1 MiB) from the same budgets; 16 kept compiled, 64 KiB of patterns, 4 MiB of classes (`cel`) | PVS templates |
 //! | CEL values written out | 16 MiB per run (`cel::MAX_OUTPUT_BYTES`) | PVS templates |
+//! | CEL compilation | each distinct expression costs 2,000 plus 100 per byte from the run's budget of 10,000,000 (`cel::COMPILE_COST`) | PVS templates |
+//! | static template values written out | 256 MiB per run, counted once per variant (`templates::MAX_COPIED_BYTES`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
 //! | injected text | 256 MiB, each injected field counted once per point (`injection::MAX_INJECTED_BYTES`) | PV config injection |
 //! | results of one kind | the first 100 listed, then one result counting the rest (`results::LISTED`) | PV points, readiness gates, skipped in-cluster objects |
@@ -1000,6 +1002,69 @@ fn limit_cel_output_under_an_address_space_limit() {
     );
 }
 
+/// One target with 1,000 distinct expressions of about 100 bytes (4,800 short ones took 15 s
+/// to parse and check): compiling each now costs from the run's budget, and the run stops
+/// with one error naming the expression that passed it.
+#[test]
+fn limit_cel_compilation_of_distinct_expressions() {
+    assert_cel_shape_bounded(
+        hostile_cel::distinct_expressions,
+        1_000,
+        &[
+            "compiling the set's distinct expressions costs more than the limit of 10000000 for one run",
+            "path: spec.targets[0].template.labelExprs[",
+        ],
+    );
+    let out = run_bounded(&hostile_cel::distinct_expressions(1_000));
+    assert_eq!(results_with(&out, "severity: error"), 1);
+}
+
+/// A static 100 KB context value in the template of 3,000 targets (no CEL): every variant
+/// carried a copy, 300 MB of output from a 0.4 MB input. Now the static values of a run's
+/// variants take at most 256 MiB together, and past it the run is an error result on the
+/// template.
+#[test]
+fn limit_static_template_values_copied_per_target() {
+    assert_cel_shape_bounded(
+        hostile_cel::static_value,
+        3_000,
+        &[
+            "static values are copied into every PackageVariant of its targets",
+            "more than the limit of 268435456 bytes (256 MiB) for one run",
+            "path: spec.targets[0].template",
+        ],
+    );
+}
+
+/// The same under a 300 MB address-space limit: an error result and exit 1.
+#[test]
+fn limit_static_template_values_under_an_address_space_limit() {
+    let input = hostile_cel::static_value(3_000);
+    let path = std::env::temp_dir().join(format!("pv-limits-static-{}.yaml", std::process::id()));
+    std::fs::write(&path, &input).expect("write input");
+    let script = format!("ulimit -v 300000 && exec \"$0\" < '{}'", path.display());
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_package-variant"))
+        .output()
+        .expect("run sh");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results_section(&stdout).contains("more than the limit of 268435456 bytes"),
+        "{}",
+        results_section(&stdout)
+    );
+    assert!(stdout.len() < 2 * input.len(), "{} bytes out", stdout.len());
+}
+
 // ---------------------------------------------------------------- config injection (issue 20)
 
 #[path = "../benches/support/hostile_injection.rs"]
@@ -1105,6 +1170,34 @@ fn unfilled_20000_required_points_are_linear_and_summarised() {
         "results are bounded: {} bytes",
         results.len()
     );
+}
+
+/// The Kptfile's lists at 4x of issue 20's sizes: 120,000 gates and conditions (14.7 MB in),
+/// and 80,000 unfilled required points (18.2 MB in, a condition and a gate each). Their trees
+/// took 217 and 219 MiB, past 8 x input + 64 MiB (176 and 203); the lists are now kept
+/// compactly and written as the output streams. A debug build takes several seconds for each,
+/// hence three times the usual time bound.
+#[test]
+fn kptfile_lists_of_4x_sizes_stay_within_the_memory_bound() {
+    for (name, input) in [
+        ("gates", hostile_injection::gates_and_conditions(120_000)),
+        ("points", hostile_injection::unfilled_points(80_000)),
+    ] {
+        let start = Instant::now();
+        let Some(peak) = peak_rss_mib(&input) else {
+            return;
+        };
+        assert!(
+            start.elapsed() < 3 * GENEROUS,
+            "{name}: took {:?}",
+            start.elapsed()
+        );
+        let bound = (8 * input.len() + (64 << 20)) as f64 / 1_048_576.0;
+        assert!(
+            peak <= bound,
+            "{name}: peak {peak:.0} MiB, more than 8 x input + 64 MiB = {bound:.0} MiB"
+        );
+    }
 }
 
 /// One 5,000-key in-cluster ConfigMap into 200 points: every point gets every key, and the

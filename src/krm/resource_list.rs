@@ -14,6 +14,9 @@ use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::collections::HashMap;
 use std::fmt;
 
+pub mod spliced;
+pub use spliced::ItemLists;
+
 /// The ResourceList apiVersions we read.
 pub const API_VERSIONS: &[&str] = &["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
 
@@ -99,6 +102,8 @@ pub struct Changes {
     pub appended: Option<Box<dyn NewItems>>,
     /// More edited items (not in `edited`), each tree made only when it is written.
     pub deferred: Option<Box<dyn EditedItems>>,
+    /// Long lists of an edited item, written from the function's own compact form.
+    pub lists: Option<Box<dyn ItemLists>>,
 }
 
 impl Changes {
@@ -280,6 +285,11 @@ impl<'a> ResourceList<'a> {
         self.function_config.take().map(|e| e.value)
     }
 
+    /// True when the input was JSON (its items are written in block style).
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// The source text the list was read from.
     pub fn source(&self) -> &'a str {
         self.src
@@ -390,7 +400,11 @@ impl<'a> ResourceList<'a> {
             let trivia = self.items.trivia(i, self.src);
             let deferred = changes.deferred.as_ref().and_then(|d| d.tree(self, i));
             if let Some(node) = changes.edited.get(&i).or(deferred.as_ref()) {
+                let from = e.out.len();
                 e.seq_item_forced(node, &trivia, 0, self.json);
+                if let Some(lists) = changes.lists.as_deref().filter(|l| l.item() == i) {
+                    spliced::splice(lists, e, from, self.json, &mut between_items);
+                }
             } else if self.items.is_block(i) && !self.json {
                 e.raw_item(&trivia, 0);
             } else {

@@ -7,11 +7,13 @@
 //! keep their own nodes when they do not change. Conditions are looked up by type through an
 //! index: no step is linear per gate or per point.
 
+use crate::krm::resource_list::spliced::placeholder;
 use crate::krm::results::{ResultItem, LISTED};
 use crate::package_variant::injection::InjectionPoint;
+use crate::package_variant::kptfile_lists::{KptfileLists, ListEntry, NewEntry};
 use crate::package_variant::package::{assign_at, field_json, Package};
-use crate::yaml::alias::Reader;
-use crate::yaml::{from_json_sorted, to_json, Item, Node, Trivia};
+use crate::yaml::alias::{self, Reader};
+use crate::yaml::{from_json_sorted, Item, Node, Trivia};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -94,58 +96,182 @@ fn str_field<'n>(r: &Reader<'n>, item: &'n Node, key: &str) -> &'n str {
         .unwrap_or("")
 }
 
+/// One entry of a list the Kptfile gets, in its final place.
+enum Pending {
+    /// Item `j` of the list as it was.
+    Old(usize),
+    /// Condition `j` as it was, updated to this value.
+    Updated(usize, Box<Value>),
+    /// A gate or condition made for a point.
+    New(NewEntry),
+}
+
+const GATES: [&str; 2] = ["info", "readinessGates"];
+const CONDITIONS: [&str; 2] = ["status", "conditions"];
+
 /// Sets one condition per point and one readiness gate per required point (Porch's
-/// `setInjectionPointConditionsAndGates`).
+/// `setInjectionPointConditionsAndGates`), and returns the readiness punch list of the result
+/// (see [`punch_list`]). With `compact`, a list that changes is left in the tree as a
+/// placeholder and returned in compact form, to be written as the output is written; the
+/// output is the same. A Kptfile with aliases, or whose changed list is a flow collection or
+/// has an anchor or tag, keeps its lists as trees.
 pub fn set_conditions_and_gates(
     kptfile: &mut Node,
     points: &[InjectionPoint],
-) -> Result<(), KptfileError> {
-    let gates = new_gates(kptfile, points)?;
-    let conditions = new_conditions(kptfile, points)?;
-    if let Some(g) = gates {
-        write_list(kptfile, "info", "readinessGates", g);
+    item: usize,
+    compact: bool,
+) -> Result<(Vec<ResultItem>, Option<KptfileLists>), KptfileError> {
+    // Sorted by types borrowed from the Kptfile and the points (no copy per entry), then
+    // only the entries are kept.
+    let (gates, conditions, punch, changed) = {
+        let read: &Node = kptfile;
+        let gates = new_gates(read, points)?;
+        let conditions = new_conditions(read, points)?;
+        let punch = punch_list_of(read, &gates, &conditions, item);
+        let changed = [
+            changed(read, GATES, &gates),
+            changed(read, CONDITIONS, &conditions),
+        ];
+        let entries = |l: Vec<(&str, Pending)>| l.into_iter().map(|(_, p)| p).collect::<Vec<_>>();
+        (entries(gates), entries(conditions), punch, changed)
+    };
+    let compact = compact
+        && !alias::has_alias(kptfile)
+        && [GATES, CONDITIONS].iter().zip(changed).all(|(keys, ch)| {
+            !ch || kptfile
+                .path(keys)
+                .is_none_or(|n| !n.is_flow() && n.props().is_none())
+        });
+    let mut lists = Vec::new();
+    for ((keys, list), ch) in [(GATES, gates), (CONDITIONS, conditions)]
+        .into_iter()
+        .zip(changed)
+    {
+        if !ch {
+            continue;
+        }
+        if compact {
+            let mut old: Vec<Option<Item>> = kptfile
+                .path_mut(&keys)
+                .and_then(Node::items_mut)
+                .map(std::mem::take)
+                .unwrap_or_default()
+                .into_iter()
+                .map(Some)
+                .collect();
+            let entries = list
+                .into_iter()
+                .filter_map(|p| match p {
+                    Pending::Old(j) => old.get_mut(j)?.take().map(ListEntry::kept),
+                    Pending::Updated(j, v) => {
+                        let mut it = old.get_mut(j)?.take()?;
+                        it.value.assign(from_json_sorted(&v));
+                        Some(ListEntry::Tree(Box::new(it)))
+                    }
+                    Pending::New(n) => Some(ListEntry::New(n)),
+                })
+                .collect();
+            write_list(kptfile, keys[0], keys[1], placeholder(lists.len()));
+            lists.push(entries);
+        } else {
+            let old = list_at(kptfile, keys)?;
+            let items = list
+                .into_iter()
+                .filter_map(|p| materialize(old, p))
+                .collect();
+            let mut seq = Node::sequence();
+            if let Some(slot) = seq.items_mut() {
+                *slot = items;
+            }
+            write_list(kptfile, keys[0], keys[1], seq);
+        }
     }
-    if let Some(c) = conditions {
-        write_list(kptfile, "status", "conditions", c);
-    }
-    Ok(())
+    let lists = (!lists.is_empty()).then_some(KptfileLists { item, lists });
+    Ok((punch, lists))
 }
 
-/// The new gate list, or `None` when it equals the current one.
-fn new_gates(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<Node>, KptfileError> {
-    let old = list_at(kptfile, ["info", "readinessGates"])?;
-    let r = Reader::new(kptfile);
-    let mut gates: Vec<(String, Item)> = old
+/// The tree of one entry, as the list holds it.
+fn materialize(old: &[Item], p: Pending) -> Option<Item> {
+    Some(match p {
+        Pending::Old(j) => old.get(j)?.clone(),
+        Pending::Updated(j, v) => {
+            let mut it = old.get(j)?.clone();
+            it.value.assign(from_json_sorted(&v));
+            it
+        }
+        Pending::New(n) => Item {
+            value: n.node(),
+            trivia: Trivia::default(),
+        },
+    })
+}
+
+/// Whether the list at `keys` differs from `list` (an absent or null list is as an empty one).
+fn changed(kptfile: &Node, keys: [&str; 2], list: &[(&str, Pending)]) -> bool {
+    let old = match kptfile.path(&keys) {
+        None => return !list.is_empty(),
+        Some(n) if n.is_null() => return !list.is_empty(),
+        Some(n) => n.items().unwrap_or(&[]),
+    };
+    if old.len() != list.len() {
+        return true;
+    }
+    !list
         .iter()
-        .map(|it| {
-            (
-                str_field(&r, &it.value, "conditionType").to_string(),
-                it.clone(),
-            )
+        .zip(old)
+        .enumerate()
+        .all(|(i, ((_, p), o))| match p {
+            Pending::Old(j) => *j == i || old.get(*j).is_some_and(|x| x.value.same_value(&o.value)),
+            Pending::Updated(j, v) => old.get(*j).is_some_and(|x| {
+                let mut it = x.value.clone();
+                it.assign(from_json_sorted(v));
+                it.same_value(&o.value)
+            }),
+            Pending::New(n) => n.node().same_value(&o.value),
         })
+}
+
+/// The new gate list: the gates there were, and one per required point, sorted by type, the
+/// first of each type kept.
+fn new_gates<'a>(
+    kptfile: &'a Node,
+    points: &'a [InjectionPoint],
+) -> Result<Vec<(&'a str, Pending)>, KptfileError> {
+    let old = list_at(kptfile, GATES)?;
+    let r = Reader::new(kptfile);
+    let mut gates: Vec<(&str, Pending)> = old
+        .iter()
+        .enumerate()
+        .map(|(j, it)| (str_field(&r, &it.value, "conditionType"), Pending::Old(j)))
         .collect();
     for p in points.iter().filter(|p| p.required) {
         gates.push((
-            p.condition_type.clone(),
-            new_item(json!({"conditionType": p.condition_type})),
+            p.condition_type.as_str(),
+            Pending::New(NewEntry::Gate(p.condition_type.as_str().into())),
         ));
     }
-    Ok(sorted_unique(kptfile, ["info", "readinessGates"], gates))
+    Ok(sorted_unique(gates))
 }
 
-/// The new condition list, or `None` when it equals the current one.
-fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<Node>, KptfileError> {
-    let old = list_at(kptfile, ["status", "conditions"])?;
+/// The new condition list: the conditions there were, those of the points' types updated, and
+/// one for each other point, sorted by type, the first of each type kept.
+fn new_conditions<'a>(
+    kptfile: &'a Node,
+    points: &'a [InjectionPoint],
+) -> Result<Vec<(&'a str, Pending)>, KptfileError> {
+    let old = list_at(kptfile, CONDITIONS)?;
     let r = Reader::new(kptfile);
-    let mut conds: Vec<(String, Item)> = old
+    let mut conds: Vec<(&str, Pending)> = old
         .iter()
-        .map(|it| (str_field(&r, &it.value, "type").to_string(), it.clone()))
+        .enumerate()
+        .map(|(j, it)| (str_field(&r, &it.value, "type"), Pending::Old(j)))
         .collect();
     // The first condition of each type, by type: one lookup per point.
-    let mut by_type: HashMap<String, usize> = HashMap::with_capacity(conds.len());
+    let mut by_type: HashMap<&str, usize> = HashMap::with_capacity(conds.len());
     for (j, (t, _)) in conds.iter().enumerate() {
-        by_type.entry(t.clone()).or_insert(j);
+        by_type.entry(*t).or_insert(j);
     }
+    let mut last_message = None;
     for p in points {
         let (status, reason, message) = match &p.injected {
             Some(name) => (
@@ -157,16 +283,12 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
             ),
             None => ("False", "NoResourceSelected", p.not_injected_message()),
         };
-        match by_type.get(&p.condition_type).copied() {
+        match by_type.get(p.condition_type.as_str()).copied() {
             Some(j) => {
-                let item = &mut conds[j].1;
-                // Update in place (meta.SetStatusCondition); unknown fields of the condition stay.
-                // An existing condition is read in the Kptfile, where its aliases resolve.
-                let read = match old.get(j) {
-                    Some(o) => field_json(kptfile, &o.value),
-                    None => to_json(&item.value),
-                };
-                let mut v = read.unwrap_or(Value::Null);
+                // Update in place (meta.SetStatusCondition); unknown fields of the condition
+                // stay. An existing condition is read in the Kptfile, where its aliases resolve.
+                let read = old.get(j).map(|o| field_json(kptfile, &o.value));
+                let mut v = read.and_then(Result::ok).unwrap_or(Value::Null);
                 if !v.is_object() {
                     v = json!({"type": p.condition_type});
                 }
@@ -175,45 +297,29 @@ fn new_conditions(kptfile: &Node, points: &[InjectionPoint]) -> Result<Option<No
                     o.insert("reason".into(), reason.into());
                     o.insert("message".into(), message.into());
                 }
-                item.value.assign(from_json_sorted(&v));
+                conds[j].1 = Pending::Updated(j, Box::new(v));
             }
             // Points have distinct condition types (`validate_points`): no need to index
             // the new ones.
             None => conds.push((
-                p.condition_type.clone(),
-                new_item(json!({
-                    "type": p.condition_type, "status": status,
-                    "reason": reason, "message": message,
-                })),
+                p.condition_type.as_str(),
+                Pending::New(NewEntry::condition(
+                    &p.condition_type,
+                    message,
+                    p.injected.is_some(),
+                    &mut last_message,
+                )),
             )),
         }
     }
-    Ok(sorted_unique(kptfile, ["status", "conditions"], conds))
+    Ok(sorted_unique(conds))
 }
 
-fn new_item(v: Value) -> Item {
-    Item {
-        value: from_json_sorted(&v),
-        trivia: Trivia::default(),
-    }
-}
-
-/// Sorts by type (stable), keeps the first of each type; `None` when that equals the list at
-/// `keys` (or both are empty).
-fn sorted_unique(kptfile: &Node, keys: [&str; 2], mut list: Vec<(String, Item)>) -> Option<Node> {
-    list.sort_by(|a, b| a.0.cmp(&b.0));
+/// Sorts by type (stable), keeps the first of each type.
+fn sorted_unique(mut list: Vec<(&str, Pending)>) -> Vec<(&str, Pending)> {
+    list.sort_by(|a, b| a.0.cmp(b.0));
     list.dedup_by(|b, a| a.0 == b.0);
-    let mut seq = Node::sequence();
-    if let Some(items) = seq.items_mut() {
-        *items = list.into_iter().map(|(_, it)| it).collect();
-    }
-    let empty = seq.items().is_none_or(<[Item]>::is_empty);
-    match kptfile.path(&keys) {
-        Some(old) if old.same_value(&seq) => None,
-        None if empty => None,
-        Some(old) if old.is_null() && empty => None,
-        _ => Some(seq),
-    }
+    list
 }
 
 /// Writes `list` at `parent.key`, creating `parent` (appended) when absent or not a mapping.
@@ -223,24 +329,43 @@ fn write_list(kptfile: &mut Node, parent: &str, key: &str, list: Node) {
     }
 }
 
-/// The readiness punch list: an info result for every readiness gate of the Kptfile whose
-/// condition is not `True`, the first [`LISTED`] of them, then one result counting the rest
-/// (only counted: a result per gate of a wide Kptfile would cost more than the Kptfile).
-pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
-    let gates = list_at(kptfile, ["info", "readinessGates"]).unwrap_or(&[]);
-    let conds = list_at(kptfile, ["status", "conditions"]).unwrap_or(&[]);
+/// The readiness punch list: an info result for every readiness gate whose condition is not
+/// `True`, the first [`LISTED`] of them, then one result counting the rest (only counted: a
+/// result per gate of a wide Kptfile would cost more than the Kptfile). Read from the lists
+/// the Kptfile gets (`gates` and `conditions`, entries of the Kptfile's lists by index).
+fn punch_list_of(
+    kptfile: &Node,
+    gates: &[(&str, Pending)],
+    conditions: &[(&str, Pending)],
+    item: usize,
+) -> Vec<ResultItem> {
+    let old = list_at(kptfile, CONDITIONS).unwrap_or(&[]);
     let r = Reader::new(kptfile);
     // The first condition of each type, by type: one lookup per gate.
-    let mut by_type: HashMap<&str, &Item> = HashMap::with_capacity(conds.len());
-    for c in conds {
-        by_type.entry(str_field(&r, &c.value, "type")).or_insert(c);
+    let mut by_type: HashMap<&str, &Pending> = HashMap::with_capacity(conditions.len());
+    for (t, c) in conditions {
+        by_type.entry(*t).or_insert(c);
     }
+    let fields = |c: &Pending| -> (String, String, String) {
+        let read = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match c {
+            Pending::Old(j) => {
+                let n = old.get(*j).map(|it| &it.value);
+                let f = |k| n.map_or("", |n| str_field(&r, n, k)).to_string();
+                (f("status"), f("reason"), f("message"))
+            }
+            Pending::Updated(_, v) => (read(v, "status"), read(v, "reason"), read(v, "message")),
+            Pending::New(n) => {
+                let (s, r, m) = n.fields();
+                (s.to_string(), r.to_string(), m.to_string())
+            }
+        }
+    };
     let mut out = Vec::new();
     let mut more = 0usize;
-    for (i, g) in gates.iter().enumerate() {
-        let ct = str_field(&r, &g.value, "conditionType");
-        let cond = by_type.get(ct);
-        if cond.is_some_and(|c| str_field(&r, &c.value, "status") == "True") {
+    for (i, (ct, _)) in gates.iter().enumerate() {
+        let cond = by_type.get(*ct).map(|c| fields(c));
+        if cond.as_ref().is_some_and(|(status, _, _)| status == "True") {
             continue;
         }
         if out.len() == LISTED {
@@ -248,12 +373,8 @@ pub fn punch_list(kptfile: &Node, item: usize) -> Vec<ResultItem> {
             continue;
         }
         let why = match cond {
-            Some(c) => {
-                let mut s = format!("condition is {:?}", str_field(&r, &c.value, "status"));
-                let (reason, message) = (
-                    str_field(&r, &c.value, "reason"),
-                    str_field(&r, &c.value, "message"),
-                );
+            Some((status, reason, message)) => {
+                let mut s = format!("condition is {status:?}");
                 if !reason.is_empty() {
                     s.push_str(&format!(" ({reason}"));
                     if !message.is_empty() {
@@ -307,8 +428,29 @@ mod tests {
 
     fn apply(src: &str, points: &[InjectionPoint]) -> String {
         let mut n = parse(src).unwrap_or_else(|_| Node::mapping());
-        assert!(set_conditions_and_gates(&mut n, points).is_ok());
+        assert!(set_conditions_and_gates(&mut n, points, 0, false).is_ok());
+        let mut e = crate::yaml::Emitter::new(src, 0);
+        e.node_at(&n, 0, false);
+        assert_eq!(
+            apply_compact(src, points),
+            e.out,
+            "the compact lists write the same"
+        );
         emit::to_string(src, &n)
+    }
+
+    /// [`apply`] with the changed lists kept compact and spliced in as the output is written.
+    fn apply_compact(src: &str, points: &[InjectionPoint]) -> String {
+        let mut n = parse(src).unwrap_or_else(|_| Node::mapping());
+        let lists = set_conditions_and_gates(&mut n, points, 0, true)
+            .map(|(_, l)| l)
+            .unwrap_or(None);
+        let mut e = crate::yaml::Emitter::new(src, 0);
+        e.node_at(&n, 0, false);
+        if let Some(l) = &lists {
+            crate::krm::resource_list::spliced::splice(l, &mut e, 0, false, &mut |_| {});
+        }
+        e.out
     }
 
     const WITH_GATES: &str = "kind: Kptfile
@@ -352,6 +494,46 @@ status:
         assert!(out.contains("  - type: config.injection.A.b\n    status: \"True\"\n    message: injected resource \"src\" from cluster\n    reason: ConfigInjected\n  - type: test\n"), "{out}");
     }
 
+    /// Comments, an entry updated in place, unknown fields, entries kept and new ones, lists
+    /// indented or not: the compact lists write what the trees write (checked in `apply`).
+    #[test]
+    fn compact_lists_write_what_the_trees_write() {
+        let src = "kind: Kptfile
+info:
+  # gates
+  readinessGates:   # all of them
+    - conditionType: z   # last
+    # before y
+    - conditionType: y
+status:
+  other: 1
+  conditions:
+  - type: config.injection.A.b
+    status: \"False\"   # was false
+    reason: NoResourceSelected
+    message: old
+    lastTransitionTime: x
+  - {type: w, status: \"True\"}
+  - type: c
+    status: 'True'
+";
+        let points = [
+            point("config.injection.A.b", true, Some("src")),
+            point("config.injection.A.a", false, None),
+            point("config.injection.A.c", true, None),
+        ];
+        let out = apply(src, &points);
+        assert!(out.contains("lastTransitionTime: x"), "{out}");
+        assert!(out.contains("# before y"), "{out}");
+        // A second run changes nothing, through either path.
+        assert_eq!(apply(&out, &points), out);
+        let empty = apply("kind: Kptfile\nstatus: ~\ninfo:\n", &points);
+        assert!(
+            empty.contains("  - conditionType: config.injection.A.c\n"),
+            "{empty}"
+        );
+    }
+
     #[test]
     fn duplicates_are_dropped_and_unsorted_lists_sorted() {
         let src = "info:\n  readinessGates:\n  - conditionType: b\n  - conditionType: a\n  - conditionType: b\n";
@@ -364,17 +546,18 @@ status:
     #[test]
     fn a_list_that_is_not_a_list_is_an_error() {
         let mut n = parse("info: text\n").unwrap_or_else(|_| Node::mapping());
-        let e = set_conditions_and_gates(&mut n, &[point("a", true, None)]);
+        let e = set_conditions_and_gates(&mut n, &[point("a", true, None)], 0, true).map(|_| ());
         assert_eq!(e.map_err(|e| e.field), Err("info".to_string()));
         let mut n = parse("status:\n  conditions: x\n").unwrap_or_else(|_| Node::mapping());
-        let e = set_conditions_and_gates(&mut n, &[point("a", false, None)]);
+        let e = set_conditions_and_gates(&mut n, &[point("a", false, None)], 0, true).map(|_| ());
         assert_eq!(e.map_err(|e| e.field), Err("status.conditions".to_string()));
     }
 
     #[test]
     fn punch_list_names_gates_not_true() {
-        let n = parse(WITH_GATES).unwrap_or_else(|_| Node::mapping());
-        let msgs: Vec<String> = punch_list(&n, 0).into_iter().map(|r| r.message).collect();
+        let mut n = parse(WITH_GATES).unwrap_or_else(|_| Node::mapping());
+        let punch = set_conditions_and_gates(&mut n, &[], 0, true).map_or(vec![], |(p, _)| p);
+        let msgs: Vec<String> = punch.into_iter().map(|r| r.message).collect();
         assert_eq!(
             msgs,
             [

@@ -15,6 +15,7 @@ pub mod cluster_objects;
 pub mod context;
 pub mod injection;
 pub mod kptfile;
+pub mod kptfile_lists;
 pub mod owned;
 pub mod package;
 pub mod package_resource;
@@ -38,7 +39,7 @@ use injection::InjectionPoint;
 use package::Package;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use validation::{reserved_keys, validate};
 
 /// Namespace of a PackageVariant that names none.
@@ -190,11 +191,12 @@ fn apply(
     // The extension's point-keyed injection binds points by name; Porch's injectors fill the
     // others, as they always did.
     let plan = binding::plan(&pkg, &pv.spec.injection, &points)?;
-    let (mut bound, mut unbound): (Vec<_>, Vec<_>) = std::mem::take(&mut points)
+    let (mut bound, unbound): (Vec<_>, Vec<_>) = std::mem::take(&mut points)
         .into_iter()
         .enumerate()
         .partition(|(j, _)| plan.is_bound(*j));
-    let mut porch: Vec<InjectionPoint> = unbound.iter_mut().map(|(_, p)| p.clone()).collect();
+    // Moved, not cloned: a point costs hundreds of bytes, and there may be 100,000s.
+    let (unbound_at, mut porch): (Vec<usize>, Vec<InjectionPoint>) = unbound.into_iter().unzip();
     injection::inject(
         &mut pkg,
         pv.written_namespace.as_deref(),
@@ -203,26 +205,44 @@ fn apply(
         &mut porch,
     )
     .map_err(one)?;
-    for ((_, p), filled) in unbound.iter_mut().zip(porch) {
-        *p = filled;
-    }
     let mut by_entry: Vec<(usize, &mut InjectionPoint)> = bound
         .iter_mut()
         .filter_map(|(j, p)| Some((plan.entry_of_point[*j]?, p)))
         .collect();
     let bound_results = binding::fill(&mut pkg, &pv, &in_cluster, &mut by_entry)?;
+    // The bound points' own results, by point; the points back in their order (merged, not
+    // sorted: both halves are in order).
+    let mut given: HashMap<usize, ResultItem> = HashMap::new();
     let mut bound_results = bound_results.into_iter();
-    let mut all: Vec<(usize, InjectionPoint, Option<ResultItem>)> = Vec::new();
-    for (j, p) in bound {
-        all.push((j, p, bound_results.next()));
-    }
-    all.extend(unbound.into_iter().map(|(j, p)| (j, p, None)));
-    all.sort_by_key(|(j, _, _)| *j);
-    let mut given = Vec::with_capacity(all.len());
-    for (_, p, r) in all {
-        given.push(r);
-        points.push(p);
-    }
+    points = if bound.is_empty() {
+        porch
+    } else {
+        let mut merged = Vec::with_capacity(bound.len() + porch.len());
+        let mut bound = bound.into_iter().peekable();
+        let mut unbound = unbound_at.into_iter().zip(porch).peekable();
+        loop {
+            let from_bound = match (bound.peek(), unbound.peek()) {
+                (Some((a, _)), Some((b, _))) => a < b,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if from_bound {
+                bound.next()
+            } else {
+                unbound.next()
+            };
+            if let Some((j, p)) = next {
+                if from_bound {
+                    if let Some(r) = bound_results.next() {
+                        given.insert(j, r);
+                    }
+                }
+                merged.push(p);
+            }
+        }
+        merged
+    };
     results.extend(point_results(&pkg, &points, given));
     // The extension's resources without a binding point: added, updated, removed.
     let owned = if pv.extension {
@@ -234,10 +254,14 @@ fn apply(
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
     if needs_conditions(&mut pkg, k, &points)? {
-        kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points)
-            .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+        // A Kptfile read from JSON keeps its lists as trees (they are written in block style).
+        let compact = !rl.is_json();
+        let (punch, lists) =
+            kptfile::set_conditions_and_gates(pkg.tree_mut(k).map_err(one)?, &points, k, compact)
+                .map_err(|e| vec![ResultItem::error(e.message).field(e.field).on_item(k)])?;
+        results.extend(punch);
+        pkg.lists = lists.map(|l| Box::new(l) as Box<dyn crate::krm::resource_list::ItemLists>);
     }
-    results.extend(kptfile::punch_list(pkg.tree(k).map_err(one)?, k));
     let mut changes = pkg.into_changes();
     changes.added.extend(owned.added);
     changes.removed.extend(owned.removed);
@@ -268,12 +292,13 @@ fn needs_conditions(
 fn point_results(
     pkg: &Package,
     points: &[InjectionPoint],
-    given: Vec<Option<ResultItem>>,
+    mut given: HashMap<usize, ResultItem>,
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     // Injected, required not filled, optional not filled.
     let mut counts = [0usize; 3];
-    for (p, given) in points.iter().zip(given) {
+    for (j, p) in points.iter().enumerate() {
+        let given = given.remove(&j);
         let kind = match (&p.injected, p.required) {
             (Some(_), _) => 0,
             (None, true) => 1,

@@ -7,7 +7,7 @@
 //! at the end only the trees that were really touched become [`Changes::edited`].
 
 use crate::krm::object::ObjectMeta;
-use crate::krm::resource_list::{Changes, ResourceList};
+use crate::krm::resource_list::{Changes, ItemLists, ResourceList};
 use crate::krm::results::ResultItem;
 use crate::package_variant::shared::SharedInjections;
 use crate::yaml::alias::{self, Budget, Reader};
@@ -29,6 +29,8 @@ pub struct Package<'r, 'a> {
     config: Option<ObjectMeta>,
     /// Injections made only when the output is written (see [`SharedInjections`]).
     pub shared: SharedInjections,
+    /// The Kptfile's long lists, written from their compact form ([`Changes::lists`]).
+    pub lists: Option<Box<dyn ItemLists>>,
 }
 
 impl<'r, 'a> Package<'r, 'a> {
@@ -40,6 +42,7 @@ impl<'r, 'a> Package<'r, 'a> {
             trees: BTreeMap::new(),
             config,
             shared: SharedInjections::default(),
+            lists: None,
         }
     }
 
@@ -188,6 +191,7 @@ impl<'r, 'a> Package<'r, 'a> {
             added: Vec::new(),
             appended: None,
             deferred: Some(Box::new(self.shared)),
+            lists: self.lists,
         }
     }
 }

@@ -36,6 +36,10 @@ fn conditions(set: &PackageVariantSet) -> impl Iterator<Item = (usize, &str)> {
 pub fn compile_all(set: &PackageVariantSet, programs: &mut ProgramCache) -> Vec<ResultItem> {
     let mut errors = Vec::new();
     for (t, source) in conditions(set) {
+        // Past the run's compile budget one error said so (see `ProgramCache::out_of_budget`).
+        if programs.out_of_budget() {
+            break;
+        }
         if source.trim().is_empty() {
             let problem = "is empty: write a CEL condition that keeps a candidate when true \
                            (e.g. target.labels['tier'] != 'test'), or remove when";

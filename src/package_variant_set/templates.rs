@@ -9,6 +9,7 @@
 //! empty pipeline is dropped, removeKeys are sorted and deduplicated.
 
 mod compilation;
+mod copied;
 mod spec;
 mod values;
 
@@ -25,6 +26,7 @@ use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::record::Records;
 
 pub use compilation::{compile_all, expressions};
+pub use copied::MAX_COPIED_BYTES;
 use spec::render_spec;
 use values::{Live, Replayed, Values};
 
@@ -91,6 +93,10 @@ pub struct Renderer<'a> {
     /// variant of it carries as `spec.upstream`, and its PackageRevision as CEL's `upstream`
     /// with the step counter, bound once for all its renders.
     upstreams: Vec<(Option<&'a Upstream>, Bindings)>,
+    /// Static bytes of each template (by address: templates live as long as the renderer).
+    static_bytes: FastMap<usize, u64>,
+    /// Static bytes the variants rendered so far carry ([`MAX_COPIED_BYTES`]), and how many.
+    copied: (u64, usize),
 }
 
 impl<'a> Renderer<'a> {
@@ -106,6 +112,8 @@ impl<'a> Renderer<'a> {
             programs,
             repositories,
             upstreams: vec![(upstream, bindings)],
+            static_bytes: FastMap::default(),
+            copied: (0, 0),
         }
     }
 
@@ -126,6 +134,8 @@ impl<'a> Renderer<'a> {
             programs,
             repositories,
             upstreams,
+            static_bytes: FastMap::default(),
+            copied: (0, 0),
         }
     }
 }
@@ -247,6 +257,18 @@ impl Renderer<'_> {
                 input.package_default,
             ));
         };
+        let each = *self
+            .static_bytes
+            .entry(t as *const PackageVariantTemplate as usize)
+            .or_insert_with(|| copied::static_bytes(t));
+        self.copied.0 += each;
+        self.copied.1 += 1;
+        if self.copied.0 > MAX_COPIED_BYTES {
+            return Err(RenderError {
+                field: "template".to_string(),
+                message: format!("template: {}", copied::too_many_copies(each, self.copied.1)),
+            });
+        }
         let target = match &input.object {
             Some(object) => object_val(object),
             None => cel_env::repositories_target_val(input.repo_default, input.package_default),

@@ -61,6 +61,14 @@ pub const MAX_EXPRESSION_BYTES: usize = 10_000;
 pub const MAX_NESTING: usize = 20;
 /// Deepest accepted expression tree (after macro expansion).
 pub const MAX_AST_DEPTH: usize = 40;
+/// What compiling one distinct expression costs, from the run's budget ([`MAX_RUN_COST`]):
+/// this, plus [`COMPILE_COST_PER_BYTE`] for each byte of its source. Parsing and checking one
+/// takes about 0.2 ms however short it is, so thousands of distinct expressions (4,800: 15 s
+/// on a loaded machine) cost far more than their size: the budget stops a run after about
+/// 2,500 short ones (half a second).
+pub const COMPILE_COST: u64 = 2_000;
+/// What each byte of a distinct expression's source adds to [`COMPILE_COST`].
+pub const COMPILE_COST_PER_BYTE: u64 = 100;
 
 /// The variables Porch declares.
 pub const VARIABLES: [&str; 5] = [
@@ -115,8 +123,8 @@ pub struct ProgramCache {
     env: Arc<Env>,
     programs: FastMap<String, Result<Arc<Program>, String>>,
     compilations: usize,
-    /// What compiling the literal patterns of the programs so far cost ([`MAX_RUN_COST`]).
-    regex_cost: u64,
+    /// What compiling the programs so far, and their literal patterns, cost ([`MAX_RUN_COST`]).
+    compile_cost: u64,
 }
 
 impl Default for ProgramCache {
@@ -134,7 +142,7 @@ impl ProgramCache {
             env: Arc::new(env),
             programs: FastMap::default(),
             compilations: 0,
-            regex_cost: 0,
+            compile_cost: 0,
         }
     }
 
@@ -144,12 +152,32 @@ impl ProgramCache {
             return found.clone();
         }
         self.compilations += 1;
-        let budget = MAX_RUN_COST.saturating_sub(self.regex_cost);
+        let cost = COMPILE_COST.saturating_add(COMPILE_COST_PER_BYTE * source.len() as u64);
+        self.compile_cost = self.compile_cost.saturating_add(cost);
+        if self.compile_cost > MAX_RUN_COST {
+            // Not remembered: the run stops at its first error.
+            return Err(format!(
+                "compiling the set's distinct expressions costs more than the limit of \
+                 {MAX_RUN_COST} for one run (each distinct expression costs {COMPILE_COST} plus \
+                 {COMPILE_COST_PER_BYTE} per byte of its source; this is distinct expression {}); \
+                 use the same expressions for every target (the variables tell targets apart) \
+                 and fewer of them, or split the targets over several PackageVariantSets",
+                self.compilations
+            ));
+        }
+        let budget = MAX_RUN_COST.saturating_sub(self.compile_cost);
         let (result, spent) = compile_within(source, budget);
-        self.regex_cost += spent;
+        self.compile_cost += spent;
         let result = result.map(Arc::new);
         self.programs.insert(source.to_string(), result.clone());
         result
+    }
+
+    /// True once compiling has spent the run's budget: the error said so once, and the
+    /// expressions not yet compiled are left alone (each would only repeat it).
+    pub fn out_of_budget(&self) -> bool {
+        // A literal pattern past the budget spends all of it (`LiteralRegexes`).
+        self.compile_cost >= MAX_RUN_COST
     }
 
     /// How many distinct sources were compiled so far.

@@ -88,15 +88,20 @@ fn map_exprs<'t>(exprs: &'t [MapExpr], field: &str, out: &mut Vec<(String, &'t s
 /// Compiles (parses and type-checks) every expression of `t` before anything is evaluated,
 /// so a compile error anywhere stops the run, even in a branch or target never evaluated.
 pub fn compile_all(programs: &mut ProgramCache, t: &PackageVariantTemplate) -> Vec<RenderError> {
-    expressions(t)
-        .into_iter()
-        .filter_map(|(field, source)| {
-            programs.compile(source).err().map(|e| RenderError {
+    let mut errors = Vec::new();
+    for (field, source) in expressions(t) {
+        // Past the run's budget one error says so: the rest would only repeat it.
+        if programs.out_of_budget() {
+            break;
+        }
+        if let Err(e) = programs.compile(source) {
+            errors.push(RenderError {
                 message: format!("{field}: {e}"),
                 field,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    errors
 }
 
 /// `s` unless it is absent or empty: empty strings count as unset.
