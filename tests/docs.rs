@@ -499,6 +499,16 @@ fn readme_limits_are_the_codes() {
             pvs::cel::MAX_OUTPUT_BYTES >> 20
         ),
         format!(
+            "| CEL compilation | each distinct expression costs {} plus {} per byte of the run's {} |",
+            n(pvs::cel::COMPILE_COST),
+            n(pvs::cel::COMPILE_COST_PER_BYTE),
+            n(pvs::cel::MAX_RUN_COST)
+        ),
+        format!(
+            "| a set template's static values written out | {} MiB per run, counted once per variant |",
+            pvs::templates::MAX_COPIED_BYTES >> 20
+        ),
+        format!(
             "| injected text | {} MiB, each injected field counted once per point |",
             package_variant::package_variant::injection::MAX_INJECTED_BYTES >> 20
         ),
