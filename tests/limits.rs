@@ -1200,6 +1200,62 @@ fn kptfile_lists_of_4x_sizes_stay_within_the_memory_bound() {
     }
 }
 
+/// Points x injectors x in-cluster objects at 16x of issue 20's size: 32,000 of each (12.6 MB
+/// in), every point filled from the last object. Each filled point's tree is made when the
+/// output is written, so memory stays within 8 x input + 64 MiB (160 MiB; 88 measured in
+/// release, 98 in debug). A debug build takes several seconds, hence three times the usual
+/// time bound.
+#[test]
+fn injection_matrix_of_16x_size_stays_within_the_memory_bound() {
+    let n = 32_000;
+    let input = hostile_injection::injection_matrix(n);
+    let start = Instant::now();
+    let out = run(&input);
+    assert!(start.elapsed() < 3 * GENEROUS, "took {:?}", start.elapsed());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert_eq!(items.matches("    k: injected\n").count(), n, "every point");
+    if let Some(peak) = peak_rss_mib(&input) {
+        let bound = (8 * input.len() + (64 << 20)) as f64 / 1_048_576.0;
+        assert!(
+            peak <= bound,
+            "peak {peak:.0} MiB, more than 8 x input + 64 MiB = {bound:.0} MiB"
+        );
+    }
+}
+
+/// 32,000 points bound by the extension's `spec.injection`, each from its own source (13.4 MB
+/// in): each filled point's tree was held until the output was written, and the points'
+/// results moved into a map (203 MiB release, 213 debug, past 8 x input + 64 MiB = 166). Now
+/// 129 release, 138 debug. A debug build takes several seconds, hence three times the usual
+/// time bound.
+#[test]
+fn bound_points_of_32000_stay_within_the_memory_bound() {
+    let n = 32_000;
+    let input = hostile_values::bound_points(n);
+    let start = Instant::now();
+    let out = run(&input);
+    assert!(start.elapsed() < 3 * GENEROUS, "took {:?}", start.elapsed());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = items_section(&out.stdout);
+    assert_eq!(
+        items.matches("    v: placeholder\n").count(),
+        0,
+        "every point"
+    );
+    // The last point of each source (a third each: cluster, inline, package).
+    for last in ["cluster-31998", "inline-31999", "package-31997"] {
+        assert!(items.contains(&format!("    v: {last}\n")), "{last}");
+    }
+    if let Some(peak) = peak_rss_mib(&input) {
+        let bound = (8 * input.len() + (64 << 20)) as f64 / 1_048_576.0;
+        assert!(
+            peak <= bound,
+            "peak {peak:.0} MiB, more than 8 x input + 64 MiB = {bound:.0} MiB"
+        );
+    }
+}
+
 /// One 5,000-key in-cluster ConfigMap into 200 points: every point gets every key, and the
 /// value is held once (a copy per point took 602 MB for 1,000 points; 130 MB here). Memory
 /// stays within 8 x input + 64 MiB. The output is 80 times the input: a debug build takes

@@ -532,17 +532,28 @@ fn near_misses(
 const MAX_HINTS: usize = 10;
 
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
-/// where something differs (the extension's point-keyed injection, `super::binding`).
+/// where something differs (the extension's point-keyed injection, `super::binding`). An
+/// untouched point without aliases is written when the output is (its tree not held until
+/// then: 32,000 bound points, 13.4 MB in, held 203 MiB); others are edited now.
 pub fn write(
     pkg: &mut Package,
     item: usize,
-    field: &str,
+    field: &'static str,
     value: Node,
     name: &str,
 ) -> Result<(), Box<ResultItem>> {
-    if !is_injected(pkg.tree(item)?, field, &value, name) {
-        set_injected(pkg.tree_mut(item)?, field, value, name);
+    let tree = pkg.tree(item)?;
+    if is_injected(tree, field, &value, name) {
+        pkg.release(item);
+        return Ok(());
     }
+    if tree.is_pristine() && !alias::has_alias(tree) {
+        let handle = pkg.shared.add_value(value);
+        pkg.shared.defer(item, field, handle, name);
+        pkg.release(item);
+        return Ok(());
+    }
+    set_injected(pkg.tree_mut(item)?, field, value, name);
     Ok(())
 }
 

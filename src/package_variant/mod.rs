@@ -212,8 +212,11 @@ fn apply(
     let bound_results = binding::fill(&mut pkg, &pv, &in_cluster, &mut by_entry)?;
     // The bound points' own results, by point; the points back in their order (merged, not
     // sorted: both halves are in order).
-    let mut given: HashMap<usize, ResultItem> = HashMap::new();
-    let mut bound_results = bound_results.into_iter();
+    // Each point's index into `bound_results`, not the result itself: a map of 100,000s of
+    // results moved into it held them twice while it grew.
+    let mut bound_results: Vec<Option<ResultItem>> = bound_results.into_iter().map(Some).collect();
+    let mut given: HashMap<usize, usize> = HashMap::with_capacity(bound.len());
+    let mut next_result = 0;
     points = if bound.is_empty() {
         porch
     } else {
@@ -233,17 +236,17 @@ fn apply(
                 unbound.next()
             };
             if let Some((j, p)) = next {
-                if from_bound {
-                    if let Some(r) = bound_results.next() {
-                        given.insert(j, r);
-                    }
+                if from_bound && next_result < bound_results.len() {
+                    given.insert(j, next_result);
+                    next_result += 1;
                 }
                 merged.push(p);
             }
         }
         merged
     };
-    results.extend(point_results(&pkg, &points, given));
+    results.extend(point_results(&pkg, &points, given, &mut bound_results));
+    drop(bound_results);
     // The extension's resources without a binding point: added, updated, removed.
     let owned = if pv.extension {
         owned::apply(&mut pkg, &pv, &plan.owned, &in_cluster)?
@@ -288,17 +291,19 @@ fn needs_conditions(
 /// The results of the points, in point order: of each kind (injected, required or optional
 /// not filled) the first [`LISTED`], then one result counting the rest. The Kptfile's
 /// `status.conditions` list every point.
-/// A point bound by the extension's `injection` comes with its own result (`given`).
+/// A point bound by the extension's `injection` comes with its own result (`given`: the
+/// point's index into `bound`).
 fn point_results(
     pkg: &Package,
     points: &[InjectionPoint],
-    mut given: HashMap<usize, ResultItem>,
+    mut given: HashMap<usize, usize>,
+    bound: &mut [Option<ResultItem>],
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     // Injected, required not filled, optional not filled.
     let mut counts = [0usize; 3];
     for (j, p) in points.iter().enumerate() {
-        let given = given.remove(&j);
+        let given = given.remove(&j).and_then(|k| bound.get_mut(k)?.take());
         let kind = match (&p.injected, p.required) {
             (Some(_), _) => 0,
             (None, true) => 1,
