@@ -25,7 +25,7 @@ use std::process::exit;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen (w1 ITEMS | w2 REPOSITORIES | w2-tag REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE | gen hostile-value NAME N FILE"
+        "usage: gen (w1 ITEMS | w2 REPOSITORIES | w2-tag REPOSITORIES | w2-rollout REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE | gen hostile-value NAME N FILE"
     );
     exit(2)
 }
@@ -69,12 +69,22 @@ fn main() {
         ["w3", file] => (workloads::w3(), file),
         ["w3-config", file] => (workloads::w1_package_variant(0), file),
         ["hostile-value", name, n, file] => {
-            let Some((_, generate, _)) = hostile_values::WORKLOADS
+            // The workload named exactly, else the only one whose name contains NAME: a
+            // substring of several names once measured the wrong workload silently.
+            let all: Vec<_> = hostile_values::WORKLOADS
                 .iter()
                 .chain(hostile_injection::WORKLOADS)
-                .find(|(w, _, _)| w.contains(name))
-            else {
-                usage()
+                .collect();
+            let exact = all.iter().find(|(w, _, _)| *w == name);
+            let partial: Vec<_> = all.iter().filter(|(w, _, _)| w.contains(name)).collect();
+            let generate = match (exact, partial.as_slice()) {
+                (Some((_, generate, _)), _) | (None, [(_, generate, _)]) => generate,
+                (None, []) => usage(),
+                (None, several) => {
+                    let names: Vec<&str> = several.iter().map(|(w, _, _)| *w).collect();
+                    eprintln!("gen: {name:?} names several workloads: {names:?}; write one whole");
+                    exit(2)
+                }
             };
             (generate(count(n)), file)
         }
