@@ -974,13 +974,12 @@ fn limit_cel_output_of_values_copied_per_target() {
     );
 }
 
-/// The same run under a 300 MB address-space limit (`ulimit -v`, as a container might set):
-/// an error result and exit 1, not an allocation abort.
-#[test]
-fn limit_cel_output_under_an_address_space_limit() {
-    let input = hostile_cel::copied_value(2_000);
-    let path = std::env::temp_dir().join(format!("pv-limits-as-{}.yaml", std::process::id()));
-    std::fs::write(&path, &input).expect("write input");
+/// Runs the binary on `input` under a 300 MB address-space limit (`ulimit -v`, as a container
+/// might set), asserts exit code 1 (an error result, not an allocation abort) and returns
+/// stdout.
+fn refused_under_an_address_space_limit(input: &str, tag: &str) -> String {
+    let path = std::env::temp_dir().join(format!("pv-limits-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(&path, input).expect("write input");
     let script = format!("ulimit -v 300000 && exec \"$0\" < '{}'", path.display());
     let out = Command::new("sh")
         .arg("-c")
@@ -989,13 +988,21 @@ fn limit_cel_output_under_an_address_space_limit() {
         .output()
         .expect("run sh");
     let _ = std::fs::remove_file(&path);
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
         Some(1),
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The same run under a 300 MB address-space limit (`ulimit -v`, as a container might set):
+/// an error result and exit 1, not an allocation abort.
+#[test]
+fn limit_cel_output_under_an_address_space_limit() {
+    let input = hostile_cel::copied_value(2_000);
+    let stdout = refused_under_an_address_space_limit(&input, "as");
     assert!(
         results_section(&stdout).contains("take more than the limit of 16777216 bytes"),
         "{stdout}"
@@ -1040,23 +1047,7 @@ fn limit_static_template_values_copied_per_target() {
 #[test]
 fn limit_static_template_values_under_an_address_space_limit() {
     let input = hostile_cel::static_value(3_000);
-    let path = std::env::temp_dir().join(format!("pv-limits-static-{}.yaml", std::process::id()));
-    std::fs::write(&path, &input).expect("write input");
-    let script = format!("ulimit -v 300000 && exec \"$0\" < '{}'", path.display());
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_package-variant"))
-        .output()
-        .expect("run sh");
-    let _ = std::fs::remove_file(&path);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = refused_under_an_address_space_limit(&input, "static");
     assert!(
         results_section(&stdout).contains("more than the limit of 268435456 bytes"),
         "{}",
