@@ -194,3 +194,20 @@ pub fn is_error_summary(stderr: &str) -> bool {
             && h.ends_with("; nothing was changed (the output's results have every detail):")
     }) && lines.all(|l| l.starts_with("  [error]") || l.starts_with("  ... and "))
 }
+
+/// The documents of the `items:` of an output ResourceList that are PackageVariants, each as
+/// a block mapping at column 0.
+pub fn variants(out: &str) -> Vec<String> {
+    let items = items_section(out);
+    let mut docs: Vec<String> = Vec::new();
+    for line in items.lines().skip(1) {
+        if let Some(rest) = line.strip_prefix("- ") {
+            docs.push(format!("{rest}\n"));
+        } else if let (Some(doc), Some(rest)) = (docs.last_mut(), line.strip_prefix("  ")) {
+            doc.push_str(rest);
+            doc.push('\n');
+        }
+    }
+    docs.retain(|d| d.contains("kind: PackageVariant\n"));
+    docs
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{resource_list, results_section, run, KPTFILE};
+use common::{resource_list, results_section, run, variants, KPTFILE};
 
 /// An injection point `ConfigMap/<name>` in `<name>.yaml` with a placeholder value.
 fn point(name: &str, mode: &str) -> String {
@@ -735,23 +735,6 @@ fn fleet() -> Vec<String> {
     }
     items.push(common::repository("staging", "{env: staging}"));
     items
-}
-
-/// The documents of the `items:` of an output ResourceList that are PackageVariants, each as
-/// a block mapping at column 0.
-fn variants(out: &str) -> Vec<String> {
-    let items = common::items_section(out);
-    let mut docs: Vec<String> = Vec::new();
-    for line in items.lines().skip(1) {
-        if let Some(rest) = line.strip_prefix("- ") {
-            docs.push(format!("{rest}\n"));
-        } else if let (Some(doc), Some(rest)) = (docs.last_mut(), line.strip_prefix("  ")) {
-            doc.push_str(rest);
-            doc.push('\n');
-        }
-    }
-    docs.retain(|d| d.contains("kind: PackageVariant\n"));
-    docs
 }
 
 #[test]

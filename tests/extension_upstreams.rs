@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{items_section, repository, resource_list, results_section, run};
+use common::{items_section, repository, resource_list, results_section, run, variants};
 use std::time::{Duration, Instant};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -65,22 +65,6 @@ fn fleet() -> Vec<String> {
 fn go(items: &[String], config: &str) -> common::Run {
     let items: Vec<&str> = items.iter().map(String::as_str).collect();
     run(&resource_list(&items, config))
-}
-
-/// The PackageVariant documents of the output, each unindented.
-fn variants(out: &str) -> Vec<String> {
-    let items = items_section(out);
-    let mut docs: Vec<String> = Vec::new();
-    for line in items.lines().skip(1) {
-        if let Some(rest) = line.strip_prefix("- ") {
-            docs.push(format!("{rest}\n"));
-        } else if let (Some(doc), Some(rest)) = (docs.last_mut(), line.strip_prefix("  ")) {
-            doc.push_str(rest);
-            doc.push('\n');
-        }
-    }
-    docs.retain(|d| d.contains("kind: PackageVariant\n"));
-    docs
 }
 
 /// `(name, upstream package, upstream revision, tag annotation)` of each variant.
