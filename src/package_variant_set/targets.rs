@@ -52,27 +52,6 @@ pub fn items_of_kind(items: &[Item], api_version: &str, kind: &str, namespace: &
         .collect()
 }
 
-/// Porch's `getUpstreamPR`: the first PackageRevision (in item order) with the upstream's repo
-/// and package, and its revision OR its workspaceName. Returns the item index.
-pub fn find_upstream(
-    upstream: &Upstream,
-    items: &[Item],
-    namespace: &str,
-) -> Result<usize, String> {
-    let found = items.iter().position(|item| {
-        item.json()
-            .filter(|_| {
-                item.is_kind_in_namespace(
-                    PACKAGE_REVISION_API_VERSION,
-                    PACKAGE_REVISION_KIND,
-                    namespace,
-                )
-            })
-            .is_some_and(|pr| upstream_matches(pr, upstream))
-    });
-    found.ok_or_else(|| upstream_not_found(upstream, namespace))
-}
-
 /// Whether PackageRevision `pr` is `upstream` as Porch's `getUpstreamPR` tells: repo and
 /// package, and revision OR workspaceName.
 pub fn upstream_matches(pr: &serde_json::Value, upstream: &Upstream) -> bool {

@@ -8,6 +8,21 @@ fn pr(repo: &str, pkg: &str, ws: &str, rev: i64) -> Value {
         "spec": {"repository": repo, "packageName": pkg, "workspaceName": ws, "revision": rev}})
 }
 
+/// Porch's `getUpstreamPR` as the expander runs it: a set of this one upstream, resolved by
+/// `upstreams::resolve`; the item index, or the error message.
+fn find_upstream(upstream: &Upstream, items: &[Item], namespace: &str) -> Result<usize, String> {
+    let set: crate::api::package_variant_set::PackageVariantSet = decode(
+        &json!({"metadata": {"name": "s"}, "spec": {"upstream": {"repo": upstream.repo,
+            "package": upstream.package, "revision": upstream.revision,
+            "workspaceName": upstream.workspace_name}}}),
+        "",
+    )
+    .map_err(|e| format!("{e:?}"))?;
+    super::super::upstreams::resolve(&set, items, namespace)
+        .map(|r| r[0].item)
+        .map_err(|e| e[0].message.clone())
+}
+
 fn up(repo: &str, package: &str, ws: &str, revision: i64) -> Upstream {
     Upstream {
         repo: repo.into(),
