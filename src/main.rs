@@ -3,7 +3,15 @@
 //! `kpt fn doc` shows); its field reference is rendered from `api::schema`, the schemas strict
 //! decoding walks.
 
+#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
+
 mod reference;
+
+use package_variant::krm::run::arena::{Arena, ARENA_BYTES};
+
+/// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`).
+#[global_allocator]
+static ALLOCATOR: Arena<ARENA_BYTES> = Arena::new();
 
 use std::io::{IsTerminal, Read};
 
@@ -109,17 +117,35 @@ EXAMPLES
 
 ";
 
+// On Linux the binary starts at C's `main`, not through the Rust runtime's: its set-up (an
+// alternate signal stack, the main thread's stack bounds read from `/proc/self/maps`, closed
+// standard descriptors replaced with `/dev/null`) costs a tenth of a call on a small package,
+// and Porch starts one process per call. `start` does the part the function needs.
+#[cfg(all(target_os = "linux", not(test)))]
+#[no_mangle]
+extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    let stdout_closed = start::prepare();
+    // SAFETY: `argc` and `argv` are what the C runtime passed to `main`.
+    let args = unsafe { start::args(argc, argv) };
+    run(args, stdout_closed)
+}
+
+#[cfg(any(not(target_os = "linux"), test))]
 fn main() {
-    let mut args = std::env::args().skip(1);
-    if let Some(arg) = args.next() {
-        match arg.as_str() {
+    run(std::env::args_os().skip(1).collect(), false)
+}
+
+/// The binary's work: `args` are the command-line arguments after the program's name.
+fn run(args: Vec<std::ffi::OsString>, stdout_closed: bool) -> ! {
+    if let Some(arg) = args.first() {
+        match arg.to_string_lossy().as_ref() {
             "-h" | "--help" => {
                 print!("{ABOUT}{}", reference::render());
-                return;
+                std::process::exit(0)
             }
             "-V" | "--version" => {
                 println!("package-variant {}", env!("CARGO_PKG_VERSION"));
-                return;
+                std::process::exit(0)
             }
             other => {
                 eprintln!("package-variant: unknown argument {other:?}; see --help");
@@ -140,7 +166,7 @@ fn main() {
         eprintln!("package-variant: cannot read stdin: {e}");
         std::process::exit(1);
     }
-    package_variant::run_and_exit(input, start::stdout_was_closed())
+    package_variant::run_and_exit(input, stdout_closed)
 }
 
 /// What the binary says when stdin is a terminal.
@@ -151,38 +177,45 @@ or give it a ResourceList:
   kpt fn source PKG --fn-config pv.yaml > rl.yaml && package-variant < rl.yaml
 See package-variant --help.";
 
-/// What the process looked like before the Rust runtime set it up.
+/// The start of the process on Linux, in place of the Rust runtime's.
+#[cfg(all(target_os = "linux", not(test)))]
 mod start {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::ffi::{c_char, c_int, CStr, OsString};
+    use std::os::unix::ffi::OsStringExt;
 
-    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+    extern "C" {
+        fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
+        fn signal(signum: c_int, handler: usize) -> usize;
+    }
+    /// `F_GETFD`: fails (EBADF) only for a descriptor that is not open.
+    const F_GETFD: c_int = 1;
+    /// `SIGPIPE` and `SIG_IGN` on Linux.
+    const SIGPIPE: c_int = 13;
+    const SIG_IGN: usize = 1;
 
-    /// Whether file descriptor 1 was closed when the process started (`>&-`). Before `main`,
-    /// the Rust runtime replaces a closed standard descriptor with `/dev/null` opened
-    /// read-write, which then looks like a caller's own `/dev/null` (Python's
-    /// `subprocess.DEVNULL`, Rust's `Stdio::null()`): only a look taken earlier tells them
-    /// apart, so it is taken by a constructor, which the C runtime runs before `main`.
-    pub fn stdout_was_closed() -> bool {
-        STDOUT_CLOSED.load(Ordering::Relaxed)
+    /// Ignores `SIGPIPE`, as the Rust runtime does, so that a reader that went away is a write
+    /// error the binary reports rather than a silent death. Returns whether file descriptor 1
+    /// is closed (`>&-`): the run must then fail, since its output would be lost. A caller's
+    /// own `/dev/null` (Python's `subprocess.DEVNULL`, Rust's `Stdio::null()`) is open, and
+    /// the run goes on.
+    pub fn prepare() -> bool {
+        // SAFETY: both calls only change or read the process's signal and descriptor state,
+        // before anything else runs.
+        unsafe {
+            signal(SIGPIPE, SIG_IGN);
+            fcntl(1, F_GETFD) == -1
+        }
     }
 
-    // A pointer in `.init_array`: glibc and musl call each before `main` (and so before the
-    // Rust runtime's own set-up, which happens in `main`).
-    #[cfg(target_os = "linux")]
-    #[used]
-    #[link_section = ".init_array"]
-    static LOOK_AT_STDOUT: extern "C" fn() = look_at_stdout;
-
-    #[cfg(target_os = "linux")]
-    extern "C" fn look_at_stdout() {
-        extern "C" {
-            fn fcntl(fd: std::ffi::c_int, cmd: std::ffi::c_int, ...) -> std::ffi::c_int;
-        }
-        /// `F_GETFD` on Linux: fails (EBADF) only for a descriptor that is not open.
-        const F_GETFD: std::ffi::c_int = 1;
-        // SAFETY: F_GETFD only reads the descriptor's flags; nothing else runs yet.
-        if unsafe { fcntl(1, F_GETFD) } == -1 {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-        }
+    /// The arguments after the program's name.
+    ///
+    /// # Safety
+    /// `argv` must hold `argc` pointers to NUL-terminated strings, as `main` receives them.
+    pub unsafe fn args(argc: c_int, argv: *const *const c_char) -> Vec<OsString> {
+        (1..usize::try_from(argc).unwrap_or(0))
+            .map(|i| *argv.add(i))
+            .filter(|a| !a.is_null())
+            .map(|a| OsString::from_vec(CStr::from_ptr(a).to_bytes().to_vec()))
+            .collect()
     }
 }

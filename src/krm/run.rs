@@ -4,6 +4,8 @@
 //! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
 //! limit allows, else a thread of its own.
 
+pub mod arena;
+
 use super::dispatch::Function;
 use super::resource_list::{Changes, ResourceList};
 use super::results::{has_errors, ResultItem};
