@@ -48,7 +48,9 @@ pub fn literal_ok(value: &str) -> bool {
 
 /// A string can be single-quoted: one line, every character written raw.
 pub fn single_ok(value: &str) -> bool {
-    value.chars().all(inline_ok)
+    // Most values are ASCII: a tab or a printable byte each is a character `inline_ok` takes.
+    let ascii_ok = |b: &u8| matches!(b, b'\t' | 0x20..=0x7e);
+    value.as_bytes().iter().all(ascii_ok) || value.chars().all(inline_ok)
 }
 
 /// Whether `value` can be written as a plain scalar without changing what it reads as.

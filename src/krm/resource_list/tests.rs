@@ -64,6 +64,38 @@ fn forbidden_characters_by_bytes_as_by_characters() {
     }
     for w in &words {
         assert_eq!(forbidden_character(w), by_chars(w), "{w:?}");
+        // At every offset of an eight-byte word, and after whole clean words.
+        for pad in 0..17 {
+            let padded = format!(
+                "{}{w}{}",
+                "x\n\t".repeat(pad).get(..pad).unwrap_or(""),
+                "y".repeat(9)
+            );
+            assert_eq!(
+                forbidden_character(&padded),
+                by_chars(&padded),
+                "{padded:?}"
+            );
+        }
+    }
+}
+
+/// The eight-byte check flags exactly the words holding a byte the byte loop looks at.
+#[test]
+fn words_need_a_look_exactly_when_a_byte_does() {
+    let looks = |c: u8| !(matches!(c, 0x20..=0x7e | b'\n' | b'\t'));
+    for c in 0..=255u8 {
+        for at in 0..8 {
+            for fill in [b'a', b'\n', b'\t', b' ', b'~'] {
+                let mut word = [fill; 8];
+                word[at] = c;
+                assert_eq!(
+                    needs_a_look(u64::from_le_bytes(word)),
+                    looks(c),
+                    "byte {c:#x} at {at} among {fill:#x}"
+                );
+            }
+        }
     }
 }
 
