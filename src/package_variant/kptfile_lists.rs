@@ -6,8 +6,7 @@
 //! made into a tree only while it is written, so the output is the same, byte for byte.
 
 use crate::krm::resource_list::ItemLists;
-use crate::yaml::{from_json_sorted, Emitter, Item, Node, Trivia};
-use serde_json::json;
+use crate::yaml::{strings_sorted, Emitter, Item, Node, Trivia};
 use std::rc::Rc;
 
 /// A gate or condition made for an injection point.
@@ -69,12 +68,15 @@ impl NewEntry {
     /// The entry as a tree, as it is written.
     pub fn node(&self) -> Node {
         match self {
-            NewEntry::Gate(kind) => from_json_sorted(&json!({ "conditionType": &**kind })),
+            NewEntry::Gate(kind) => strings_sorted(&[("conditionType", kind)]),
             NewEntry::Condition { kind, .. } => {
                 let (status, reason, message) = self.fields();
-                from_json_sorted(&json!({
-                    "type": &**kind, "status": status, "reason": reason, "message": message,
-                }))
+                strings_sorted(&[
+                    ("type", kind),
+                    ("status", status),
+                    ("reason", reason),
+                    ("message", message),
+                ])
             }
         }
     }

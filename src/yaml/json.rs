@@ -255,6 +255,22 @@ pub fn from_json_sorted(v: &Value) -> Node {
     build(v, true)
 }
 
+/// What [`from_json_sorted`] gives for a JSON object of strings, without building the JSON
+/// (small entries the functions write many of, such as a Kptfile's conditions).
+pub fn strings_sorted(pairs: &[(&str, &str)]) -> Node {
+    let mut pairs = pairs.to_vec();
+    pairs.sort_by_cached_key(|&(k, _)| (field_rank(k), k));
+    let entries = pairs
+        .into_iter()
+        .map(|(k, v)| Entry {
+            key: Node::string(k),
+            value: Node::string(v),
+            trivia: Trivia::default(),
+        })
+        .collect();
+    Node::with_kind(Kind::Mapping(entries))
+}
+
 /// [`from_json_sorted`], consuming `v`: each part is dropped once its node is built, so a wide
 /// value is not held twice (as JSON and as nodes) while it is converted.
 pub fn from_json_sorted_owned(v: Value) -> Node {

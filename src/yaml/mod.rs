@@ -26,7 +26,7 @@ pub mod style;
 pub mod text;
 
 pub use emit::Emitter;
-pub use json::{from_json, from_json_sorted, to_json};
+pub use json::{from_json, from_json_sorted, strings_sorted, to_json};
 pub use node::{Entry, Item, Kind, Node, Props, Scalar, ScalarStyle, Span, Trivia};
 pub use parse::{parse, ParseError, Parser};
 pub use ser::to_node;

@@ -400,3 +400,58 @@ fn into_json_is_to_json() {
         );
     }
 }
+
+/// `strings_sorted` writes what building the JSON object and converting it writes.
+#[test]
+fn strings_sorted_is_from_json_sorted_of_strings() {
+    let values = [
+        "",
+        "x",
+        "1",
+        "true",
+        "null",
+        "~",
+        "0777",
+        "a: b",
+        "# c",
+        " lead",
+        "trail ",
+        "it's",
+        "\"q\"",
+        "line\nbreak",
+        "tab\there",
+        "é ü",
+        "\u{85}",
+        "-",
+        "- x",
+        "*a",
+        "{}",
+        "[1]",
+    ];
+    let keys = [
+        "type",
+        "status",
+        "reason",
+        "message",
+        "name",
+        "kind",
+        "conditionType",
+        "zz",
+    ];
+    for (i, v) in values.iter().enumerate() {
+        let pairs: Vec<(&str, &str)> = keys
+            .iter()
+            .enumerate()
+            .map(|(k, key)| (*key, values[(i + k) % values.len()]))
+            .chain([("apiVersion", *v)])
+            .collect();
+        let object: serde_json::Map<String, serde_json::Value> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+            .collect();
+        let through = from_json_sorted(&serde_json::Value::Object(object));
+        let direct = strings_sorted(&pairs);
+        assert_eq!(direct, through, "{pairs:?}");
+        assert_eq!(emit::to_string("", &direct), emit::to_string("", &through));
+    }
+}
