@@ -105,9 +105,14 @@ impl<'a> Parser<'a> {
 
     /// Skips spaces and tabs; returns whether there was a tab among them.
     pub(super) fn skip_inline_ws(&mut self) -> bool {
+        // On the bytes: every line's indentation passes here.
         let mut tab = false;
-        while is_ws(self.peek()) {
-            tab |= self.peek() == b'\t';
+        while let Some(&c) = self.b.get(self.pos) {
+            match c {
+                b' ' => {}
+                b'\t' => tab = true,
+                _ => break,
+            }
             self.pos += 1;
         }
         tab
