@@ -77,3 +77,5 @@ fn input_size_limit() {
         "{err}"
     );
 }
+
+mod kept_trees;
