@@ -2,8 +2,9 @@
 //! input, write one back with the function's changes and `results`.
 //!
 //! Items are read once, streaming: each item's identity is kept ([`ObjectMeta`]) and its tree
-//! dropped. A function asks for the trees it needs ([`ResourceList::tree`]); untouched items are
-//! written back by copying their source text, so they come out byte for byte as they went in.
+//! dropped (kept on a small input, [`KEEP_TREES_UP_TO`]). A function asks for the trees it needs
+//! ([`ResourceList::tree`]); untouched items are written back by copying their source text, so
+//! they come out byte for byte as they went in.
 
 use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
@@ -11,6 +12,7 @@ use crate::krm::results::{self, ResultItem, Subject};
 use crate::yaml::breaks;
 use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -22,6 +24,14 @@ pub const API_VERSIONS: &[&str] = &["config.kubernetes.io/v1", "config.kubernete
 
 /// Output bytes collected before [`ResourceList::emit_to`] writes them out.
 pub const EMIT_CHUNK: usize = 256 * 1024;
+
+/// Inputs up to this size keep each item's tree as it was read, and [`ResourceList::tree`]
+/// hands out a copy instead of parsing the item again (on a 20-resource call the re-parses
+/// were a sixth of the instructions). Kept together, the trees of an input this small take
+/// what one item of the same size would (each item is read whole anyway): a small multiple
+/// of a small input. Larger inputs stream, each tree dropped once its metadata is recorded, so
+/// their memory stays bounded by their text.
+pub const KEEP_TREES_UP_TO: usize = 256 * 1024;
 
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
@@ -82,6 +92,9 @@ pub struct ResourceList<'a> {
     previous_results: Option<Node>,
     /// The items, as read (where each is, and its metadata).
     pub items: Items,
+    /// Each item's tree as read, when the input is at most [`KEEP_TREES_UP_TO`] bytes (empty
+    /// otherwise: the items are parsed again when asked for).
+    kept: Vec<Node>,
     /// The document was JSON (or flow YAML): write block YAML, not flow.
     json: bool,
     /// Comment and blank lines after the last item (before the next key of the ResourceList,
@@ -165,9 +178,14 @@ impl<'a> ResourceList<'a> {
             None => {}
         }
         let mut items = Items::default();
+        let keep = src.len() <= KEEP_TREES_UP_TO;
+        let mut kept = Vec::new();
         let mut too_many = false;
         let mut on_item = |node: Node, trivia: Trivia, origin: ItemOrigin| {
             if items.push(&node, trivia, origin) {
+                if keep {
+                    kept.push(node);
+                }
                 return Ok(());
             }
             too_many = true;
@@ -260,6 +278,7 @@ impl<'a> ResourceList<'a> {
             config_meta,
             previous_results,
             items,
+            kept,
             json,
             tail,
         })
@@ -300,10 +319,21 @@ impl<'a> ResourceList<'a> {
         self.items.meta(i)
     }
 
-    /// Parses item `i` again into a tree that points into the source; edit it and hand it
-    /// back through [`Changes::edited`].
+    /// Item `i`'s tree, pointing into the source (a copy of the one kept, or parsed again);
+    /// edit it and hand it back through [`Changes::edited`].
     pub fn tree(&self, i: usize) -> Result<Node, Box<ResultItem>> {
+        self.original(i).map(Cow::into_owned)
+    }
+
+    /// Item `i`'s tree as read, to look at: the one kept, or parsed again. A kept tree was
+    /// read under the limit a re-parse has (and one value less), so where a re-parse would
+    /// fail, the input was refused.
+    pub fn original(&self, i: usize) -> Result<Cow<'_, Node>, Box<ResultItem>> {
+        if let Some(t) = self.kept.get(i) {
+            return Ok(Cow::Borrowed(t));
+        }
         Parser::reparse_item(self.src, self.items.origin(i), value_limit(self.src.len()))
+            .map(Cow::Owned)
             .map_err(|e| Box::new(ResultItem::error(format!("cannot read item: {e}")).on_item(i)))
     }
 
@@ -408,7 +438,7 @@ impl<'a> ResourceList<'a> {
             } else if self.items.is_block(i) && !self.json {
                 e.raw_item(&trivia, 0);
             } else {
-                match self.tree(i) {
+                match self.original(i) {
                     Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
                     // Parsed once already; cannot fail. Keep the text rather than lose it.
                     Err(_) => e.raw_item(&trivia, 0),

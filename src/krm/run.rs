@@ -258,7 +258,7 @@ fn keep_alias_meanings(rl: &ResourceList, changes: &mut Changes) -> Vec<ResultIt
     edited.sort_by_key(|(i, _)| **i);
     let mut errors = Vec::new();
     for (&i, tree) in edited {
-        let original = match rl.tree(i) {
+        let original = match rl.original(i) {
             Ok(t) => t,
             Err(e) => {
                 errors.push(*e);

@@ -93,7 +93,7 @@ impl EditedItems for SharedInjections {
             return None;
         }
         // Checked when the injection was decided (`edited`): both succeed here.
-        let original = rl.tree(i).ok()?;
+        let original = rl.original(i).ok()?;
         self.edited(i, &original)?.ok()
     }
 }

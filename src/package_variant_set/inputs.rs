@@ -218,7 +218,7 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
         {
             continue;
         }
-        match rl.tree(i).map(|t| yaml::to_json(&t)) {
+        match rl.original(i).map(|t| yaml::to_json(&t)) {
             Ok(Ok(v)) => full.push((i, v)),
             Ok(Err(e)) => {
                 errors.push(ResultItem::error(format!("cannot read item: {e}")).on_item(i));

@@ -109,3 +109,5 @@ fn input_size_limit() {
         "{err}"
     );
 }
+
+mod kept_trees;
