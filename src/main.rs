@@ -161,13 +161,19 @@ fn run(args: Vec<std::ffi::OsString>, stdout_closed: bool) -> ! {
     }
     // One byte past the limit is enough to refuse the input: never read (or hold) more.
     let limit = package_variant::krm::resource_list::MAX_INPUT_BYTES as u64 + 1;
-    let mut input = Vec::new();
+    // Room for a small package at once: read in growing steps, the input would be copied
+    // (and spread over new pages) at each.
+    let mut input = Vec::with_capacity(INPUT_CAPACITY);
     if let Err(e) = std::io::stdin().lock().take(limit).read_to_end(&mut input) {
         eprintln!("package-variant: cannot read stdin: {e}");
         std::process::exit(1);
     }
     package_variant::run_and_exit(input, stdout_closed)
 }
+
+/// Bytes of input the binary makes room for before reading: a small package. Only the pages
+/// written cost memory.
+const INPUT_CAPACITY: usize = 64 * 1024;
 
 /// What the binary says when stdin is a terminal.
 const STDIN_IS_A_TERMINAL: &str = "\

@@ -4,9 +4,10 @@
 //! starts one process per call, so that is paid on every call.
 //!
 //! An [`Arena`] serves blocks of up to [`LARGEST_BLOCK`] bytes from a fixed region of
-//! [`ARENA_BYTES`] in `.bss` (no system call; a page costs memory only once written): each
-//! request is rounded up to a power of two, freed blocks are kept on one list per size and
-//! reused, and new ones are cut from the region's unused end. Larger or over-aligned requests,
+//! [`ARENA_BYTES`] in `.bss` (no system call; a page costs memory, and a fault of more than a
+//! microsecond, only once written): each request is rounded up to one of a few sizes per power
+//! of two, freed blocks are kept on one list per size and reused, new ones are cut from the
+//! region's unused end, and the last one cut grows where it is. Larger or over-aligned requests,
 //! and every request once the region is used up, go to the system allocator, so a large input
 //! runs as before with at most [`ARENA_BYTES`] more memory.
 
@@ -25,11 +26,31 @@ pub const LARGEST_BLOCK: usize = 256 << 10;
 
 /// The smallest block, and the alignment of every block: a free block holds the pointer to
 /// the next free block of its size, and 16 is the most any type the run allocates asks for.
-const SMALLEST_SHIFT: u32 = 4;
-const ALIGN: usize = 1 << SMALLEST_SHIFT;
+const ALIGN: usize = 16;
 
-/// One free list per block size: 16 B, 32 B, ... [`LARGEST_BLOCK`].
-const CLASSES: usize = (LARGEST_BLOCK.trailing_zeros() - SMALLEST_SHIFT + 1) as usize;
+/// One free list per block size: 16, 32, 48 and 64 bytes, then four sizes between each power
+/// of two and the next (80, 96, 112, 128, 160, ...), up to [`LARGEST_BLOCK`]. A block wastes
+/// at most a fifth of itself: every page a call writes costs it more than a microsecond.
+const CLASSES: usize = class_of(LARGEST_BLOCK) + 1;
+
+/// The size class of a block of `size` bytes (1 to [`LARGEST_BLOCK`]).
+const fn class_of(size: usize) -> usize {
+    if size <= 64 {
+        return size.div_ceil(16) - 1;
+    }
+    let s = size - 1;
+    let log = (usize::BITS - 1 - s.leading_zeros()) as usize;
+    4 + (log - 6) * 4 + ((s >> (log - 2)) & 3)
+}
+
+/// The size of the blocks of class `c`.
+const fn class_size(c: usize) -> usize {
+    if c < 4 {
+        return (c + 1) * 16;
+    }
+    let (log, sub) = ((c - 4) / 4 + 6, (c - 4) % 4);
+    (5 + sub) << (log - 2)
+}
 
 /// A fixed region of `N` bytes serving small blocks, backed by the system allocator.
 pub struct Arena<const N: usize> {
@@ -85,8 +106,7 @@ impl<const N: usize> Arena<N> {
         if layout.size() > LARGEST_BLOCK || layout.align() > ALIGN {
             return None;
         }
-        let size = layout.size().max(ALIGN).next_power_of_two();
-        Some((size.trailing_zeros() - SMALLEST_SHIFT) as usize)
+        Some(class_of(layout.size().max(1)))
     }
 
     /// Runs `f` on the state, holding the lock. Only the thread doing the run allocates in the
@@ -107,7 +127,7 @@ impl<const N: usize> Arena<N> {
 
     /// A block of class `c` from the arena, or null when the region is used up.
     fn take(&self, c: usize) -> *mut u8 {
-        let size = ALIGN << c;
+        let size = class_size(c);
         let base = self.base();
         self.locked(|s| {
             let head = s.free[c];
@@ -123,6 +143,21 @@ impl<const N: usize> Arena<N> {
             let p = unsafe { base.add(s.used) };
             s.used += size;
             p
+        })
+    }
+
+    /// Grows the block at `ptr` from class `old` to class `new` where it is, when it is the
+    /// last block cut from the region and the region has room: a growing buffer (the input as
+    /// it is read, the output as it is written) is then neither copied nor spread over new pages.
+    fn grow_at_end(&self, ptr: *mut u8, old: usize, new: usize) -> bool {
+        let start = ptr as usize - self.base() as usize;
+        self.locked(|s| {
+            let fits = start + class_size(new) <= N;
+            if start + class_size(old) == s.used && fits {
+                s.used = start + class_size(new);
+                return true;
+            }
+            false
         })
     }
 
@@ -185,6 +220,11 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
             // The block already has room (or more than is now asked for).
             return ptr;
         }
+        if let (Some(old), Some(new)) = (old, Self::class(new_layout)) {
+            if new > old && self.grow_at_end(ptr, old, new) {
+                return ptr;
+            }
+        }
         let new = self.alloc(new_layout);
         if !new.is_null() {
             std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
@@ -210,6 +250,32 @@ mod tests {
         Layout::from_size_align(size, align).unwrap()
     }
 
+    /// Every size has the smallest class that holds it, and every class is a multiple of 16.
+    #[test]
+    fn size_classes() {
+        let mut last = 0;
+        for size in 1..=LARGEST_BLOCK {
+            let c = class_of(size);
+            assert!(class_size(c) >= size, "{size} in class {c}");
+            assert!(
+                c == 0 || class_size(c - 1) < size,
+                "{size}: a smaller class holds it"
+            );
+            assert!(c == last || c == last + 1);
+            assert_eq!(class_size(c) % ALIGN, 0);
+            assert!(
+                size <= 64 || class_size(c) * 4 <= size * 5,
+                "{size}: over a fifth wasted"
+            );
+            last = c;
+        }
+        assert_eq!(class_size(CLASSES - 1), LARGEST_BLOCK);
+        assert_eq!(
+            (1..=10).map(class_size).collect::<Vec<_>>(),
+            [32, 48, 64, 80, 96, 112, 128, 160, 192, 224]
+        );
+    }
+
     #[test]
     fn small_blocks_come_from_the_region_and_are_reused() {
         let a = arena::<4096>();
@@ -224,6 +290,31 @@ mod tests {
                 p,
                 "a freed block serves the next of its size"
             );
+        }
+    }
+
+    #[test]
+    fn the_last_block_grows_where_it_is() {
+        let a = arena::<4096>();
+        unsafe {
+            let first = a.alloc(layout(16, 8));
+            let p = a.alloc(layout(100, 8));
+            p.write_bytes(7, 100);
+            let q = a.realloc(p, layout(100, 8), 1000);
+            assert_eq!(q, p, "the last block grows in place");
+            assert!(std::slice::from_raw_parts(q, 100).iter().all(|&b| b == 7));
+            let after = a.alloc(layout(16, 8));
+            assert_eq!(
+                after as usize - q as usize,
+                1024,
+                "the next block follows the grown one"
+            );
+            let r = a.realloc(q, layout(1000, 8), 2000);
+            assert_ne!(r, q, "a block that is no longer last moves");
+            assert!(std::slice::from_raw_parts(r, 100).iter().all(|&b| b == 7));
+            for (ptr, l) in [(first, 16), (after, 16), (r, 2000)] {
+                a.dealloc(ptr, layout(l, 8));
+            }
         }
     }
 
