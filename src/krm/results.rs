@@ -5,7 +5,7 @@
 //! `file` fields from the object's own metadata and annotations, so no mutation needs to know
 //! how kpt names files.
 
-use crate::yaml::{Emitter, Entry, Node, Trivia};
+use crate::yaml::{Emitter, Entry, Item, Kind, Node, ScalarStyle, Trivia};
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -191,37 +191,54 @@ pub fn has_errors(results: &[ResultItem]) -> bool {
     results.iter().any(ResultItem::is_error)
 }
 
-/// A result as the wire format writes it: message, severity, resourceRef, field, file.
-fn result_json(r: &ResultItem) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut m = Map::new();
-    m.insert("message".into(), Value::String(r.message.clone()));
-    m.insert("severity".into(), Value::String(r.severity.as_str().into()));
+/// A new entry `key: value` under one of the wire format's fixed keys (all plain words, which
+/// `Node::string` would leave plain too).
+fn entry(key: &'static str, value: Node) -> Entry {
+    Entry {
+        key: Node::scalar(key, ScalarStyle::Plain),
+        value,
+        trivia: Trivia::default(),
+    }
+}
+
+/// A result as the wire format writes it: message, severity, resourceRef, field, file. Built
+/// straight as nodes (the ones `yaml::from_json` made from its JSON before: see the tests):
+/// the JSON cost a map and a copy of every string on each call.
+fn result_node(r: &ResultItem) -> Node {
+    let mut m = Vec::with_capacity(5);
+    m.push(entry("message", Node::string(r.message.as_str())));
+    m.push(entry(
+        "severity",
+        Node::scalar(r.severity.as_str(), ScalarStyle::Plain),
+    ));
     if let Some(rr) = &r.resource_ref {
-        let mut o = Map::new();
-        o.insert("apiVersion".into(), json!(rr.api_version));
-        o.insert("kind".into(), json!(rr.kind));
-        o.insert("name".into(), json!(rr.name));
+        let mut o = Vec::with_capacity(4);
+        o.push(entry("apiVersion", Node::string(rr.api_version.as_str())));
+        o.push(entry("kind", Node::string(rr.kind.as_str())));
+        o.push(entry("name", Node::string(rr.name.as_str())));
         if let Some(ns) = &rr.namespace {
-            o.insert("namespace".into(), json!(ns));
+            o.push(entry("namespace", Node::string(ns.as_str())));
         }
-        m.insert("resourceRef".into(), Value::Object(o));
+        m.push(entry("resourceRef", Node::with_kind(Kind::Mapping(o))));
     }
     if let Some(p) = &r.field_path {
-        m.insert("field".into(), json!({ "path": p }));
+        let path = vec![entry("path", Node::string(p.as_str()))];
+        m.push(entry("field", Node::with_kind(Kind::Mapping(path))));
     }
     if let Some(f) = &r.file {
-        let mut o = Map::new();
-        o.insert("path".into(), json!(f.path));
+        let mut o = Vec::with_capacity(2);
+        o.push(entry("path", Node::string(f.path.as_str())));
         if let Some(i) = &f.index {
-            match i.parse::<i64>() {
-                Ok(n) => o.insert("index".into(), json!(n)),
-                Err(_) => o.insert("index".into(), json!(i)),
+            // An index that reads as a number is written as one, as its JSON number was.
+            let index = match i.parse::<i64>() {
+                Ok(n) => Node::plain(n.to_string()),
+                Err(_) => Node::string(i.as_str()),
             };
+            o.push(entry("index", index));
         }
-        m.insert("file".into(), Value::Object(o));
+        m.push(entry("file", Node::with_kind(Kind::Mapping(o))));
     }
-    Value::Object(m)
+    Node::with_kind(Kind::Mapping(m))
 }
 
 /// Writes the output's `results` entry (see [`combined`]) as the last part of the output, of
@@ -281,14 +298,19 @@ fn porch_size_warning(size: usize) -> ResultItem {
 /// The output's `results`: those that came in (an earlier function's, kept as they were
 /// written), then this run's. `None` when there are none at all.
 pub fn combined(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
-    let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
-    let new = crate::yaml::from_json(&serde_json::Value::Array(list));
+    let new: Vec<Item> = results
+        .iter()
+        .map(|r| Item {
+            value: result_node(r),
+            trivia: Trivia::default(),
+        })
+        .collect();
     let Some(previous) = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty())) else {
-        return (!results.is_empty()).then_some(new);
+        return (!new.is_empty()).then(|| Node::with_kind(Kind::Sequence(new)));
     };
     let mut all = previous.clone();
-    if let (Some(items), Some(new)) = (all.items_mut(), new.items()) {
-        items.extend(new.iter().cloned());
+    if let Some(items) = all.items_mut() {
+        items.extend(new);
     }
     Some(all)
 }
@@ -309,4 +331,201 @@ pub fn summarized(
         results.push(rest(more));
     }
     results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON route `results` took before [`result_node`]: the nodes it made are the reference.
+    fn result_json(r: &ResultItem) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let mut m = Map::new();
+        m.insert("message".into(), Value::String(r.message.clone()));
+        m.insert("severity".into(), Value::String(r.severity.as_str().into()));
+        if let Some(rr) = &r.resource_ref {
+            let mut o = Map::new();
+            o.insert("apiVersion".into(), json!(rr.api_version));
+            o.insert("kind".into(), json!(rr.kind));
+            o.insert("name".into(), json!(rr.name));
+            if let Some(ns) = &rr.namespace {
+                o.insert("namespace".into(), json!(ns));
+            }
+            m.insert("resourceRef".into(), Value::Object(o));
+        }
+        if let Some(p) = &r.field_path {
+            m.insert("field".into(), json!({ "path": p }));
+        }
+        if let Some(f) = &r.file {
+            let mut o = Map::new();
+            o.insert("path".into(), json!(f.path));
+            if let Some(i) = &f.index {
+                match i.parse::<i64>() {
+                    Ok(n) => o.insert("index".into(), json!(n)),
+                    Err(_) => o.insert("index".into(), json!(i)),
+                };
+            }
+            m.insert("file".into(), Value::Object(o));
+        }
+        Value::Object(m)
+    }
+
+    /// `combined` as it was, through JSON.
+    fn combined_json(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
+        let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
+        let new = crate::yaml::from_json(&serde_json::Value::Array(list));
+        let Some(previous) = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty())) else {
+            return (!results.is_empty()).then_some(new);
+        };
+        let mut all = previous.clone();
+        if let (Some(items), Some(new)) = (all.items_mut(), new.items()) {
+            items.extend(new.iter().cloned());
+        }
+        Some(all)
+    }
+
+    /// Texts that YAML writers must quote, escape or keep as strings.
+    const AWKWARD: &[&str] = &[
+        "plain words",
+        "it's \"quoted\"",
+        "two\nlines",
+        "trailing newline\n",
+        "tab\there",
+        "ünïcödé ✓ 日本",
+        "key: value",
+        "a # comment",
+        "#start",
+        "  leading spaces",
+        "trailing ",
+        "1",
+        "-3",
+        "1.5",
+        "0777",
+        "true",
+        "no",
+        "null",
+        "~",
+        "",
+        "- dash",
+        "[flow]",
+        "{flow}",
+        "*alias",
+        "&anchor",
+        "!tag",
+        "2024-01-01",
+        "12:30",
+        "bell\u{7}",
+        "\u{2028}",
+        "a very long message that goes on past the twenty-two bytes kept inline in a node",
+    ];
+
+    fn variety() -> Vec<ResultItem> {
+        let mut all = vec![
+            ResultItem::error("bare"),
+            ResultItem::warning("w").field("spec.x"),
+            ResultItem::info("i"),
+        ];
+        for (n, &t) in AWKWARD.iter().enumerate() {
+            let mut r = ResultItem::new(
+                [Severity::Error, Severity::Warning, Severity::Info][n % 3],
+                t,
+            );
+            if n % 2 == 0 {
+                r = r.field(t);
+            }
+            if n % 4 != 3 {
+                r.resource_ref = Some(ResourceRef {
+                    api_version: t.to_string(),
+                    kind: t.to_string(),
+                    name: t.to_string(),
+                    namespace: (n % 3 != 0).then(|| t.to_string()),
+                });
+            }
+            let index = [
+                None,
+                Some("3"),
+                Some("x"),
+                Some(t),
+                Some("+7"),
+                Some("-2"),
+                Some("007"),
+                Some("99999999999999999999"),
+            ][n % 8];
+            if n % 5 != 4 {
+                r.file = Some(FileRef {
+                    path: t.to_string(),
+                    index: index.map(str::to_string),
+                });
+            }
+            all.push(r);
+        }
+        for &t in AWKWARD {
+            all.push(ResultItem::info("index").on_item(0));
+            all.last_mut().expect("pushed").file = Some(FileRef {
+                path: "p.yaml".into(),
+                index: Some(t.to_string()),
+            });
+        }
+        all
+    }
+
+    /// Writes what `emit` writes for `combined`'s answer.
+    fn written(src: &str, node: Option<Node>) -> String {
+        let mut e = Emitter::new(src, 0);
+        if let Some(value) = node {
+            let entry = Entry {
+                key: Node::string("results"),
+                value,
+                trivia: Trivia::default(),
+            };
+            e.entries(std::slice::from_ref(&entry), 0, false);
+        }
+        e.out
+    }
+
+    #[test]
+    fn nodes_are_those_the_json_route_made() {
+        for r in variety() {
+            let direct = result_node(&r);
+            assert_eq!(direct, crate::yaml::from_json(&result_json(&r)), "{r:?}");
+            assert_eq!(
+                written("", Some(direct)),
+                written("", Some(crate::yaml::from_json(&result_json(&r)))),
+                "{r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn combined_writes_what_the_json_route_wrote() {
+        let results = variety();
+        let previous_docs = [
+            "results:\n- message: earlier\n  severity: info\n",
+            "results: # kept\n  - message: 'earlier'   # as written\n    severity: warning\n    x: [1, 2]\n",
+            "results: [{message: flow, severity: info}]\n",
+            "results: &a\n- message: anchored\n",
+            "results: []\n",
+            "results: {}\n",
+            "results: text\n",
+        ];
+        for src in previous_docs {
+            let doc = crate::yaml::parse(src).expect("test document parses");
+            let previous = doc.get("results");
+            for n in [0, 1, 2, results.len()] {
+                let rs = &results[..n];
+                let new = combined(previous, rs);
+                let old = combined_json(previous, rs);
+                assert_eq!(new, old, "{src:?} with {n} results");
+                assert_eq!(written(src, new), written(src, old), "{src:?} with {n}");
+            }
+        }
+        for n in [0, 1, results.len()] {
+            let rs = &results[..n];
+            assert_eq!(combined(None, rs), combined_json(None, rs));
+            assert_eq!(
+                written("", combined(None, rs)),
+                written("", combined_json(None, rs))
+            );
+        }
+    }
 }
