@@ -388,6 +388,7 @@ mod tests {
     const AWKWARD: &[&str] = &[
         "plain words",
         "it's \"quoted\"",
+        "it's: 'quoted' here'",
         "two\nlines",
         "trailing newline\n",
         "tab\there",
@@ -494,6 +495,15 @@ mod tests {
                 "{r:?}"
             );
         }
+    }
+
+    #[test]
+    fn quotes_in_a_single_quoted_message_are_doubled() {
+        let r = ResultItem::info("it's: 'q'");
+        assert_eq!(
+            written("", combined(None, &[r])),
+            "results:\n- message: 'it''s: ''q'''\n  severity: info\n"
+        );
     }
 
     #[test]

@@ -493,7 +493,13 @@ impl<'a> Emitter<'a> {
             ScalarStyle::Plain => self.out.push_str(value),
             ScalarStyle::SingleQuoted if single_ok(value) => {
                 self.out.push('\'');
-                self.out.push_str(&value.replace('\'', "''"));
+                // Written piece by piece: `replace` would copy the text into a new string first.
+                for (i, piece) in value.split('\'').enumerate() {
+                    if i > 0 {
+                        self.out.push_str("''");
+                    }
+                    self.out.push_str(piece);
+                }
                 self.out.push('\'');
             }
             ScalarStyle::Literal | ScalarStyle::Folded if literal_ok(value) => {
