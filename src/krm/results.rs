@@ -203,7 +203,8 @@ fn entry(key: &'static str, value: Node) -> Entry {
 
 /// A result as the wire format writes it: message, severity, resourceRef, field, file. Built
 /// straight as nodes (the ones `yaml::from_json` made from its JSON before: see the tests):
-/// the JSON cost a map and a copy of every string on each call.
+/// the JSON cost a map and a copy of every string on each call. Needed only beside earlier
+/// results; without them [`write_new`] writes the same text with no nodes.
 fn result_node(r: &ResultItem) -> Node {
     let mut m = Vec::with_capacity(5);
     m.push(entry("message", Node::string(r.message.as_str())));
@@ -250,8 +251,12 @@ pub(crate) fn emit(
     results: &[ResultItem],
     written: usize,
 ) {
+    let previous = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty()));
     let write = |e: &mut Emitter, results: &[ResultItem]| {
-        if let Some(value) = combined(previous, results) {
+        // No earlier results to keep (the common case): written without nodes.
+        if previous.is_none() {
+            write_new(e, results);
+        } else if let Some(value) = combined(previous, results) {
             let entry = Entry {
                 key: Node::string("results"),
                 value,
@@ -295,6 +300,56 @@ fn porch_size_warning(size: usize) -> ResultItem {
     ))
 }
 
+/// Writes `results` with no earlier results, as [`Emitter::entries`] writes [`combined`]'s
+/// nodes for them (the tests compare both): the common case, written without building nodes.
+fn write_new(e: &mut Emitter, results: &[ResultItem]) {
+    if results.is_empty() {
+        return;
+    }
+    // A string under a nested key (`resourceRef`, `field`, `file`).
+    let field = |e: &mut Emitter, key: &str, value: &str| {
+        e.out.push_str("    ");
+        e.out.push_str(key);
+        e.out.push_str(": ");
+        e.string_value(value, 6);
+        e.out.push('\n');
+    };
+    e.out.push_str("results:\n");
+    for r in results {
+        e.out.push_str("- message: ");
+        e.string_value(&r.message, 4);
+        e.out.push_str("\n  severity: ");
+        e.out.push_str(r.severity.as_str());
+        e.out.push('\n');
+        if let Some(rr) = &r.resource_ref {
+            e.out.push_str("  resourceRef:\n");
+            field(e, "apiVersion", &rr.api_version);
+            field(e, "kind", &rr.kind);
+            field(e, "name", &rr.name);
+            if let Some(ns) = &rr.namespace {
+                field(e, "namespace", ns);
+            }
+        }
+        if let Some(p) = &r.field_path {
+            e.out.push_str("  field:\n");
+            field(e, "path", p);
+        }
+        if let Some(f) = &r.file {
+            e.out.push_str("  file:\n");
+            field(e, "path", &f.path);
+            if let Some(i) = &f.index {
+                match i.parse::<i64>() {
+                    Ok(n) => {
+                        use fmt::Write as _;
+                        let _ = writeln!(e.out, "    index: {n}");
+                    }
+                    Err(_) => field(e, "index", i),
+                }
+            }
+        }
+    }
+}
+
 /// The output's `results`: those that came in (an earlier function's, kept as they were
 /// written), then this run's. `None` when there are none at all.
 pub fn combined(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
@@ -334,208 +389,4 @@ pub fn summarized(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The JSON route `results` took before [`result_node`]: the nodes it made are the reference.
-    fn result_json(r: &ResultItem) -> serde_json::Value {
-        use serde_json::{json, Map, Value};
-        let mut m = Map::new();
-        m.insert("message".into(), Value::String(r.message.clone()));
-        m.insert("severity".into(), Value::String(r.severity.as_str().into()));
-        if let Some(rr) = &r.resource_ref {
-            let mut o = Map::new();
-            o.insert("apiVersion".into(), json!(rr.api_version));
-            o.insert("kind".into(), json!(rr.kind));
-            o.insert("name".into(), json!(rr.name));
-            if let Some(ns) = &rr.namespace {
-                o.insert("namespace".into(), json!(ns));
-            }
-            m.insert("resourceRef".into(), Value::Object(o));
-        }
-        if let Some(p) = &r.field_path {
-            m.insert("field".into(), json!({ "path": p }));
-        }
-        if let Some(f) = &r.file {
-            let mut o = Map::new();
-            o.insert("path".into(), json!(f.path));
-            if let Some(i) = &f.index {
-                match i.parse::<i64>() {
-                    Ok(n) => o.insert("index".into(), json!(n)),
-                    Err(_) => o.insert("index".into(), json!(i)),
-                };
-            }
-            m.insert("file".into(), Value::Object(o));
-        }
-        Value::Object(m)
-    }
-
-    /// `combined` as it was, through JSON.
-    fn combined_json(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
-        let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
-        let new = crate::yaml::from_json(&serde_json::Value::Array(list));
-        let Some(previous) = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty())) else {
-            return (!results.is_empty()).then_some(new);
-        };
-        let mut all = previous.clone();
-        if let (Some(items), Some(new)) = (all.items_mut(), new.items()) {
-            items.extend(new.iter().cloned());
-        }
-        Some(all)
-    }
-
-    /// Texts that YAML writers must quote, escape or keep as strings.
-    const AWKWARD: &[&str] = &[
-        "plain words",
-        "it's \"quoted\"",
-        "it's: 'quoted' here'",
-        "two\nlines",
-        "trailing newline\n",
-        "tab\there",
-        "ünïcödé ✓ 日本",
-        "key: value",
-        "a # comment",
-        "#start",
-        "  leading spaces",
-        "trailing ",
-        "1",
-        "-3",
-        "1.5",
-        "0777",
-        "true",
-        "no",
-        "null",
-        "~",
-        "",
-        "- dash",
-        "[flow]",
-        "{flow}",
-        "*alias",
-        "&anchor",
-        "!tag",
-        "2024-01-01",
-        "12:30",
-        "bell\u{7}",
-        "\u{2028}",
-        "a very long message that goes on past the twenty-two bytes kept inline in a node",
-    ];
-
-    fn variety() -> Vec<ResultItem> {
-        let mut all = vec![
-            ResultItem::error("bare"),
-            ResultItem::warning("w").field("spec.x"),
-            ResultItem::info("i"),
-        ];
-        for (n, &t) in AWKWARD.iter().enumerate() {
-            let mut r = ResultItem::new(
-                [Severity::Error, Severity::Warning, Severity::Info][n % 3],
-                t,
-            );
-            if n % 2 == 0 {
-                r = r.field(t);
-            }
-            if n % 4 != 3 {
-                r.resource_ref = Some(ResourceRef {
-                    api_version: t.to_string(),
-                    kind: t.to_string(),
-                    name: t.to_string(),
-                    namespace: (n % 3 != 0).then(|| t.to_string()),
-                });
-            }
-            let index = [
-                None,
-                Some("3"),
-                Some("x"),
-                Some(t),
-                Some("+7"),
-                Some("-2"),
-                Some("007"),
-                Some("99999999999999999999"),
-            ][n % 8];
-            if n % 5 != 4 {
-                r.file = Some(FileRef {
-                    path: t.to_string(),
-                    index: index.map(str::to_string),
-                });
-            }
-            all.push(r);
-        }
-        for &t in AWKWARD {
-            all.push(ResultItem::info("index").on_item(0));
-            all.last_mut().expect("pushed").file = Some(FileRef {
-                path: "p.yaml".into(),
-                index: Some(t.to_string()),
-            });
-        }
-        all
-    }
-
-    /// Writes what `emit` writes for `combined`'s answer.
-    fn written(src: &str, node: Option<Node>) -> String {
-        let mut e = Emitter::new(src, 0);
-        if let Some(value) = node {
-            let entry = Entry {
-                key: Node::string("results"),
-                value,
-                trivia: Trivia::default(),
-            };
-            e.entries(std::slice::from_ref(&entry), 0, false);
-        }
-        e.out
-    }
-
-    #[test]
-    fn nodes_are_those_the_json_route_made() {
-        for r in variety() {
-            let direct = result_node(&r);
-            assert_eq!(direct, crate::yaml::from_json(&result_json(&r)), "{r:?}");
-            assert_eq!(
-                written("", Some(direct)),
-                written("", Some(crate::yaml::from_json(&result_json(&r)))),
-                "{r:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn quotes_in_a_single_quoted_message_are_doubled() {
-        let r = ResultItem::info("it's: 'q'");
-        assert_eq!(
-            written("", combined(None, &[r])),
-            "results:\n- message: 'it''s: ''q'''\n  severity: info\n"
-        );
-    }
-
-    #[test]
-    fn combined_writes_what_the_json_route_wrote() {
-        let results = variety();
-        let previous_docs = [
-            "results:\n- message: earlier\n  severity: info\n",
-            "results: # kept\n  - message: 'earlier'   # as written\n    severity: warning\n    x: [1, 2]\n",
-            "results: [{message: flow, severity: info}]\n",
-            "results: &a\n- message: anchored\n",
-            "results: []\n",
-            "results: {}\n",
-            "results: text\n",
-        ];
-        for src in previous_docs {
-            let doc = crate::yaml::parse(src).expect("test document parses");
-            let previous = doc.get("results");
-            for n in [0, 1, 2, results.len()] {
-                let rs = &results[..n];
-                let new = combined(previous, rs);
-                let old = combined_json(previous, rs);
-                assert_eq!(new, old, "{src:?} with {n} results");
-                assert_eq!(written(src, new), written(src, old), "{src:?} with {n}");
-            }
-        }
-        for n in [0, 1, results.len()] {
-            let rs = &results[..n];
-            assert_eq!(combined(None, rs), combined_json(None, rs));
-            assert_eq!(
-                written("", combined(None, rs)),
-                written("", combined_json(None, rs))
-            );
-        }
-    }
-}
+mod tests;

@@ -487,6 +487,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A new string value (a `Node::string`) after `key: `, as [`Emitter::entries`] writes it:
+    /// in the style kyaml picks, block scalar lines at column `child`.
+    pub fn string_value(&mut self, value: &str, child: usize) {
+        self.scalar_text(value, string_style(value), child);
+    }
+
     /// Writes scalar text in `style`; block scalars put their lines at column `child`.
     fn scalar_text(&mut self, value: &str, style: ScalarStyle, child: usize) {
         match style {
