@@ -5,7 +5,7 @@
 //! `file` fields from the object's own metadata and annotations, so no mutation needs to know
 //! how kpt names files.
 
-use crate::yaml::{Emitter, Entry, Node, Trivia};
+use crate::yaml::{Emitter, Entry, Item, Kind, Node, ScalarStyle, Trivia};
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -191,37 +191,55 @@ pub fn has_errors(results: &[ResultItem]) -> bool {
     results.iter().any(ResultItem::is_error)
 }
 
-/// A result as the wire format writes it: message, severity, resourceRef, field, file.
-fn result_json(r: &ResultItem) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut m = Map::new();
-    m.insert("message".into(), Value::String(r.message.clone()));
-    m.insert("severity".into(), Value::String(r.severity.as_str().into()));
+/// A new entry `key: value` under one of the wire format's fixed keys (all plain words, which
+/// `Node::string` would leave plain too).
+fn entry(key: &'static str, value: Node) -> Entry {
+    Entry {
+        key: Node::scalar(key, ScalarStyle::Plain),
+        value,
+        trivia: Trivia::default(),
+    }
+}
+
+/// A result as the wire format writes it: message, severity, resourceRef, field, file. Built
+/// straight as nodes (the ones `yaml::from_json` made from its JSON before: see the tests):
+/// the JSON cost a map and a copy of every string on each call. Needed only beside earlier
+/// results; without them [`write_new`] writes the same text with no nodes.
+fn result_node(r: &ResultItem) -> Node {
+    let mut m = Vec::with_capacity(5);
+    m.push(entry("message", Node::string(r.message.as_str())));
+    m.push(entry(
+        "severity",
+        Node::scalar(r.severity.as_str(), ScalarStyle::Plain),
+    ));
     if let Some(rr) = &r.resource_ref {
-        let mut o = Map::new();
-        o.insert("apiVersion".into(), json!(rr.api_version));
-        o.insert("kind".into(), json!(rr.kind));
-        o.insert("name".into(), json!(rr.name));
+        let mut o = Vec::with_capacity(4);
+        o.push(entry("apiVersion", Node::string(rr.api_version.as_str())));
+        o.push(entry("kind", Node::string(rr.kind.as_str())));
+        o.push(entry("name", Node::string(rr.name.as_str())));
         if let Some(ns) = &rr.namespace {
-            o.insert("namespace".into(), json!(ns));
+            o.push(entry("namespace", Node::string(ns.as_str())));
         }
-        m.insert("resourceRef".into(), Value::Object(o));
+        m.push(entry("resourceRef", Node::with_kind(Kind::Mapping(o))));
     }
     if let Some(p) = &r.field_path {
-        m.insert("field".into(), json!({ "path": p }));
+        let path = vec![entry("path", Node::string(p.as_str()))];
+        m.push(entry("field", Node::with_kind(Kind::Mapping(path))));
     }
     if let Some(f) = &r.file {
-        let mut o = Map::new();
-        o.insert("path".into(), json!(f.path));
+        let mut o = Vec::with_capacity(2);
+        o.push(entry("path", Node::string(f.path.as_str())));
         if let Some(i) = &f.index {
-            match i.parse::<i64>() {
-                Ok(n) => o.insert("index".into(), json!(n)),
-                Err(_) => o.insert("index".into(), json!(i)),
+            // An index that reads as a number is written as one, as its JSON number was.
+            let index = match i.parse::<i64>() {
+                Ok(n) => Node::plain(n.to_string()),
+                Err(_) => Node::string(i.as_str()),
             };
+            o.push(entry("index", index));
         }
-        m.insert("file".into(), Value::Object(o));
+        m.push(entry("file", Node::with_kind(Kind::Mapping(o))));
     }
-    Value::Object(m)
+    Node::with_kind(Kind::Mapping(m))
 }
 
 /// Writes the output's `results` entry (see [`combined`]) as the last part of the output, of
@@ -233,8 +251,12 @@ pub(crate) fn emit(
     results: &[ResultItem],
     written: usize,
 ) {
+    let previous = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty()));
     let write = |e: &mut Emitter, results: &[ResultItem]| {
-        if let Some(value) = combined(previous, results) {
+        // No earlier results to keep (the common case): written without nodes.
+        if previous.is_none() {
+            write_new(e, results);
+        } else if let Some(value) = combined(previous, results) {
             let entry = Entry {
                 key: Node::string("results"),
                 value,
@@ -278,17 +300,72 @@ fn porch_size_warning(size: usize) -> ResultItem {
     ))
 }
 
+/// Writes `results` with no earlier results, as [`Emitter::entries`] writes [`combined`]'s
+/// nodes for them (the tests compare both): the common case, written without building nodes.
+fn write_new(e: &mut Emitter, results: &[ResultItem]) {
+    if results.is_empty() {
+        return;
+    }
+    // A string under a nested key (`resourceRef`, `field`, `file`).
+    let field = |e: &mut Emitter, key: &str, value: &str| {
+        e.out.push_str("    ");
+        e.out.push_str(key);
+        e.out.push_str(": ");
+        e.string_value(value, 6);
+        e.out.push('\n');
+    };
+    e.out.push_str("results:\n");
+    for r in results {
+        e.out.push_str("- message: ");
+        e.string_value(&r.message, 4);
+        e.out.push_str("\n  severity: ");
+        e.out.push_str(r.severity.as_str());
+        e.out.push('\n');
+        if let Some(rr) = &r.resource_ref {
+            e.out.push_str("  resourceRef:\n");
+            field(e, "apiVersion", &rr.api_version);
+            field(e, "kind", &rr.kind);
+            field(e, "name", &rr.name);
+            if let Some(ns) = &rr.namespace {
+                field(e, "namespace", ns);
+            }
+        }
+        if let Some(p) = &r.field_path {
+            e.out.push_str("  field:\n");
+            field(e, "path", p);
+        }
+        if let Some(f) = &r.file {
+            e.out.push_str("  file:\n");
+            field(e, "path", &f.path);
+            if let Some(i) = &f.index {
+                match i.parse::<i64>() {
+                    Ok(n) => {
+                        use fmt::Write as _;
+                        let _ = writeln!(e.out, "    index: {n}");
+                    }
+                    Err(_) => field(e, "index", i),
+                }
+            }
+        }
+    }
+}
+
 /// The output's `results`: those that came in (an earlier function's, kept as they were
 /// written), then this run's. `None` when there are none at all.
 pub fn combined(previous: Option<&Node>, results: &[ResultItem]) -> Option<Node> {
-    let list: Vec<serde_json::Value> = results.iter().map(result_json).collect();
-    let new = crate::yaml::from_json(&serde_json::Value::Array(list));
+    let new: Vec<Item> = results
+        .iter()
+        .map(|r| Item {
+            value: result_node(r),
+            trivia: Trivia::default(),
+        })
+        .collect();
     let Some(previous) = previous.filter(|p| p.items().is_some_and(|i| !i.is_empty())) else {
-        return (!results.is_empty()).then_some(new);
+        return (!new.is_empty()).then(|| Node::with_kind(Kind::Sequence(new)));
     };
     let mut all = previous.clone();
-    if let (Some(items), Some(new)) = (all.items_mut(), new.items()) {
-        items.extend(new.iter().cloned());
+    if let Some(items) = all.items_mut() {
+        items.extend(new);
     }
     Some(all)
 }
@@ -310,3 +387,6 @@ pub fn summarized(
     }
     results
 }
+
+#[cfg(test)]
+mod tests;

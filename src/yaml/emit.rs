@@ -487,13 +487,25 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A new string value (a `Node::string`) after `key: `, as [`Emitter::entries`] writes it:
+    /// in the style kyaml picks, block scalar lines at column `child`.
+    pub fn string_value(&mut self, value: &str, child: usize) {
+        self.scalar_text(value, string_style(value), child);
+    }
+
     /// Writes scalar text in `style`; block scalars put their lines at column `child`.
     fn scalar_text(&mut self, value: &str, style: ScalarStyle, child: usize) {
         match style {
             ScalarStyle::Plain => self.out.push_str(value),
             ScalarStyle::SingleQuoted if single_ok(value) => {
                 self.out.push('\'');
-                self.out.push_str(&value.replace('\'', "''"));
+                // Written piece by piece: `replace` would copy the text into a new string first.
+                for (i, piece) in value.split('\'').enumerate() {
+                    if i > 0 {
+                        self.out.push_str("''");
+                    }
+                    self.out.push_str(piece);
+                }
                 self.out.push('\'');
             }
             ScalarStyle::Literal | ScalarStyle::Folded if literal_ok(value) => {

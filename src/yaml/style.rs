@@ -48,9 +48,25 @@ pub fn literal_ok(value: &str) -> bool {
 
 /// A string can be single-quoted: one line, every character written raw.
 pub fn single_ok(value: &str) -> bool {
-    // Most values are ASCII: a tab or a printable byte each is a character `inline_ok` takes.
-    let ascii_ok = |b: &u8| matches!(b, b'\t' | 0x20..=0x7e);
-    value.as_bytes().iter().all(ascii_ok) || value.chars().all(inline_ok)
+    all_inline_ok(value, true)
+}
+
+/// Whether every character of `value` is [`inline_ok`] (and, unless `tab_ok`, not a tab).
+/// ASCII is checked a byte at a time (printable ASCII is always fine, other ASCII never is,
+/// tab aside), characters only from the first non-ASCII byte on: most text is ASCII.
+fn all_inline_ok(value: &str, tab_ok: bool) -> bool {
+    let b = value.as_bytes();
+    match b
+        .iter()
+        .position(|&c| !((0x20..0x7f).contains(&c) || (tab_ok && c == b'\t')))
+    {
+        None => true,
+        Some(i) if b[i] < 0x80 => false,
+        // All before `i` is ASCII: `i` starts a character.
+        Some(i) => value[i..]
+            .chars()
+            .all(|c| inline_ok(c) && (tab_ok || c != '\t')),
+    }
 }
 
 /// Whether `value` can be written as a plain scalar without changing what it reads as.
@@ -99,10 +115,9 @@ pub fn plain_ok(value: &str, flow: bool) -> bool {
     if value.starts_with([' ', '\t']) || value.ends_with([' ', '\t', ':']) {
         return false;
     }
-    if value.contains(": ")
-        || value.contains(" #")
-        || value.contains(":\t")
-        || value.contains("\t#")
+    // `: `, ` #`, `:\t`, `\t#` (one pass: four substring searches cost more than the text).
+    if b.windows(2)
+        .any(|w| matches!(w, [b':', b' ' | b'\t'] | [b' ' | b'\t', b'#']))
     {
         return false;
     }
@@ -112,7 +127,7 @@ pub fn plain_ok(value: &str, flow: bool) -> bool {
     if flow && value.contains(':') {
         return false;
     }
-    value.chars().all(|c| inline_ok(c) && c != '\t')
+    all_inline_ok(value, false)
 }
 
 /// Strings that a YAML 1.1 reader (kubectl, go-yaml v2, PyYAML) would take for something
@@ -212,7 +227,7 @@ pub fn style_allows(style: ScalarStyle, value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{string_style, string_style_general};
+    use super::{inline_ok, plain_ok, single_ok, string_style, string_style_general};
 
     /// The fast path picks what the general rules pick: every string of up to three characters
     /// over an alphabet of safe and unsafe characters, plus keywords, numbers and dates.
@@ -258,6 +273,95 @@ mod tests {
         }
         for w in &words {
             assert_eq!(string_style(w), string_style_general(w), "{w:?}");
+        }
+    }
+
+    /// `plain_ok` as it was written before its byte-at-a-time checks: substring searches and
+    /// a walk over every character.
+    fn plain_ok_by_chars(value: &str, flow: bool) -> bool {
+        if value.is_empty() {
+            return false;
+        }
+        let b = value.as_bytes();
+        if matches!(
+            b[0],
+            b'-' | b'?'
+                | b':'
+                | b','
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'|'
+                | b'>'
+                | b'\''
+                | b'"'
+                | b'%'
+                | b'@'
+                | b'`'
+        ) {
+            let safe_lead = matches!(b[0], b'-' | b'?' | b':')
+                && b.len() > 1
+                && !matches!(b[1], b' ' | b'\t')
+                && !(flow && matches!(b[1], b',' | b'[' | b']' | b'{' | b'}'));
+            if !safe_lead || value.starts_with("---") {
+                return false;
+            }
+        }
+        if value.starts_with("...")
+            || value.starts_with([' ', '\t'])
+            || value.ends_with([' ', '\t', ':'])
+        {
+            return false;
+        }
+        if value.contains(": ")
+            || value.contains(" #")
+            || value.contains(":\t")
+            || value.contains("\t#")
+        {
+            return false;
+        }
+        if flow && (value.contains([',', '[', ']', '{', '}']) || value.contains(':')) {
+            return false;
+        }
+        value.chars().all(|c| inline_ok(c) && c != '\t')
+    }
+
+    /// The byte-at-a-time checks of `single_ok` and `plain_ok` answer as the character walks
+    /// and substring searches did: every string of up to four characters over an alphabet of
+    /// ASCII, controls, line breaks and non-ASCII characters, and every character alone.
+    #[test]
+    fn byte_checks_agree_with_the_character_walks() {
+        let alphabet = [
+            'a', ':', ' ', '\t', '#', '-', '\n', '\u{7f}', '\u{1}', 'é', '\u{85}', '\u{feff}',
+            '\u{2028}', '日',
+        ];
+        let mut words: Vec<String> = vec![String::new()];
+        let mut last = words.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            words.extend(last.iter().cloned());
+        }
+        words.extend((0..=0x3000u32).filter_map(char::from_u32).map(String::from));
+        words.extend(
+            ["x\u{fffe}", "ab: c", "a #b", "héllo wörld: x", "a\u{10000}"].map(String::from),
+        );
+        for w in &words {
+            assert_eq!(single_ok(w), w.chars().all(inline_ok), "{w:?}");
+            for flow in [false, true] {
+                assert_eq!(
+                    plain_ok(w, flow),
+                    plain_ok_by_chars(w, flow),
+                    "{w:?} {flow}"
+                );
+            }
         }
     }
 }
