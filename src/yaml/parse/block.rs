@@ -313,7 +313,7 @@ impl<'a> Parser<'a> {
                 if stop != Stop::Colon || end == self.pos {
                     return self.err("expected a mapping key followed by ':'");
                 }
-                let node = self.plain_node(self.pos, end, self.s[self.pos..end].to_string());
+                let node = self.plain_node(self.pos, end, &self.s[self.pos..end]);
                 self.pos = end;
                 node
             }

@@ -90,11 +90,14 @@ impl<'a> Parser<'a> {
 
     pub(super) fn parse_plain_flow(&mut self, n: i64) -> PResult<Node> {
         let start = self.pos;
-        let mut value = String::new();
+        // Built only for a scalar continued on more lines: most are one line, written as is.
+        let mut value: Option<String> = None;
         let mut last_end;
         loop {
             let (end, stop) = self.scan_plain_line(self.pos, true);
-            value.push_str(&self.s[self.pos..end]);
+            if let Some(text) = value.as_mut() {
+                text.push_str(&self.s[self.pos..end]);
+            }
             last_end = end;
             self.pos = end;
             if stop != Stop::Eol {
@@ -116,10 +119,15 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.check_continuation(n, "a flow collection")?;
-            self.fold(&mut value, breaks);
+            // Until the first fold, the text is the first line, `start..last_end`.
+            let text = value.get_or_insert_with(|| self.s[start..last_end].to_string());
+            self.fold(text, breaks);
         }
         self.pos = last_end;
-        Ok(self.plain_node(start, last_end, value))
+        Ok(match value {
+            Some(text) => self.plain_node(start, last_end, text),
+            None => self.plain_node(start, last_end, &self.s[start..last_end]),
+        })
     }
 
     pub(super) fn parse_flow_seq(&mut self, n: i64) -> PResult<Node> {

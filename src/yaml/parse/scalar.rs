@@ -4,7 +4,7 @@
 use super::reader::{is_eol, is_flow_indicator, is_ws, is_ws_or_eol, utf8_len};
 use super::{describe, PResult, Parser};
 use crate::yaml::breaks::{next_break, wide_len};
-use crate::yaml::node::{Kind, Node, Props, Scalar, ScalarStyle, Span};
+use crate::yaml::node::{Kind, Node, Props, Scalar, ScalarStyle, ShortStr, Span};
 
 /// Byte classes for [`Parser::scan_plain_line`]: every byte that may end or shape a plain
 /// scalar's line; 0 for the rest.
@@ -217,7 +217,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A plain scalar node for `start..end`.
-    pub(super) fn plain_node(&self, start: usize, end: usize, value: String) -> Node {
+    pub(super) fn plain_node(&self, start: usize, end: usize, value: impl Into<ShortStr>) -> Node {
         let mut n = Node::with_kind(Kind::Scalar(Scalar {
             value: value.into(),
             style: ScalarStyle::Plain,
@@ -235,7 +235,8 @@ impl<'a> Parser<'a> {
     ) -> PResult<Node> {
         let start = self.pos;
         let (end, stop) = first.unwrap_or_else(|| self.scan_plain_line(self.pos, false));
-        let mut value = String::from(&self.s[start..end]);
+        // Built only for a scalar continued on more lines: most are one line, written as is.
+        let mut value: Option<String> = None;
         let mut last_end = end;
         self.pos = end;
         if stop == Stop::Eol {
@@ -256,8 +257,9 @@ impl<'a> Parser<'a> {
                 if st == Stop::Colon {
                     return self.err("mapping values are not allowed here (check the indentation, or quote a value that contains ': ')");
                 }
-                self.fold(&mut value, breaks);
-                value.push_str(&self.s[self.pos..e]);
+                let text = value.get_or_insert_with(|| self.s[start..end].to_string());
+                self.fold(text, breaks);
+                text.push_str(&self.s[self.pos..e]);
                 self.pos = e;
                 last_end = e;
                 if st != Stop::Eol {
@@ -266,7 +268,10 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos = last_end;
-        Ok(self.plain_node(start, last_end, value))
+        Ok(match value {
+            Some(text) => self.plain_node(start, last_end, text),
+            None => self.plain_node(start, last_end, &self.s[start..end]),
+        })
     }
 
     /// From the end of a line's text: moves to the first content of the next line that has
@@ -328,13 +333,21 @@ impl<'a> Parser<'a> {
         let mut value = String::new();
         let mut seg_start = self.pos;
         loop {
+            // Bytes that are the text itself, the most of any quoted scalar: each byte below
+            // 0xC2 is a whole character that is neither a quote, an escape nor a line break.
+            while let Some(&c) = self.b.get(self.pos) {
+                if c == q || c == b'\\' || c == b'\n' || c == b'\r' || c >= 0xC2 {
+                    break;
+                }
+                self.pos += 1;
+            }
             if self.eof() {
                 return Err(self.error_at(start, "unterminated quoted scalar"));
             }
             let c = self.peek();
             if q == b'\'' && c == b'\'' {
-                value.push_str(&self.s[seg_start..self.pos]);
                 if self.peek_at(1) == b'\'' {
+                    value.push_str(&self.s[seg_start..self.pos]);
                     value.push('\'');
                     self.pos += 2;
                     seg_start = self.pos;
@@ -344,7 +357,6 @@ impl<'a> Parser<'a> {
                 break;
             }
             if q == b'"' && c == b'"' {
-                value.push_str(&self.s[seg_start..self.pos]);
                 self.pos += 1;
                 break;
             }
@@ -374,10 +386,16 @@ impl<'a> Parser<'a> {
         } else {
             ScalarStyle::SingleQuoted
         };
-        let mut n = Node::with_kind(Kind::Scalar(Scalar {
-            value: value.into(),
-            style,
-        }));
+        // The text is what was pushed, then the last segment: without escapes or folds, that
+        // segment alone, taken without building a `String`.
+        let close = self.pos - 1;
+        let value = if value.is_empty() {
+            ShortStr::from(&self.s[seg_start..close])
+        } else {
+            value.push_str(&self.s[seg_start..close]);
+            value.into()
+        };
+        let mut n = Node::with_kind(Kind::Scalar(Scalar { value, style }));
         n.set_src(Some(Span::new(start, self.pos)));
         Ok(n)
     }
