@@ -1,3 +1,4 @@
+use super::characters::{forbidden_character, needs_a_look};
 use super::*;
 
 /// A removal listed twice removes one item: the list is still written as a block list
