@@ -73,7 +73,7 @@ impl ObjectMeta {
             |field: &dyn Fn() -> String, v: Option<&'n Node>| -> Result<String, MetaProblem> {
                 match v {
                     Some(v) if !v.is_null() => match v.as_scalar() {
-                        Some(s) => Ok(s.value.to_string()),
+                        Some(s) => Ok(s.value.as_str().to_owned()),
                         None => Err(fail(field, &|f| {
                             format!("{f} must be a string, found a {}", v.kind())
                         })),

@@ -69,7 +69,6 @@ pub fn exits_after_run() -> bool {
 /// exit 0 as if the run had succeeded; the binary finds this out before the runtime starts
 /// (see `main.rs`), since afterwards it cannot be told from a caller's own `/dev/null`.
 pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
-    tune_allocator();
     if stack::main_suffices() {
         // No thread: starting one (its stack, glibc's arena for it, the exit of a process
         // with two threads) cost 0.2-0.6 ms of CPU, of 2.9 ms, on a small package.
@@ -137,26 +136,6 @@ mod stack {
         #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
         {
             false
-        }
-    }
-}
-
-/// glibc serves a work thread from an arena of its own, which it maps 64 MiB at a time but
-/// makes usable (`mprotect`) only as it grows, a little past each request: tens of thousands
-/// of system calls on a large run. A top pad of 64 MiB makes each new heap usable whole at
-/// once (on the main thread, each `brk` grows the heap by as much). Only address space is committed: pages still cost memory when first written. musl
-/// (the image's libc) has no arenas and no such call.
-fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        extern "C" {
-            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-        }
-        /// glibc's `M_TOP_PAD`.
-        const M_TOP_PAD: std::ffi::c_int = -2;
-        // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
-        unsafe {
-            mallopt(M_TOP_PAD, 64 << 20);
         }
     }
 }

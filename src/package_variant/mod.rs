@@ -440,7 +440,7 @@ fn config_map_data(config: &Node) -> Result<BTreeMap<String, String>, Box<Result
                     .on_config(),
                 ))
             }
-            Some(s) => out.push((key, s.value.to_string())),
+            Some(s) => out.push((key, s.value.as_str().to_owned())),
             None => {
                 return Err(bad(format!(
                     "ConfigMap data {key:?} must be a string, found a {}",

@@ -202,7 +202,7 @@ fn key_text<'n>(
         ));
     }
     node.as_scalar()
-        .map(|s| s.value.to_string())
+        .map(|s| s.value.as_str().to_owned())
         .ok_or_else(|| "only scalar mapping keys can be converted".to_string())
 }
 
@@ -232,7 +232,7 @@ fn scalar_to_json(s: &Scalar, tag: Option<&str>) -> Result<Value, String> {
                 (None, _) => return Err(format!("cannot read the number {}", s.value)),
             }
         }
-        Resolved::Timestamp | Resolved::Str => Value::String(s.value.to_string()),
+        Resolved::Timestamp | Resolved::Str => Value::String(s.value.as_str().to_owned()),
         Resolved::Invalid => {
             return Err(format!(
                 "{:?} is not a valid {}: go-yaml (kpt) refuses it; remove the tag or fix the value",

@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// every allocation of a package of a few hundred kilobytes.
 pub const ARENA_BYTES: usize = 8 << 20;
 
-/// The largest block the arena serves (256 KiB, the output's write buffer); larger requests go
+/// The largest block the arena serves (512 KiB, the output's write buffer); larger requests go
 /// to the system allocator.
-pub const LARGEST_BLOCK: usize = 256 << 10;
+pub const LARGEST_BLOCK: usize = 512 << 10;
 
 /// The smallest block, and the alignment of every block: a free block holds the pointer to
 /// the next free block of its size, and 16 is the most any type the run allocates asks for.
@@ -199,7 +199,7 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
                 return p;
             }
         }
-        System.alloc(layout)
+        system().alloc(layout)
     }
 
     #[inline(never)]
@@ -212,21 +212,21 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
                 return p;
             }
         }
-        System.alloc_zeroed(layout)
+        system().alloc_zeroed(layout)
     }
 
     #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         match Self::class(layout) {
             Some(c) if self.owns(ptr) => self.give_back(ptr, c),
-            _ => System.dealloc(ptr, layout),
+            _ => system().dealloc(ptr, layout),
         }
     }
 
     #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !self.owns(ptr) {
-            return System.realloc(ptr, layout, new_size);
+            return system().realloc(ptr, layout, new_size);
         }
         // SAFETY: the caller guarantees `new_size`, rounded to `align`, does not overflow.
         let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
@@ -247,6 +247,34 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
         }
         new
     }
+}
+
+/// The system allocator, tuned when first used: a small package never uses it (nor makes
+/// glibc set up its heap).
+///
+/// glibc serves a work thread from an arena of its own, which it maps 64 MiB at a time but
+/// makes usable (`mprotect`) only as it grows, a little past each request: tens of thousands
+/// of system calls on a large run. A top pad of 64 MiB makes each new heap usable whole at
+/// once (on the main thread, each `brk` grows the heap by as much). Only address space is
+/// committed: pages still cost memory when first written. musl (the image's libc) has no
+/// arenas and no such call.
+fn system() -> System {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static TUNED: AtomicBool = AtomicBool::new(false);
+        if !TUNED.load(Ordering::Relaxed) && !TUNED.swap(true, Ordering::Relaxed) {
+            extern "C" {
+                fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+            }
+            /// glibc's `M_TOP_PAD`.
+            const M_TOP_PAD: std::ffi::c_int = -2;
+            // SAFETY: mallopt only sets an allocator parameter (under glibc's own lock).
+            unsafe {
+                mallopt(M_TOP_PAD, 64 << 20);
+            }
+        }
+    }
+    System
 }
 
 #[cfg(test)]

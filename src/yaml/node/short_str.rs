@@ -151,6 +151,8 @@ impl fmt::Debug for ShortStr {
     }
 }
 
+// `to_string()` goes through the formatting machinery (about 120 instructions of growing a
+// `String`); where it is hot, `as_str().to_owned()` copies the text at once.
 impl fmt::Display for ShortStr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
