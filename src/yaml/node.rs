@@ -343,6 +343,7 @@ impl Node {
     }
 
     /// A plain scalar that YAML reads as null (`null`, `~`, empty), with no string tag.
+    #[inline]
     pub fn is_null(&self) -> bool {
         match &self.kind {
             Kind::Scalar(s) => {

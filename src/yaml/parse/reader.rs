@@ -185,15 +185,6 @@ impl<'a> Parser<'a> {
             && is_ws_or_eol(self.byte_at(self.ls + 3))
     }
 
-    /// Indentation of the current content, or -1 at EOF or a document marker.
-    pub(super) fn cur_indent(&self) -> i64 {
-        if self.eof() || self.at_doc_marker() {
-            -1
-        } else {
-            self.indent() as i64
-        }
-    }
-
     pub(super) fn at_seq_entry(&self) -> bool {
         self.peek() == b'-' && is_ws_or_eol(self.peek_at(1))
     }
@@ -239,7 +230,18 @@ impl<'a> Parser<'a> {
             line_end,
             line_start,
             lead: (self.ls > lead_start).then(|| Span::new(lead_start, self.ls)),
-            indent: self.cur_indent(),
+            // Indentation of the content, or -1 at EOF or a document marker.
+            indent: if self.eof() || self.at_doc_marker() {
+                -1
+            } else if self.line_tab || self.ls < lead_start {
+                self.indent() as i64
+            } else {
+                // The white space `skip_trivia` last skipped began at the line's start (a line
+                // break was eaten, or the line is empty) and holds no tab: all of it spaces,
+                // the indentation, without counting it again.
+                debug_assert_eq!(self.pos - self.ls, self.indent());
+                (self.pos - self.ls) as i64
+            },
         })
     }
 

@@ -45,7 +45,8 @@ pub(super) enum Stop {
 impl<'a> Parser<'a> {
     /// `&anchor` and `!tag` before a node, each at most once, each followed by white space
     /// (or, in a flow collection, by the indicator that ends the node).
-    #[inline]
+    // Before every node: the common case, no property, is one comparison where it is called.
+    #[inline(always)]
     pub(super) fn parse_props(&mut self, flow: bool) -> PResult<Option<Box<Props>>> {
         if !matches!(self.peek(), b'&' | b'!') {
             return Ok(None);
