@@ -462,7 +462,21 @@ impl<'a> Parser<'a> {
     }
 
     /// Joins the properties written on an earlier line with those on the content's line.
+    #[inline]
     pub(super) fn merge_props(
+        &self,
+        outer: Option<Box<Props>>,
+        inner: Option<Box<Props>>,
+        at: usize,
+    ) -> PResult<Option<Box<Props>>> {
+        // Most nodes have none: nothing to join.
+        if outer.is_none() {
+            return Ok(inner);
+        }
+        self.join_props(outer, inner, at)
+    }
+
+    fn join_props(
         &self,
         outer: Option<Box<Props>>,
         inner: Option<Box<Props>>,

@@ -130,15 +130,21 @@ impl<'a> Parser<'a> {
     }
 
     /// Counts one more entry or item of the tree being read.
+    #[inline]
     pub(crate) fn count_value(&mut self) -> PResult<()> {
         if self.values_left == 0 {
-            return self.err(format!(
-                "{TOO_MANY_VALUES} {} values, more than the function can hold for an input of this size; split it",
-                self.max_values
-            ));
+            return self.too_many_values();
         }
         self.values_left -= 1;
         Ok(())
+    }
+
+    #[cold]
+    fn too_many_values(&self) -> PResult<()> {
+        self.err(format!(
+            "{TOO_MANY_VALUES} {} values, more than the function can hold for an input of this size; split it",
+            self.max_values
+        ))
     }
 
     /// A parser positioned inside `s` at `pos` (used to re-parse one item).
@@ -236,6 +242,7 @@ impl<T> Building<T> {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, stack: &mut Vec<T>, v: T) {
         if self.own.capacity() == 0 {
             if stack.len() - self.base < ON_STACK {

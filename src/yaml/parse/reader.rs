@@ -172,6 +172,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `---` or `...` at the start of a line.
+    #[inline]
     pub(super) fn at_doc_marker(&self) -> bool {
         self.pos == self.ls
             && (self.b[self.pos..].starts_with(b"---") || self.b[self.pos..].starts_with(b"..."))

@@ -155,17 +155,26 @@ impl<'a> Parser<'a> {
                 is_ws_or_eol(n) || (flow && is_flow_indicator(n))
             }
             b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
-            | b'"' | b'@' | b'`' => true,
-            b'%' => return self.err("a directive ('%') may only come before a document's '---'"),
+            | b'"' | b'@' | b'`' | b'%' => true,
             _ => false,
         };
         if bad {
-            return self.err(format!(
-                "{} cannot start a plain scalar; quote the value",
-                describe(self.s, self.pos)
-            ));
+            return self.bad_plain_start();
         }
         Ok(())
+    }
+
+    /// The error of [`Parser::check_plain_start`], out of line: the check runs before every
+    /// plain scalar.
+    #[cold]
+    fn bad_plain_start(&self) -> PResult<()> {
+        if self.peek() == b'%' {
+            return self.err("a directive ('%') may only come before a document's '---'");
+        }
+        self.err(format!(
+            "{} cannot start a plain scalar; quote the value",
+            describe(self.s, self.pos)
+        ))
     }
 
     /// Scans one line of a plain scalar from `from`: returns where its text ends (trailing
