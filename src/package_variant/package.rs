@@ -13,6 +13,7 @@ use crate::package_variant::shared::SharedInjections;
 use crate::yaml::alias::{self, Budget, Reader};
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
 use crate::yaml::{to_json, Node};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Marks an item as an in-cluster object (input for config injection, not part of the package).
@@ -25,7 +26,8 @@ pub const PACKAGE_PATH_ANNOTATION: &str = "internal.config.kubernetes.io/package
 pub struct Package<'r, 'a> {
     /// The ResourceList the items come from.
     pub rl: &'r ResourceList<'a>,
-    trees: BTreeMap<usize, Node>,
+    /// Borrowed from the ResourceList's kept trees until edited (copied on the first edit).
+    trees: BTreeMap<usize, Cow<'r, Node>>,
     config: Option<ObjectMeta>,
     /// Injections made only when the output is written (see [`SharedInjections`]).
     pub shared: SharedInjections,
@@ -136,6 +138,7 @@ impl<'r, 'a> Package<'r, 'a> {
         self.load(i)?;
         self.trees
             .get(&i)
+            .map(|t| &**t)
             .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
     }
 
@@ -145,17 +148,18 @@ impl<'r, 'a> Package<'r, 'a> {
         self.load(i)?;
         self.trees
             .get_mut(&i)
+            .map(Cow::to_mut)
             .ok_or_else(|| Box::new(ResultItem::error("item tree missing").on_item(i)))
     }
 
     /// The tree of item `i` if it is loaded.
     pub fn loaded(&self, i: usize) -> Option<&Node> {
-        self.trees.get(&i)
+        self.trees.get(&i).map(|t| &**t)
     }
 
     /// Drops the tree of item `i` if it is untouched (it is read again when next asked for).
     pub fn release(&mut self, i: usize) {
-        if self.trees.get(&i).is_some_and(Node::is_pristine) {
+        if self.trees.get(&i).is_some_and(|t| t.is_pristine()) {
             self.trees.remove(&i);
         }
     }
@@ -165,9 +169,11 @@ impl<'r, 'a> Package<'r, 'a> {
             return Err(Box::new(ResultItem::error(format!("no item {i}"))));
         }
         if !self.trees.contains_key(&i) {
-            let mut t = self.rl.tree(i)?;
+            let mut t = self.rl.original(i)?;
             // An item edited again after its injection was deferred: the injection now.
-            self.shared.apply_now(i, &mut t);
+            if self.shared.writes_to(i) {
+                self.shared.apply_now(i, t.to_mut());
+            }
             self.trees.insert(i, t);
         }
         Ok(())
@@ -184,6 +190,7 @@ impl<'r, 'a> Package<'r, 'a> {
             .trees
             .into_iter()
             .filter(|(_, t)| !t.is_pristine())
+            .map(|(i, t)| (i, t.into_owned()))
             .collect();
         Changes {
             edited,
