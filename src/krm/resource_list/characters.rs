@@ -56,8 +56,13 @@ pub(super) fn needs_a_look(word: u64) -> bool {
         let x = word ^ (ONES * u64::from(b));
         !(((x & LOW) + LOW) | x) & HIGH
     };
-    // High bit of each ASCII byte below 0x20.
+    // A byte from 0x80 up, or 0x7f (whose low seven bits carry into the eighth when one is
+    // added): always a look.
+    if ((word | ((word & LOW) + ONES)) & HIGH) != 0 {
+        return true;
+    }
+    // High bit of each byte below 0x20 (all are ASCII here): a look unless a line feed or tab,
+    // which most words of a document do not hold either.
     let control = !(((word & LOW) + ONES * 0x60) | word) & HIGH;
-    let odd = (word & HIGH) | equals(0x7f) | (control & !equals(b'\n') & !equals(b'\t'));
-    odd != 0
+    control != 0 && control & !equals(b'\n') & !equals(b'\t') != 0
 }
