@@ -69,15 +69,11 @@ fn all_inline_ok(value: &str, tab_ok: bool) -> bool {
     }
 }
 
-/// Whether `value` can be written as a plain scalar without changing what it reads as.
-pub fn plain_ok(value: &str, flow: bool) -> bool {
-    if value.is_empty() {
-        return false;
-    }
-    let b = value.as_bytes();
-    let first = b[0];
-    if matches!(
-        first,
+/// A YAML indicator: a plain scalar starting with it reads as something else (`-`, `?` and `:`
+/// only when followed by a space or, in flow, an indicator).
+fn starts_indicator(c: u8) -> bool {
+    matches!(
+        c,
         b'-' | b'?'
             | b':'
             | b','
@@ -96,7 +92,17 @@ pub fn plain_ok(value: &str, flow: bool) -> bool {
             | b'%'
             | b'@'
             | b'`'
-    ) {
+    )
+}
+
+/// Whether `value` can be written as a plain scalar without changing what it reads as.
+pub fn plain_ok(value: &str, flow: bool) -> bool {
+    if value.is_empty() {
+        return false;
+    }
+    let b = value.as_bytes();
+    let first = b[0];
+    if starts_indicator(first) {
         // `-`, `?`, `:` may start a plain scalar when followed by a safe character.
         let safe_lead = matches!(first, b'-' | b'?' | b':')
             && b.len() > 1
@@ -283,27 +289,7 @@ mod tests {
             return false;
         }
         let b = value.as_bytes();
-        if matches!(
-            b[0],
-            b'-' | b'?'
-                | b':'
-                | b','
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b'#'
-                | b'&'
-                | b'*'
-                | b'!'
-                | b'|'
-                | b'>'
-                | b'\''
-                | b'"'
-                | b'%'
-                | b'@'
-                | b'`'
-        ) {
+        if starts_indicator(b[0]) {
             let safe_lead = matches!(b[0], b'-' | b'?' | b':')
                 && b.len() > 1
                 && !matches!(b[1], b' ' | b'\t')
