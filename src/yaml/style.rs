@@ -233,7 +233,9 @@ pub fn style_allows(style: ScalarStyle, value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{inline_ok, plain_ok, single_ok, string_style, string_style_general};
+    use super::{
+        inline_ok, plain_ok, single_ok, starts_indicator, string_style, string_style_general,
+    };
 
     /// The fast path picks what the general rules pick: every string of up to three characters
     /// over an alphabet of safe and unsafe characters, plus keywords, numbers and dates.
