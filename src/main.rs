@@ -8,12 +8,11 @@
 mod reference;
 
 use package_variant::krm::run::arena::{Arena, ARENA_BYTES};
+use std::io::{IsTerminal, Read};
 
 /// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`).
 #[global_allocator]
 static ALLOCATOR: Arena<ARENA_BYTES> = Arena::new();
-
-use std::io::{IsTerminal, Read};
 
 const ABOUT: &str = "\
 package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and

@@ -64,10 +64,10 @@ pub fn exits_after_run() -> bool {
 /// freed one allocation at a time and no thread is torn down: on large inputs that walk over
 /// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
 ///
-/// `stdout_closed`: the process started with file descriptor 1 closed (`>&-`). The Rust
-/// runtime then puts `/dev/null` in its place, and writing there would lose the output and
-/// exit 0 as if the run had succeeded; the binary finds this out before the runtime starts
-/// (see `main.rs`), since afterwards it cannot be told from a caller's own `/dev/null`.
+/// `stdout_closed`: the process started with file descriptor 1 closed (`>&-`). Rust's
+/// stdout takes a write to a closed descriptor as done, so the output would be lost and the
+/// run exit 0 as if it had succeeded; the binary looks at descriptor 1 as it starts (see
+/// `main.rs`), before anything could open another file in its place.
 pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
     if stack::main_suffices() {
         // No thread: starting one (its stack, glibc's arena for it, the exit of a process

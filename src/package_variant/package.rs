@@ -171,7 +171,7 @@ impl<'r, 'a> Package<'r, 'a> {
         if !self.trees.contains_key(&i) {
             let mut t = self.rl.original(i)?;
             // An item edited again after its injection was deferred: the injection now.
-            if self.shared.writes_to(i) {
+            if self.shared.contains(i) {
                 self.shared.apply_now(i, t.to_mut());
             }
             self.trees.insert(i, t);

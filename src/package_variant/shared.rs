@@ -60,11 +60,6 @@ impl SharedInjections {
         self.writes.contains_key(&item)
     }
 
-    /// Whether an injection into `item` waits to be made.
-    pub fn writes_to(&self, item: usize) -> bool {
-        self.writes.contains_key(&item)
-    }
-
     /// Applies (and forgets) the deferred injection of `item` to its tree, when it has one: for
     /// an item that is edited again after injection.
     pub fn apply_now(&mut self, item: usize, tree: &mut Node) {
