@@ -37,6 +37,86 @@ pub fn run_bytes(input: &[u8]) -> Run {
     }
 }
 
+/// Runs `package-variant` with `input` on stdin and returns what it printed with the CPU time
+/// it used (user + system, all threads). Time bounds in tests are on CPU time, not wall time:
+/// these machines are shared, and a loaded one stretches wall time several times over while a
+/// run's CPU time barely moves. Read from `/proc/<pid>/stat` while the exited child is a zombie,
+/// before it is reaped (Linux only; elsewhere the CPU time is reported as zero).
+pub fn run_timed(input: &[u8]) -> (Run, std::time::Duration) {
+    run_timed_with(Command::new(env!("CARGO_BIN_EXE_package-variant")), input)
+}
+
+/// [`run_timed`] for a command of the caller's (extra arguments, environment).
+pub fn run_timed_with(mut command: Command, input: &[u8]) -> (Run, std::time::Duration) {
+    use std::io::Read;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start package-variant");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    // The binary may exit before reading everything (it does not), ignore EPIPE.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stderr_pipe = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stderr_pipe.read_to_end(&mut v);
+        v
+    });
+    let mut stdout = Vec::new();
+    let _ = child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut stdout);
+    let stderr = reader.join().expect("stderr reader");
+    writer.join().expect("stdin writer");
+    let cpu = zombie_cpu_time(child.id());
+    let status = child.wait().expect("wait for package-variant");
+    let run = Run {
+        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
+        code: status.code().unwrap_or(-1),
+    };
+    (run, cpu)
+}
+
+/// User + system time of the child `pid` once it has exited (its pipes are closed), read while
+/// it is a zombie. Linux reports the times in clock ticks of 1/100 s.
+fn zombie_cpu_time(pid: u32) -> std::time::Duration {
+    let path = format!("/proc/{pid}/stat");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    loop {
+        let Ok(stat) = std::fs::read_to_string(&path) else {
+            return std::time::Duration::ZERO;
+        };
+        // "pid (comm) state ppid ...": fields after the command's closing parenthesis.
+        let fields: Vec<&str> = stat[stat.rfind(')').map_or(0, |i| i + 1)..]
+            .split_whitespace()
+            .collect();
+        if fields.first() == Some(&"Z") || std::time::Instant::now() > deadline {
+            let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+            let (utime, stime) = (ticks(11).unwrap_or(0), ticks(12).unwrap_or(0));
+            return std::time::Duration::from_millis((utime + stime) * 10);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Asserts that a run's CPU time stayed under `bound`: these bounds catch hangs and quadratic
+/// or exponential blow-ups, never speed (benchmarks measure speed).
+#[track_caller]
+pub fn assert_cpu_under(cpu: std::time::Duration, bound: std::time::Duration, what: &str) {
+    assert!(
+        cpu < bound,
+        "{what}: took {cpu:?} of CPU (bound {bound:?}): a hang or a blow-up"
+    );
+}
+
 /// The text of the `items:` section of a ResourceList written in block style.
 pub fn items_section(rl: &str) -> &str {
     let start = rl.find("\nitems:").map_or(0, |i| i + 1);

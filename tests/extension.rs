@@ -865,13 +865,8 @@ mod hostile_values;
 #[test]
 fn thirty_thousand_bound_points_are_linear() {
     let n = 30_000;
-    let start = std::time::Instant::now();
-    let out = run(&hostile_values::bound_points(n));
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(120),
-        "took {:?}",
-        start.elapsed()
-    );
+    let (out, cpu) = common::run_timed(hostile_values::bound_points(n).as_bytes());
+    common::assert_cpu_under(cpu, std::time::Duration::from_secs(120), "30,000 points");
     assert_eq!(
         out.code,
         0,

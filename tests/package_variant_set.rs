@@ -2221,9 +2221,9 @@ fn thousand_repository_fleet_typo_warnings() {
         r.contains(", and 80 more); that is every PackageVariant the set owns"),
         "{r}"
     );
-    // Generous: two runs of the debug binary (the test's idempotence check runs none on an
-    // error) take well under a second each.
-    assert!(started.elapsed().as_secs() < 60);
+    // Wall time: two runs of the debug binary (the test's idempotence check runs none on an
+    // error) take well under a second each; only a hang fails, even on a loaded machine.
+    assert!(started.elapsed().as_secs() < 300);
 }
 
 /// Hostile size: 10,000 owned variants deleted (allowed), each explained against a
@@ -2246,9 +2246,7 @@ fn many_deletions_are_explained_in_linear_time() {
         ),
     );
     let input = resource_list(&items, &set);
-    let started = std::time::Instant::now();
-    let out = run(&input);
-    let took = started.elapsed();
+    let (out, took) = common::run_timed(input.as_bytes());
     assert_eq!(
         out.code,
         0,
@@ -2258,7 +2256,7 @@ fn many_deletions_are_explained_in_linear_time() {
     let r = results(&out.stdout);
     assert_eq!(r.matches("deletes PackageVariant").count(), N);
     assert!(r.contains(r#"spec.targets[0].repositories does not list "gone-09999". spec.targets[1].repositorySelector: there is no Repository "gone-09999""#), "{}", &r[r.len().saturating_sub(3000)..]);
-    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+    common::assert_cpu_under(took, std::time::Duration::from_secs(60), "the run");
 }
 
 // ---------------------------------------------------------------------------------------------

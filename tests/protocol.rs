@@ -311,8 +311,9 @@ fn billion_laughs_and_deep_nesting_are_refused_quickly() {
     let out = run(&deep);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("nesting"), "{}", out.stderr);
-    // Generous bound: only catches exponential blow-up, not speed.
-    assert!(start.elapsed().as_secs() < 20);
+    // Wall time over several runs: only a hang or an exponential blow-up fails, even on a
+    // loaded machine.
+    assert!(start.elapsed().as_secs() < 100);
 }
 
 #[test]

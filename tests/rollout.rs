@@ -495,7 +495,8 @@ fn a_large_fleet_is_decided_in_bounded_time() {
         "requireReady": true});
     let started = std::time::Instant::now();
     let (out, summary) = step(&items, &rollout);
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    // Wall time over two runs: only a hang fails, even on a loaded machine.
+    assert!(started.elapsed().as_secs() < 300, "{:?}", started.elapsed());
     assert_eq!(at(&out, 2).len(), 100, "{summary}");
     assert!(
         summary.contains("wave 0 (1 of 100, maxUpgrades 1%: 100 per run): 100 upgraded"),

@@ -36,7 +36,11 @@ fn errors(out: &Run) -> Vec<(String, String)> {
 
 /// Runs `input`, expects exit 1 with every item byte-identical, and returns the errors.
 fn refused(input: &str) -> Vec<(String, String)> {
-    let out = run(input);
+    refused_by(input, run(input))
+}
+
+/// [`refused`] for a run already made.
+fn refused_by(input: &str, out: common::Run) -> Vec<(String, String)> {
     assert_eq!(out.code, 1, "{}\n{}", out.stderr, out.stdout);
     assert!(common::is_error_summary(&out.stderr), "{}", out.stderr);
     assert_eq!(
@@ -663,14 +667,13 @@ fn an_object_not_marked_in_cluster_is_named_with_the_annotation_to_add() {
 
 // ------------------------------------------------------------------ hostile sizes
 
-/// Only catches quadratic paths and hangs (the speed targets are benchmarks).
+/// CPU time: only catches quadratic paths and hangs (the speed targets are benchmarks).
 const GENEROUS: std::time::Duration = std::time::Duration::from_secs(20);
 
 fn refused_in_time(input: &str) -> Vec<(String, String)> {
-    let start = std::time::Instant::now();
-    let got = refused(input);
-    assert!(start.elapsed() < GENEROUS, "took {:?}", start.elapsed());
-    got
+    let (out, cpu) = common::run_timed(input.as_bytes());
+    common::assert_cpu_under(cpu, GENEROUS, "the run");
+    refused_by(input, out)
 }
 
 #[test]
