@@ -21,6 +21,7 @@ pub mod package;
 pub mod package_resource;
 pub mod pipeline;
 pub mod placement;
+pub mod provenance;
 pub mod shared;
 pub mod validation;
 
@@ -157,6 +158,7 @@ fn apply(
     }
     let named = NamedPaths::from_meta(&meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(meta));
+    pkg.check_provenance()?;
     let mut results = Vec::new();
 
     // 1. Package context.
@@ -396,6 +398,9 @@ pub fn run_config_map(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<Res
         return (Changes::default(), refused);
     }
     let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    if let Err(e) = pkg.check_provenance() {
+        return (Changes::default(), e);
+    }
     let edit = ContextEdit {
         data: &data,
         remove_keys: &[],
