@@ -13,6 +13,7 @@
 pub mod binding;
 pub mod cluster_objects;
 pub mod context;
+pub mod identity;
 pub mod injection;
 pub mod kptfile;
 pub mod kptfile_lists;
@@ -153,6 +154,7 @@ fn apply(
     if let Some(p) = &pv.spec.pipeline_placement {
         problems.extend(placement::check(p));
     }
+    problems.extend(identity::check_sources(&pv.spec.injection));
     if !problems.is_empty() {
         return Err(problems);
     }

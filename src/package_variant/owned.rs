@@ -11,6 +11,7 @@
 use crate::api::package_variant::InjectionEntry;
 use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::results::ResultItem;
+use crate::package_variant::identity;
 use crate::package_variant::package::Package;
 use crate::package_variant::package_resource::{Lookup, Packages};
 use crate::package_variant::PackageVariant;
@@ -44,7 +45,8 @@ fn config_error(message: String, field: String) -> ResultItem {
 }
 
 /// The file an owned resource is written to: `injected/<kind>-<name>.yaml` (lower-case kind;
-/// `<namespace>-` before the name when it has one).
+/// `<namespace>-` before the name when it has one). The parts are checked first
+/// ([`identity::check_owned`]): none holds a `/`, so the file stays directly in `injected/`.
 pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
     let ns = if namespace.is_empty() {
         String::new()
@@ -114,7 +116,7 @@ fn desired(
             if missing {
                 continue;
             }
-            d.clone()
+            (d.clone(), "directResource", String::new())
         } else if let Some(src) = &e.package_resource {
             if src.api_version.is_empty() || src.kind.is_empty() {
                 errors.push(config_error(
@@ -131,7 +133,14 @@ fn desired(
                 .find(pkg, src, &src.api_version, &src.kind)
                 .map_err(|e| vec![*e])?
             {
-                Lookup::Found(f) => f.value,
+                Lookup::Found(f) => (
+                    f.value,
+                    "packageResource",
+                    format!(
+                        "{} {:?} of package {}/{} revision {}",
+                        src.kind, src.name, src.repo, src.package, f.revision
+                    ),
+                ),
                 Lookup::Missing(m) => {
                     out.push((
                         i,
@@ -148,7 +157,13 @@ fn desired(
             // `binding::plan` refused an entry without a source or with a clusterResource.
             continue;
         };
-        let mut value = value;
+        let (mut value, source, from) = value;
+        // Its kind, namespace and name become a file name: checked before anything is written.
+        let problems = identity::check_owned(&value, i, source, &from);
+        if !problems.is_empty() {
+            errors.extend(problems);
+            continue;
+        }
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             let annotations = meta
                 .entry("annotations")
