@@ -18,7 +18,7 @@ use crate::package_variant::PackageVariant;
 use crate::yaml::json::from_json;
 use crate::yaml::{to_json, Node};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Marks a resource as owned by the PackageVariant it names.
 pub const OWNER_ANNOTATION: &str = "package-variant.fn.kpt.dev/owner";
@@ -233,6 +233,27 @@ pub fn apply(
                 .or_insert(j);
         }
     }
+    // Items this variant owns that an entry names exactly: never taken back for another.
+    let claimed: HashSet<usize> = wanted
+        .iter()
+        .filter_map(|(_, w)| match w {
+            Wanted::Value(v) => by_key.get(&key_of(v)).copied(),
+            Wanted::Keep { .. } => None,
+        })
+        .filter(|&j| ours(pkg, j))
+        .collect();
+    // This variant's items by (kind, name), all of them, in item order: one whose namespace
+    // another function changed is found here.
+    let mut ours_by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for &j in &items {
+        if ours(pkg, j) && !claimed.contains(&j) {
+            let m = pkg.rl.meta(j);
+            ours_by_name
+                .entry((m.kind.as_str(), m.name.as_str()))
+                .or_default()
+                .push(j);
+        }
+    }
     let mut seen: HashMap<Key, usize> = HashMap::new();
     for (i, wanted) in wanted {
         let value = match wanted {
@@ -289,6 +310,27 @@ pub fn apply(
             }
             Some(item) => errors.push(collision(pkg, pv, item, i)),
             None => {
+                // Ours under another namespace (a function such as set-namespace set it): the
+                // variant takes it back as the entry says.
+                let moved = ours_by_name
+                    .get(&(key.0.as_str(), key.2.as_str()))
+                    .and_then(|js| js.iter().copied().find(|j| !kept.contains(j)));
+                if let Some(item) = moved {
+                    kept.insert(item);
+                    let was = pkg.meta(item).namespace.clone().unwrap_or_default();
+                    let location = pkg.location(item);
+                    update(pkg, item, value).map_err(|e| vec![*e])?;
+                    outcome.results.push(
+                        ResultItem::info(format!(
+                            "took back {describe} ({location}), owned by PackageVariant {:?}: \
+                             its namespace is {was:?} (another function set it), \
+                             spec.injection[{i}] writes {:?}; written as the entry says",
+                            pv.name, key.1
+                        ))
+                        .on_item(item),
+                    );
+                    continue;
+                }
                 if let Some(&item) = by_path.get(&path) {
                     errors.push(collision(pkg, pv, item, i));
                     continue;
