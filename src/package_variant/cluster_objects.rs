@@ -8,11 +8,12 @@
 //! through stdin) or when it sits at a path the deployer names on the PackageVariant
 //! ([`CLUSTER_OBJECTS_ANNOTATION`]). Any other marked item, an unmarked item at a named path,
 //! and two cluster objects with one identity are errors; a named path that holds nothing is a
-//! warning. Cost: one pass over the items and one hash lookup per path prefix.
+//! warning. Paths are read as kpt writes them, never as a file says ([`super::provenance`]).
+//! Cost: one pass over the items and one hash lookup per path prefix.
 
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
-use crate::package_variant::package::{Package, IN_CLUSTER_ANNOTATION, PACKAGE_PATH_ANNOTATION};
+use crate::package_variant::package::{Package, IN_CLUSTER_ANNOTATION};
 use std::collections::{HashMap, HashSet};
 
 /// Annotation on the PackageVariant naming where the deployer keeps cluster copies in the
@@ -123,23 +124,6 @@ fn check_entry(entry: &str) -> Result<(), String> {
 /// none), name. Two items with one identity cannot both exist in a cluster.
 type Identity<'m> = (&'m str, &'m str, &'m str, &'m str);
 
-/// The item's path relative to the root package, if it has one. `kpt fn render` gives paths
-/// relative to the (sub)package that owns an item (`package-path`); eval gives them relative
-/// to the root.
-fn root_relative_path(m: &ObjectMeta, root: Option<&str>) -> Option<String> {
-    let path = m.path()?;
-    match (m.annotation(PACKAGE_PATH_ANNOTATION), root) {
-        (Some(pp), Some(root)) if pp != root => match pp.strip_prefix(root) {
-            Some(rest) if rest.starts_with('/') => {
-                Some(format!("{}/{path}", rest.trim_start_matches('/')))
-            }
-            // Not under the root: a path no entry can name.
-            _ => Some(format!("{pp}/{path}")),
-        },
-        _ => Some(path.to_string()),
-    }
-}
-
 /// The items that count as cluster objects, in item order, and the warnings about named paths
 /// that hold nothing; or the errors (a marked package file at an unnamed path, an unmarked item
 /// at a named path, two cluster objects with one identity), in item order.
@@ -148,9 +132,7 @@ pub fn trusted(
     named: &NamedPaths,
     pv_namespace: &str,
 ) -> Result<(Vec<usize>, Vec<ResultItem>), Vec<ResultItem>> {
-    let root = (0..pkg.len())
-        .filter_map(|i| pkg.meta(i).annotation(PACKAGE_PATH_ANNOTATION))
-        .min_by_key(|p| p.len());
+    let layout = pkg.layout();
     let mut errors = Vec::new();
     let mut used_entries: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
@@ -158,7 +140,7 @@ pub fn trusted(
     for i in (0..pkg.len()).filter(|&i| pkg.meta(i).is_object && !pkg.is_config_item(i)) {
         let m = pkg.meta(i);
         let marked = pkg.is_in_cluster(i);
-        let path = root_relative_path(m, root);
+        let path = layout.root_relative_path(m);
         let entry = path.as_deref().and_then(|p| named.entry_for(p));
         if let Some(e) = entry {
             used_entries.insert(e);
@@ -213,9 +195,9 @@ pub fn trusted(
                     m.kind,
                     m.name,
                     pkg.meta(first).describe(),
-                    where_from(pkg, first, root),
+                    where_from(pkg, first),
                     m.describe(),
-                    where_from(pkg, i, root),
+                    where_from(pkg, i),
                 ))
                 .field("metadata.name")
                 .on_item(i),
@@ -246,8 +228,10 @@ pub fn trusted(
 }
 
 /// Where an item came from, for messages: its path, or `stdin (no path)`.
-fn where_from(pkg: &Package, i: usize, root: Option<&str>) -> String {
-    root_relative_path(pkg.meta(i), root).unwrap_or_else(|| "through stdin, no path".to_string())
+fn where_from(pkg: &Package, i: usize) -> String {
+    pkg.layout()
+        .root_relative_path(pkg.meta(i))
+        .map_or_else(|| "through stdin, no path".to_string(), |p| p.into_owned())
 }
 
 #[cfg(test)]
@@ -283,30 +267,5 @@ mod tests {
             assert!(NamedPaths::parse(bad).is_err(), "{bad:?}");
         }
         assert!(NamedPaths::parse("a/b/").is_ok());
-    }
-
-    #[test]
-    fn render_paths_are_made_relative_to_the_root() {
-        let meta = |pp: &str, path: &str| ObjectMeta {
-            is_object: true,
-            annotations: vec![
-                (PACKAGE_PATH_ANNOTATION.into(), pp.into()),
-                ("internal.config.kubernetes.io/path".into(), path.into()),
-            ],
-            ..Default::default()
-        };
-        let root = Some("/p");
-        assert_eq!(
-            root_relative_path(&meta("/p", "a.yaml"), root).as_deref(),
-            Some("a.yaml")
-        );
-        assert_eq!(
-            root_relative_path(&meta("/p/sub", "a.yaml"), root).as_deref(),
-            Some("sub/a.yaml")
-        );
-        assert_eq!(
-            root_relative_path(&meta("/px", "a.yaml"), root).as_deref(),
-            Some("/px/a.yaml")
-        );
     }
 }

@@ -13,6 +13,7 @@
 pub mod binding;
 pub mod cluster_objects;
 pub mod context;
+pub mod identity;
 pub mod injection;
 pub mod kptfile;
 pub mod kptfile_lists;
@@ -21,6 +22,7 @@ pub mod package;
 pub mod package_resource;
 pub mod pipeline;
 pub mod placement;
+pub mod provenance;
 pub mod shared;
 pub mod validation;
 
@@ -152,11 +154,13 @@ fn apply(
     if let Some(p) = &pv.spec.pipeline_placement {
         problems.extend(placement::check(p));
     }
+    problems.extend(identity::check_sources(&pv.spec.injection));
     if !problems.is_empty() {
         return Err(problems);
     }
     let named = NamedPaths::from_meta(&meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(meta));
+    pkg.check_provenance()?;
     let mut results = Vec::new();
 
     // 1. Package context.
@@ -396,6 +400,9 @@ pub fn run_config_map(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<Res
         return (Changes::default(), refused);
     }
     let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    if let Err(e) = pkg.check_provenance() {
+        return (Changes::default(), e);
+    }
     let edit = ContextEdit {
         data: &data,
         remove_keys: &[],

@@ -11,13 +11,14 @@
 use crate::api::package_variant::InjectionEntry;
 use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::results::ResultItem;
+use crate::package_variant::identity;
 use crate::package_variant::package::Package;
 use crate::package_variant::package_resource::{Lookup, Packages};
 use crate::package_variant::PackageVariant;
 use crate::yaml::json::from_json;
 use crate::yaml::{to_json, Node};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Marks a resource as owned by the PackageVariant it names.
 pub const OWNER_ANNOTATION: &str = "package-variant.fn.kpt.dev/owner";
@@ -44,7 +45,8 @@ fn config_error(message: String, field: String) -> ResultItem {
 }
 
 /// The file an owned resource is written to: `injected/<kind>-<name>.yaml` (lower-case kind;
-/// `<namespace>-` before the name when it has one).
+/// `<namespace>-` before the name when it has one). The parts are checked first
+/// ([`identity::check_owned`]): none holds a `/`, so the file stays directly in `injected/`.
 pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
     let ns = if namespace.is_empty() {
         String::new()
@@ -114,7 +116,7 @@ fn desired(
             if missing {
                 continue;
             }
-            d.clone()
+            (d.clone(), "directResource", String::new())
         } else if let Some(src) = &e.package_resource {
             if src.api_version.is_empty() || src.kind.is_empty() {
                 errors.push(config_error(
@@ -131,7 +133,14 @@ fn desired(
                 .find(pkg, src, &src.api_version, &src.kind)
                 .map_err(|e| vec![*e])?
             {
-                Lookup::Found(f) => f.value,
+                Lookup::Found(f) => (
+                    f.value,
+                    "packageResource",
+                    format!(
+                        "{} {:?} of package {}/{} revision {}",
+                        src.kind, src.name, src.repo, src.package, f.revision
+                    ),
+                ),
                 Lookup::Missing(m) => {
                     out.push((
                         i,
@@ -148,7 +157,13 @@ fn desired(
             // `binding::plan` refused an entry without a source or with a clusterResource.
             continue;
         };
-        let mut value = value;
+        let (mut value, source, from) = value;
+        // Its kind, namespace and name become a file name: checked before anything is written.
+        let problems = identity::check_owned(&value, i, source, &from);
+        if !problems.is_empty() {
+            errors.extend(problems);
+            continue;
+        }
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             let annotations = meta
                 .entry("annotations")
@@ -218,6 +233,27 @@ pub fn apply(
                 .or_insert(j);
         }
     }
+    // Items this variant owns that an entry names exactly: never taken back for another.
+    let claimed: HashSet<usize> = wanted
+        .iter()
+        .filter_map(|(_, w)| match w {
+            Wanted::Value(v) => by_key.get(&key_of(v)).copied(),
+            Wanted::Keep { .. } => None,
+        })
+        .filter(|&j| ours(pkg, j))
+        .collect();
+    // This variant's items by (kind, name), all of them, in item order: one whose namespace
+    // another function changed is found here.
+    let mut ours_by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for &j in &items {
+        if ours(pkg, j) && !claimed.contains(&j) {
+            let m = pkg.rl.meta(j);
+            ours_by_name
+                .entry((m.kind.as_str(), m.name.as_str()))
+                .or_default()
+                .push(j);
+        }
+    }
     let mut seen: HashMap<Key, usize> = HashMap::new();
     for (i, wanted) in wanted {
         let value = match wanted {
@@ -274,6 +310,27 @@ pub fn apply(
             }
             Some(item) => errors.push(collision(pkg, pv, item, i)),
             None => {
+                // Ours under another namespace (a function such as set-namespace set it): the
+                // variant takes it back as the entry says.
+                let moved = ours_by_name
+                    .get(&(key.0.as_str(), key.2.as_str()))
+                    .and_then(|js| js.iter().copied().find(|j| !kept.contains(j)));
+                if let Some(item) = moved {
+                    kept.insert(item);
+                    let was = pkg.meta(item).namespace.clone().unwrap_or_default();
+                    let location = pkg.location(item);
+                    update(pkg, item, value).map_err(|e| vec![*e])?;
+                    outcome.results.push(
+                        ResultItem::info(format!(
+                            "took back {describe} ({location}), owned by PackageVariant {:?}: \
+                             its namespace is {was:?} (another function set it), \
+                             spec.injection[{i}] writes {:?}; written as the entry says",
+                            pv.name, key.1
+                        ))
+                        .on_item(item),
+                    );
+                    continue;
+                }
                 if let Some(&item) = by_path.get(&path) {
                     errors.push(collision(pkg, pv, item, i));
                     continue;

@@ -9,6 +9,7 @@
 use crate::krm::object::ObjectMeta;
 use crate::krm::resource_list::{Changes, ItemLists, ResourceList};
 use crate::krm::results::ResultItem;
+use crate::package_variant::provenance::{self, Layout};
 use crate::package_variant::shared::SharedInjections;
 use crate::yaml::alias::{self, Budget, Reader};
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
@@ -19,8 +20,7 @@ use std::collections::BTreeMap;
 /// Marks an item as an in-cluster object (input for config injection, not part of the package).
 pub const IN_CLUSTER_ANNOTATION: &str = "config.porch.kpt.dev/in-cluster";
 
-/// kpt render's annotation: the absolute path of the (sub)package that owns an item.
-pub const PACKAGE_PATH_ANNOTATION: &str = "internal.config.kubernetes.io/package-path";
+pub use crate::package_variant::provenance::PACKAGE_PATH_ANNOTATION;
 
 /// The items of a ResourceList, classified, with the trees loaded so far.
 pub struct Package<'r, 'a> {
@@ -33,19 +33,43 @@ pub struct Package<'r, 'a> {
     pub shared: SharedInjections,
     /// The Kptfile's long lists, written from their compact form ([`Changes::lists`]).
     pub lists: Option<Box<dyn ItemLists>>,
+    /// How the items' paths read ([`provenance`]); `Flat` when the package paths are refused.
+    layout: Layout,
+    /// The refused package paths, until [`Package::check_provenance`] takes them.
+    provenance_errors: Vec<ResultItem>,
 }
 
 impl<'r, 'a> Package<'r, 'a> {
     /// Classifies the items of `rl`; `config` is the functionConfig's identity, used to
     /// recognise the functionConfig when kpt also sends it as an item.
     pub fn new(rl: &'r ResourceList<'a>, config: Option<ObjectMeta>) -> Self {
+        let (layout, provenance_errors) = match provenance::read(rl.items.len(), |i| rl.meta(i)) {
+            Ok(l) => (l, Vec::new()),
+            Err(e) => (Layout::Flat, e),
+        };
         Package {
             rl,
             trees: BTreeMap::new(),
             config,
             shared: SharedInjections::default(),
             lists: None,
+            layout,
+            provenance_errors,
         }
+    }
+
+    /// The package paths no kpt route would have written, as errors (see [`provenance`]):
+    /// every function checks this before it reads which package an item is in.
+    pub fn check_provenance(&mut self) -> Result<(), Vec<ResultItem>> {
+        match std::mem::take(&mut self.provenance_errors) {
+            e if e.is_empty() => Ok(()),
+            e => Err(e),
+        }
+    }
+
+    /// How the items' paths read.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// Number of items.
@@ -99,25 +123,13 @@ impl<'r, 'a> Package<'r, 'a> {
     /// (sub)package that owns it (`internal.config.kubernetes.io/package-path`) and paths
     /// relative to that package, so a subpackage's Kptfile is at path `Kptfile` too: the root
     /// package is the one with the shortest package path. Without the annotation (eval, Porch)
-    /// paths are relative to the root and every item counts.
+    /// paths are relative to the root and every item counts. A package path is read only as
+    /// kpt render writes it ([`provenance`]).
     pub fn root_package_items(&self) -> Vec<usize> {
-        let items = self.package_items();
-        let root = items
-            .iter()
-            .filter_map(|&i| self.meta(i).annotation(PACKAGE_PATH_ANNOTATION))
-            .min_by_key(|p| p.len());
-        match root {
-            None => items,
-            Some(root) => items
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    self.meta(i)
-                        .annotation(PACKAGE_PATH_ANNOTATION)
-                        .is_none_or(|p| p == root)
-                })
-                .collect(),
-        }
+        self.package_items()
+            .into_iter()
+            .filter(|&i| self.layout.in_root(self.meta(i)))
+            .collect()
     }
 
     /// True when no package item carries a path annotation (a hand-made ResourceList).

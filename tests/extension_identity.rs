@@ -1,0 +1,303 @@
+//! The identities of the extension's injection sources and owned resources, through the binary
+//! (issue 29): every name that becomes a file path or an identity is checked as the API server
+//! would check it before it is used (an owned file stays directly in `injected/`), and an owned
+//! resource stays the variant's whatever another function did to its namespace.
+
+mod common;
+mod shell;
+
+use common::{items_section, resource_list, results_section, run, KPTFILE};
+use shell::{bin_dir, path_with, Scratch};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+/// An extension PackageVariant `my-pv` with `spec` lines appended (indented by two).
+fn pv(extra: &str) -> String {
+    format!(
+        "apiVersion: fn.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: my-pv
+spec:
+  upstream: {{repo: blueprints, package: base, revision: 1}}
+  downstream: {{repo: deployments, package: base}}
+{extra}"
+    )
+}
+
+/// A Published package revision shared/databases 3 (PackageRevision and its
+/// PackageRevisionResources) whose one ConfigMap `us-east1` is in `namespace`.
+fn package_revision(namespace: &str) -> [String; 2] {
+    let meta = "  name: shared.databases.v3
+  namespace: default
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+";
+    [
+        format!(
+            "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+{meta}spec: {{repository: shared, packageName: databases, revision: 3, lifecycle: Published}}
+"
+        ),
+        format!(
+            "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevisionResources
+metadata:
+{meta}spec:
+  repository: shared
+  packageName: databases
+  revision: 3
+  resources:
+    dbs.yaml: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: us-east1
+        namespace: {namespace:?}
+      data:
+        primary: pg.us-east1
+"
+        ),
+    ]
+}
+
+fn go(items: &[String], config: &str) -> common::Run {
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    run(&resource_list(&items, config))
+}
+
+/// Exit 1, nothing added, and an error result with `message` (a part of it) at `field`.
+fn assert_refused(out: &common::Run, input_items: &[String], message: &str, field: &str) {
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    // YAML's single quotes write a quote twice.
+    let results = results_section(&out.stdout).replace("''", "'");
+    assert!(results.contains(message), "{message:?} not in\n{results}");
+    assert!(
+        results.contains(&format!("path: {field}\n"))
+            || results.contains(&format!("path: '{field}'\n")),
+        "{field} not in\n{results}"
+    );
+    // The items come back exactly as they went in.
+    let input: Vec<&str> = input_items.iter().map(String::as_str).collect();
+    let input = resource_list(&input, "");
+    assert_eq!(items_section(&out.stdout), items_section(&input));
+}
+
+#[test]
+fn a_source_in_a_namespace_that_is_a_path_adds_no_file_outside_its_folder() {
+    let [pr, prr] = package_revision("../../outside/pwned");
+    let items = vec![KPTFILE.to_string(), pr, prr];
+    let config = pv("  injection:
+  - packageResource: {repo: shared, package: databases, apiVersion: v1, kind: ConfigMap, name: us-east1}
+");
+    let out = go(&items, &config);
+    assert_refused(
+        &out,
+        &items,
+        "ConfigMap \"us-east1\" of package shared/databases revision 3 has metadata.namespace \
+         \"../../outside/pwned\", which the API server refuses: \"../../outside/pwned\" is not a \
+         namespace: it contains '.'",
+        "spec.injection[0].packageResource",
+    );
+    assert!(!out.stdout.contains("outside/pwned-"), "{}", out.stdout);
+}
+
+#[test]
+fn an_inline_resource_names_what_the_api_server_would_take() {
+    let items = vec![KPTFILE.to_string()];
+    for (meta, message, field) in [
+        (
+            "{name: x, namespace: ../../outside/pwned}",
+            "\"../../outside/pwned\" is not a namespace",
+            "metadata.namespace",
+        ),
+        (
+            "{name: a/b}",
+            "\"a/b\" is not a Kubernetes object name: it contains '/'",
+            "metadata.name",
+        ),
+        (
+            "{name: UPPER}",
+            "it contains the upper-case letter 'U' (write \"upper\")",
+            "metadata.name",
+        ),
+    ] {
+        let config = pv(&format!(
+            "  injection:\n  - directResource: {{apiVersion: v1, kind: ConfigMap, metadata: {meta}, data: {{a: b}}}}\n"
+        ));
+        let out = go(&items, &config);
+        assert_refused(
+            &out,
+            &items,
+            message,
+            &format!("spec.injection[0].directResource.{field}"),
+        );
+    }
+    let config = pv("  injection:
+  - directResource: {apiVersion: v1, kind: ../../X, metadata: {name: x}, data: {a: b}}
+");
+    let out = go(&items, &config);
+    assert_refused(
+        &out,
+        &items,
+        "\"../../X\" is not a kind",
+        "spec.injection[0].directResource.kind",
+    );
+}
+
+#[test]
+fn source_names_are_checked_before_they_are_looked_up() {
+    let items = vec![
+        KPTFILE.to_string(),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    \
+         kpt.dev/config-injection: required\n    config.kubernetes.io/path: endpoints.yaml\n\
+         data:\n  db: placeholder\n"
+            .to_string(),
+    ];
+    for (entry, message, field) in [
+        (
+            "{bindingPoint: endpoints, clusterResource: {name: \"$(touch x)\"}}",
+            "\"$(touch x)\" is not a Kubernetes object name",
+            "spec.injection[0].clusterResource.name",
+        ),
+        (
+            "{bindingPoint: endpoints, packageResource: {repo: Shared, package: databases, name: us-east1}}",
+            "\"Shared\" is not a Kubernetes object name",
+            "spec.injection[0].packageResource.repo",
+        ),
+        (
+            "{bindingPoint: endpoints, packageResource: {repo: shared, package: databases, kind: ../../X, name: us-east1}}",
+            "\"../../X\" is not a kind",
+            "spec.injection[0].packageResource.kind",
+        ),
+        (
+            "{packageResource: {repo: shared, package: databases, apiVersion: v1, kind: ConfigMap, name: a/b}}",
+            "\"a/b\" is not a Kubernetes object name",
+            "spec.injection[0].packageResource.name",
+        ),
+    ] {
+        let out = go(&items, &pv(&format!("  injection:\n  - {entry}\n")));
+        assert_refused(&out, &items, message, field);
+    }
+}
+
+/// The output's items run again with `config` (the sources were not sent again: the entries
+/// here are inline).
+fn again(items: &str, config: &str) -> common::Run {
+    let mut next = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n");
+    next.push_str(items);
+    next.push_str("functionConfig:\n");
+    for line in config.lines() {
+        next.push_str(&format!("  {line}\n"));
+    }
+    run(&next)
+}
+
+const OWNED: &str = "  injection:
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: extra}, data: {a: b}}
+";
+
+#[test]
+fn an_owned_resource_whose_namespace_another_function_set_is_taken_back() {
+    let config = pv(OWNED);
+    let first = go(&[KPTFILE.to_string()], &config);
+    assert_eq!(first.code, 0, "{}", first.stdout);
+    let items = items_section(&first.stdout);
+    assert!(items.contains("injected/configmap-extra.yaml"), "{items}");
+    // set-namespace, as a function after the variant's in the pipeline would.
+    let moved = items.replace(
+        "    name: extra\n",
+        "    name: extra\n    namespace: prod\n",
+    );
+    assert_ne!(moved, items);
+    let second = again(&moved, &config);
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    assert!(
+        second.stdout.contains(
+            "took back ConfigMap/extra (injected/configmap-extra.yaml), owned by \
+             PackageVariant \"my-pv\": its namespace is \"prod\" (another function set it)"
+        ),
+        "{}",
+        second.stdout
+    );
+    // One file, as the entry says; the next run changes nothing.
+    assert_eq!(items_section(&second.stdout), items);
+    let third = again(items_section(&second.stdout), &config);
+    assert_eq!(third.code, 0, "{}", third.stdout);
+    assert_eq!(items_section(&third.stdout), items);
+    // Its entry gone, the moved resource goes too.
+    let removed = again(&moved, &pv(""));
+    assert_eq!(removed.code, 0, "{}", removed.stdout);
+    assert!(!items_section(&removed.stdout).contains("name: extra"));
+}
+
+/// Runs `script` with bash in `dir`, the binary first on `PATH`.
+fn sh(dir: &Path, bin: &Path, script: &str) -> (i32, String) {
+    let out = Command::new("bash")
+        .args(["-e", "-o", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("PATH", path_with(bin))
+        .output()
+        .expect("bash");
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Under kpt: a pipeline of the variant, then a function that sets the owned resource's
+/// namespace (a sed script standing in for set-namespace), rendered twice. The second render
+/// used to fail forever ("... does not own (it is owned by PackageVariant ...)").
+#[test]
+fn under_kpt_a_pipeline_that_sets_the_namespace_renders_again() {
+    let scratch = Scratch::new("owned-namespace");
+    let dir = &scratch.0;
+    let bin = bin_dir(dir);
+    let set_ns = bin.join("set-ns");
+    fs::write(
+        &set_ns,
+        "#!/bin/sh\nexec sed -e 's/^    name: extra$/    name: extra\\n    namespace: prod/'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&set_ns, fs::Permissions::from_mode(0o755)).unwrap();
+    let pkg = dir.join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::write(
+        pkg.join("Kptfile"),
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
+         config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
+         package-variant\n    configPath: pv.yaml\n  - exec: set-ns\n",
+    )
+    .unwrap();
+    fs::write(
+        pkg.join("pv.yaml"),
+        pv(OWNED).replace(
+            "  name: my-pv\n",
+            "  name: my-pv\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+        ),
+    )
+    .unwrap();
+    for round in 1..=3 {
+        let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+        assert_eq!(code, 0, "render {round}: {log}");
+        let owned = fs::read_to_string(pkg.join("injected/configmap-extra.yaml")).unwrap();
+        assert!(
+            owned.contains("  namespace: prod\n"),
+            "render {round}: {owned}"
+        );
+        assert!(
+            owned.contains("package-variant.fn.kpt.dev/owner: my-pv"),
+            "{owned}"
+        );
+        let files: Vec<_> = fs::read_dir(pkg.join("injected")).unwrap().collect();
+        assert_eq!(files.len(), 1, "render {round}: {files:?}");
+    }
+}
