@@ -488,3 +488,77 @@ fn porchs_kind_refuses_the_fields_and_the_annotations() {
         );
     }
 }
+
+// ------------------------------------------------------------------ the example, step by step
+
+/// Every object of `examples/pvs-activation/step-<n>` (its YAML files, documents split on
+/// `---`), and the set of its `.expected/fn-config.yaml`.
+fn example_step(n: usize) -> (Vec<Value>, Value) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("examples/pvs-activation/step-{n}"));
+    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
+    let mut files = vec![
+        dir.join("packagerevisions.yaml"),
+        dir.join("repositories.yaml"),
+    ];
+    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    variants.sort();
+    files.extend(variants);
+    let mut items = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        items.extend(text.split("\n---\n").map(parse));
+    }
+    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
+    (items, config)
+}
+
+/// (name, spec, status) of each PackageVariant, the status as a controller writes it.
+fn variant_states(items: &[Value]) -> Vec<(Value, Value, bool)> {
+    let mut out: Vec<_> = items
+        .iter()
+        .filter(|v| is_variant(v))
+        .map(|v| {
+            (
+                v["metadata"]["name"].clone(),
+                v["spec"].clone(),
+                v["status"]["conditions"][0]["status"] == "True",
+            )
+        })
+        .collect();
+    out.sort_by_key(|(n, _, _)| n.to_string());
+    out
+}
+
+/// Each step's input is the previous step's output plus the Ready status a controller writes
+/// (steps 2 and 4 take the same input as 1 and 3: only the set changes, by a commit); the
+/// fleet waits, moves its canary on the activation, waits, moves the rest on the approval,
+/// and stops changing.
+#[test]
+fn the_example_steps_follow_one_another() {
+    let expected = [
+        [1, 1, 1, 1],
+        [2, 1, 1, 1],
+        [2, 1, 1, 1],
+        [2, 2, 2, 2],
+        [2, 2, 2, 2],
+    ];
+    let mut previous: Option<Vec<Value>> = None;
+    for (n, want) in (1..=5).zip(expected) {
+        let (items, config) = example_step(n);
+        if let Some(prev) = &previous {
+            assert_eq!(
+                variant_states(prev),
+                variant_states(&items),
+                "step {n}'s input is not the previous step's output, reconciled"
+            );
+        }
+        let (out, infos) = step(&items, &config);
+        assert_eq!(fleet_at(&out), want, "step {n}: {infos:?}");
+        // Steps 2 and 4 are commits to the set: their input is the step before's.
+        previous = Some(if n == 1 || n == 3 { items } else { out });
+    }
+}
