@@ -213,6 +213,19 @@ fn a_moved_tag_is_offered_then_activated_then_rolled_out_with_one_approval() {
     assert_eq!(fleet_at(&out), [2; 6], "{infos:?}");
     let (again, _) = step(&out, &approved);
     assert_eq!(again, out);
+    // The approval left on the set is a warning once no wave is under way.
+    let (_, parsed) = go(&out, &approved);
+    let warnings: Vec<&str> = parsed["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["severity"] == "warning")
+        .filter_map(|r| r["message"].as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["package-variant.fn.kpt.dev/approved-wave: \"2\" is still on the set, but no wave is being upgraded: remove it now, or the next upgrade passes its waves up to 2 without a pause"]
+    );
 }
 
 #[test]

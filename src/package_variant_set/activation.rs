@@ -220,12 +220,26 @@ pub struct Outcome {
     held: Vec<bool>,
     /// The info results offering the tags' revisions.
     pub offers: Vec<ResultItem>,
+    approved_wave: Option<String>,
 }
 
 impl Outcome {
     /// Whether a variant of upstream `k` whose `spec.upstream` would change keeps its spec.
     pub fn holds(&self, k: usize) -> bool {
         self.held.get(k).copied().unwrap_or(false)
+    }
+
+    /// A warning when `approved-wave` is on the set while no upgrade is under way (`idle`):
+    /// left there, it would let the next upgrade's waves pass without a pause.
+    pub fn stale_approval(&self, idle: bool) -> Option<ResultItem> {
+        let w = self.approved_wave.as_deref().filter(|_| idle)?;
+        Some(
+            ResultItem::warning(format!(
+                "{APPROVED_WAVE_ANNOTATION}: {w:?} is still on the set, but no wave is being upgraded: remove it now, or the next upgrade passes its waves up to {w} without a pause"
+            ))
+            .field(annotation_field(APPROVED_WAVE_ANNOTATION))
+            .on_config(),
+        )
     }
 }
 
@@ -245,6 +259,7 @@ pub fn apply(
     let mut outcome = Outcome {
         held: vec![false; resolved.len()],
         offers: Vec::new(),
+        approved_wave: settings.approved_wave.clone(),
     };
     if !settings.manual || resolved.iter().all(|u| u.tag.is_none()) {
         return Ok(outcome);
@@ -372,7 +387,7 @@ pub fn apply(
                     u.field,
                     offered.0,
                     value_for(single, &name, &value)
-                ))
+                ) + if single { "" } else { " (beside the entries of the other upstreams to keep, comma-separated)" })
                 .field(format!("{}.tag", u.field))
                 .on_config(),
             );

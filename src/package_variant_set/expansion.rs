@@ -526,6 +526,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         _ => rollout::Decision::default(),
     };
+    results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
     for (i, _, spec, fields, tag) in compared {
