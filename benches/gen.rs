@@ -6,6 +6,8 @@
 //! cargo bench --bench gen -- w2 REPOS FILE     # W2 ResourceList (PackageVariantSet)
 //! cargo bench --bench gen -- w2-rollout REPOS FILE  # W2 with the extension's spec.rollout
 //! cargo bench --bench gen -- w2-tag REPOS FILE # W2 following a floating tag (the extension's set)
+//! cargo bench --bench gen -- w2-tag-manual REPOS FILE # w2-tag, Manual, the tag's revision activated
+//! cargo bench --bench gen -- w2-tag-offer REPOS FILE  # w2-tag, Manual, nothing activated
 //! cargo bench --bench gen -- w3 FILE           # W3 ResourceList (20 resources)
 //! cargo bench --bench gen -- w3-config FILE    # W3's PackageVariant alone (kpt --fn-config)
 //! cargo bench --bench gen -- hostile-value NAME N FILE  # a workload of support/hostile_*.rs
@@ -25,7 +27,7 @@ use std::process::exit;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen (w1 ITEMS | w2 REPOSITORIES | w2-tag REPOSITORIES | w2-rollout REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE | gen hostile-value NAME N FILE"
+        "usage: gen (w1 ITEMS | w2 REPOSITORIES | w2-tag REPOSITORIES | w2-tag-manual REPOSITORIES | w2-tag-offer REPOSITORIES | w2-rollout REPOSITORIES) FILE | gen w1-floor ITEMS W1_OUTPUT FILE | gen (w3 | w3-config) FILE | gen hostile-value NAME N FILE"
     );
     exit(2)
 }
@@ -64,6 +66,14 @@ fn main() {
         ),
         ["w2-tag", n, file] => (
             workloads::w2_tagged(workloads::W2::with_repositories(count(n))),
+            file,
+        ),
+        ["w2-tag-manual", n, file] => (
+            workloads::w2_tagged_manual(workloads::W2::with_repositories(count(n)), Some("3")),
+            file,
+        ),
+        ["w2-tag-offer", n, file] => (
+            workloads::w2_tagged_manual(workloads::W2::with_repositories(count(n)), None),
             file,
         ),
         ["w3", file] => (workloads::w3(), file),

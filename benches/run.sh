@@ -60,6 +60,11 @@ rustc -O --edition 2021 -o "$RUSAGE" benches/support/rusage.rs
 echo "== workloads in $WORK"
 for n in $W1_SCALE $W1_N; do [ -f "$WORK/w1-$n.yaml" ] || gen w1 "$n" "$WORK/w1-$n.yaml"; done
 for n in $W2_SCALE $W2_N; do [ -f "$WORK/w2-$n.yaml" ] || gen w2 "$n" "$WORK/w2-$n.yaml"; done
+# W2 following a tag, and under revisionActivationPolicy: Manual (activated: the same output;
+# not activated: the revision offered, the fleet kept).
+for w in w2-tag w2-tag-manual w2-tag-offer; do
+  [ -f "$WORK/$w-$W2_N.yaml" ] || gen "$w" "$W2_N" "$WORK/$w-$W2_N.yaml"
+done
 gen w3 "$WORK/w3.yaml"
 gen w3-config "$WORK/w3-pv.yaml"
 
@@ -119,6 +124,9 @@ for ((rep = 1; rep <= N; rep++)); do
   run w1floor "$WORK/w1-floor.yaml" "$BIN"
   [ -z "$GO_PEER" ] || run gopeer "$WORK/w1-$W1_N.yaml" "$GO_PEER"
   run w2 "$WORK/w2-$W2_N.yaml" "$BIN"
+  run w2tag "$WORK/w2-tag-$W2_N.yaml" "$BIN"
+  run w2tagmanual "$WORK/w2-tag-manual-$W2_N.yaml" "$BIN"
+  run w2tagoffer "$WORK/w2-tag-offer-$W2_N.yaml" "$BIN"
   if [ -n "$W3_PKG" ]; then
     t0=$EPOCHREALTIME
     kpt fn eval "$W3_PKG" --exec "$BIN" --fn-config "$WORK/w3-pv.yaml" >/dev/null 2>&1
@@ -179,6 +187,9 @@ if [ -n "$GO_PEER" ]; then
   row "Go peer: yaml.v3 Node round trip W1" "$(size_mb "$WORK/w1-$W1_N.yaml")" "$(ms "$WORK/gopeer.us")" "$(ms "$WORK/gopeer.cpu")" "$(mb "$WORK/gopeer.rss")"
 fi
 row "W2 PackageVariantSet, $W2_N repos" "$(size_mb "$WORK/w2-$W2_N.yaml")" "$W2_MS" "$(ms "$WORK/w2.cpu")" "$(mb "$WORK/w2.rss")"
+row "W2 with a tag" "$(size_mb "$WORK/w2-tag-$W2_N.yaml")" "$(ms "$WORK/w2tag.us")" "$(ms "$WORK/w2tag.cpu")" "$(mb "$WORK/w2tag.rss")"
+row "W2 with a tag, Manual, activated" "$(size_mb "$WORK/w2-tag-manual-$W2_N.yaml")" "$(ms "$WORK/w2tagmanual.us")" "$(ms "$WORK/w2tagmanual.cpu")" "$(mb "$WORK/w2tagmanual.rss")"
+row "W2 with a tag, Manual, offered" "$(size_mb "$WORK/w2-tag-offer-$W2_N.yaml")" "$(ms "$WORK/w2tagoffer.us")" "$(ms "$WORK/w2tagoffer.cpu")" "$(mb "$WORK/w2tagoffer.rss")"
 if [ -n "$W3_PKG" ]; then
   row "W3 kpt fn eval --exec, 20 resources" "-" "$(ms "$WORK/w3kpt.us")" "-" "-"
 fi
@@ -206,6 +217,8 @@ R=$(per_item_us "$WORK/w2s$W2_BIG.cpu" "$W2_BIG")
 verdict "W2 $W2_BIG: CPU <= 25 us per target" "$R us ($(awk -v us="$(median "$WORK/w2s$W2_BIG.cpu")" 'BEGIN { printf "%.2f s", us / 1e6 }'))" "$(ok "$R <= 25")"
 R=$(per_item_kib "$WORK/w2s$W2_BIG.rss" "$W2_BIG")
 verdict "W2 $W2_BIG: peak RSS <= 3 KiB per target" "$R KiB ($(mb "$WORK/w2s$W2_BIG.rss") MB)" "$(ok "$R <= 3")"
+R=$(awk -v a="$(ms "$WORK/w2tagmanual.cpu")" -v b="$(ms "$WORK/w2tag.cpu")" 'BEGIN { printf "%.3f", a / b }')
+verdict "W2 tag Manual <= 1.1x W2 tag (CPU)" "${R}x" "$(ok "$R <= 1.1")"
 verdict "W3 process < 5 ms" "$W3_MS ms" "$(ok "$W3_MS < 5")"
 R=$(awk -v r="$W1_RSS_KB" -v i="$W1_IN" 'BEGIN { printf "%.2f", r * 1024 / i }')
 verdict "W1 peak RSS <= 5x input" "${R}x ($(mb "$WORK/w1.rss") MB)" "$(ok "$R <= 5")"

@@ -71,3 +71,27 @@ fn w2_compiles_each_expression_once() {
     assert_eq!(e.updates.len(), p.owned - p.owned / 10);
     assert_eq!(e.deletes.len(), p.owned / 10);
 }
+
+/// W2 following a tag under `Manual`: with the tag's revision activated, the same output as
+/// W2 following the tag (the benchmark compares like with like); with nothing activated, the
+/// fleet stays on revision 2, the new targets start there, and revision 3 is offered.
+#[test]
+fn w2_tag_manual_does_what_w2_tag_does_once_activated() {
+    let p = workloads::W2::with_repositories(300);
+    let tagged = common::run(&workloads::w2_tagged(p));
+    let manual = common::run(&workloads::w2_tagged_manual(p, Some("3")));
+    assert_eq!(tagged.code, 0, "{}", tagged.stdout);
+    assert_eq!(manual.code, 0, "{}", manual.stdout);
+    assert_eq!(items_part(&manual.stdout), items_part(&tagged.stdout));
+    assert!(items_part(&tagged.stdout).contains("revision: 3"));
+    let offer = common::run(&workloads::w2_tagged_manual(p, None));
+    assert_eq!(offer.code, 0, "{}", offer.stdout);
+    let items = items_part(&offer.stdout);
+    // Revision 3 only in its PackageRevision: every variant is at 2.
+    assert_eq!(items.matches("revision: 3\n").count(), 1, "{items}");
+    assert!(
+        offer.stdout.contains("offered, not applied"),
+        "{}",
+        offer.stdout
+    );
+}

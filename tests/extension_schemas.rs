@@ -42,7 +42,10 @@ const EXTENSION_FIELDS: [(&str, &[Place]); 2] = [
                 "/properties/spec/properties/targets/items/properties",
                 &["when"],
             ),
-            ("/properties/spec/properties", &["rollout"]),
+            (
+                "/properties/spec/properties",
+                &["rollout", "revisionActivationPolicy"],
+            ),
             ("/properties/spec/properties/upstream/properties", &["tag"]),
             ("/properties/spec/properties", &["upstreams"]),
         ],

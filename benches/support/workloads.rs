@@ -409,6 +409,31 @@ pub fn w2_tagged(p: W2) -> String {
     out
 }
 
+/// [`w2_tagged`] under `revisionActivationPolicy: Manual`, with the set annotated
+/// `activate-revision: "<activate>"` (`Some("3")`: the tag's revision activated, the same
+/// output as `w2_tagged`), or without it (`None`: revision 3 offered, the fleet kept on 2).
+pub fn w2_tagged_manual(p: W2, activate: Option<&str>) -> String {
+    let mut out = w2_tagged(p);
+    let config = out.find("functionConfig:\n").unwrap_or(0);
+    let spec = out[config..]
+        .find("\n  spec:\n")
+        .map_or(out.len(), |i| config + i + 9);
+    out.insert_str(spec, "    revisionActivationPolicy: Manual\n");
+    if let Some(r) = activate {
+        let uid = "    uid: 5d1c7a4e-0000-4000-8000-000000000001\n";
+        let at = out[config..]
+            .find(uid)
+            .map_or(out.len(), |i| config + i + uid.len());
+        out.insert_str(
+            at,
+            &format!(
+                "    annotations:\n      package-variant.fn.kpt.dev/activate-revision: \"{r}\"\n"
+            ),
+        );
+    }
+    out
+}
+
 /// The W2 ResourceList.
 pub fn w2(p: W2) -> String {
     let mut out = String::with_capacity(p.repositories * 400 + p.owned * 600 + 4096);

@@ -25,6 +25,7 @@ pub const EXTENSION_FIELDS: &[&str] = &[
     "targets[].template.injection",
     "targets[].template.pipelinePlacement",
     "targets[].when",
+    "revisionActivationPolicy",
     "rollout",
     "upstream.tag",
     "upstreams",
@@ -69,6 +70,10 @@ pub struct PackageVariantSetSpec {
     /// Extension (`fn.kpt.dev/v1alpha1` only): upgrades of the existing variants in waves.
     #[serde(default)]
     pub rollout: Option<Rollout>,
+    /// Extension (`fn.kpt.dev/v1alpha1` only): `Automatic` or `Manual` (a tag's revision is
+    /// offered, and activated by an annotation; see `package_variant_set::activation`).
+    #[serde(default, rename = "revisionActivationPolicy")]
+    pub revision_activation_policy: Option<String>,
 }
 
 /// `spec.rollout` (extension): how a change of the upstream reaches the variants that already
@@ -85,6 +90,9 @@ pub struct Rollout {
     pub wave_expr: Option<String>,
     #[serde(default)]
     pub require_ready: Option<bool>,
+    /// Once a wave is on the new upstream, the next waits for the `approved-wave` annotation.
+    #[serde(default)]
+    pub pause_after_wave: Option<bool>,
 }
 
 /// One entry of `spec.targets`: exactly one of the three options, plus an optional template.

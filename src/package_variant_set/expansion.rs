@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::activation;
 use super::cel::{self, ProgramCache};
 use super::conditions;
 use super::explain::Explainer;
@@ -28,8 +29,9 @@ use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
     PACKAGE_VARIANT_SET_KIND,
 };
-use crate::api::{check_strict, decode, package_variant::Upstream, DecodeError};
+use crate::api::{check_strict, decode, package_variant::Upstream};
 use crate::krm::results::{has_errors, ResultItem};
+use errors::{config_error, template_error};
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -229,6 +231,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results.push(*e);
         None
     });
+    let activation = activation::read(config, &set).unwrap_or_else(|e| {
+        results.extend(e);
+        Default::default()
+    });
     // Every expression is compiled and type-checked before any is evaluated, and its errors
     // are reported with the set's other errors: one run shows every mistake of the set.
     let mut programs = ProgramCache::new();
@@ -246,10 +252,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             }),
     );
     results.extend(conditions::compile_all(&set, &mut programs));
-    let rollout = rollout::read(&set, &mut programs).unwrap_or_else(|errors| {
+    let mut rollout = rollout::read(&set, &mut programs).unwrap_or_else(|errors| {
         results.extend(errors);
         None
     });
+    if let Some(r) = rollout.as_mut() {
+        r.approved_wave = activation.approved_wave.clone();
+    }
     if has_errors(&results) {
         let mut expansion = TypedExpansion::failed(results);
         expansion.cel_compilations = programs.compilations();
@@ -262,10 +271,21 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     // Each upstream once: its PackageRevision, a tag's concrete revision.
-    let resolved: Vec<ResolvedUpstream> = match upstreams::resolve(&set, items, &namespace) {
+    let mut resolved: Vec<ResolvedUpstream> = match upstreams::resolve(&set, items, &namespace) {
         Ok(r) => r,
         Err(errors) => return TypedExpansion::failed(errors),
     };
+    let tag_summary = upstreams::summary(&resolved, items);
+    let owner = match set.metadata.uid.as_str() {
+        "" => set.metadata.name.clone(),
+        uid => uid.to_string(),
+    };
+    // Under `Manual`, each tagged upstream at its active revision, the tag's offered.
+    let activation =
+        match activation::apply(&activation, &set, items, &namespace, &owner, &mut resolved) {
+            Ok(a) => a,
+            Err(errors) => return TypedExpansion::failed(errors),
+        };
     let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
     let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
         Ok(c) => c,
@@ -387,11 +407,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
-    let owner = if set.metadata.uid.is_empty() {
-        set.metadata.name.clone()
-    } else {
-        set.metadata.uid.clone()
-    };
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
     let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe);
@@ -437,6 +452,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     let explainer = Explainer::new(&set, items, &namespace, &contexts);
     let mut results = plan.warnings;
+    results.extend(activation.offers.iter().cloned());
     results.extend(explainer.empty_targets());
 
     if crate::krm::run::exits_after_run() {
@@ -480,6 +496,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let mut fields = changed_fields(current, &spec.to_json());
+        if activation.holds(d.upstream) && fields.iter().any(|f| f.starts_with("spec.upstream")) {
+            continue; // not activated: it keeps its whole spec
+        }
         // The tag it follows, when its annotation says another (or none).
         let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
         if tag.is_some() {
@@ -507,6 +526,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         _ => rollout::Decision::default(),
     };
+    results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
     for (i, _, spec, fields, tag) in compared {
@@ -549,9 +569,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
-    summary
-        .message
-        .push_str(&upstreams::summary(&resolved, items));
+    summary.message.push_str(&tag_summary);
     results.push(summary);
     TypedExpansion {
         results,
@@ -573,28 +591,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
 }
 
-/// A compile or render error of target `t`'s template as an error result on its field. Porch's
-/// message starts with the template field; here that is the field path, said once.
-fn template_error(t: usize, e: RenderError) -> ResultItem {
-    let message = e
-        .message
-        .strip_prefix(&format!("{}: ", e.field))
-        .unwrap_or(&e.message)
-        .to_string();
-    ResultItem::error(message)
-        .field(format!("spec.targets[{t}].{}", e.field))
-        .on_config()
-}
-
-/// A decode problem of the set as an error result on its field.
-fn config_error(e: DecodeError) -> ResultItem {
-    let r = ResultItem::error(e.message).on_config();
-    if e.path.is_empty() {
-        r
-    } else {
-        r.field(e.path)
-    }
-}
+mod errors;
 
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`conditions`]: the extension's per-target `when` condition;
 //! - [`rollout`]: the extension's upgrades in waves;
+//! - [`activation`]: the extension's manual activation of a tag's revision;
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
@@ -21,6 +22,7 @@
 //! PackageVariant function (`crate::package_variant`) is not used here: the two share only
 //! the API types (`crate::api`).
 
+pub mod activation;
 pub mod cel;
 pub mod conditions;
 pub mod expansion;

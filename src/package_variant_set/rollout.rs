@@ -15,9 +15,14 @@
 //!   does not report `Ready` `True` in its `status.conditions` (it is *blocking*);
 //! - new targets are created at the new upstream regardless; deletions are not affected.
 //!
+//! - with `pauseAfterWave`, a wave after the first waits for a person's approval
+//!   ([`approval`]).
+//!
 //! A variant the run upgrades is written without its `status`: that status described the old
 //! spec, and read back by the next run it would look Ready before the controller saw the new
 //! one. Run after run, the fleet moves wave by wave and then stops changing.
+
+pub mod approval;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -73,6 +78,10 @@ pub struct Rollout {
     pub max_upgrades: Option<MaxUpgrades>,
     pub wave_expr: Option<Arc<Program>>,
     pub require_ready: bool,
+    /// A wave after the first waits for the `approved-wave` annotation.
+    pub pause_after_wave: bool,
+    /// The `approved-wave` annotation's value (set by the expansion).
+    pub approved_wave: Option<String>,
 }
 
 /// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
@@ -90,7 +99,11 @@ pub fn read(
             .field(format!("{FIELD}{field}"))
             .on_config()
     };
-    if spec.max_upgrades.is_none() && spec.wave_expr.is_none() && spec.require_ready.is_none() {
+    if spec.max_upgrades.is_none()
+        && spec.wave_expr.is_none()
+        && spec.require_ready.is_none()
+        && spec.pause_after_wave.is_none()
+    {
         errors.push(error(
             "",
             "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout".into(),
@@ -125,6 +138,13 @@ pub fn read(
             errors.push(error(".waveExpr", problem));
         }
     }
+    let pause_after_wave = spec.pause_after_wave.unwrap_or(false);
+    if pause_after_wave && spec.wave_expr.is_none() {
+        errors.push(error(
+            ".pauseAfterWave",
+            "pauses after each wave, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove pauseAfterWave".into(),
+        ));
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -132,6 +152,8 @@ pub fn read(
         max_upgrades,
         wave_expr,
         require_ready: spec.require_ready.unwrap_or(false),
+        pause_after_wave,
+        approved_wave: None,
     }))
 }
 
@@ -277,6 +299,7 @@ pub fn waves<'d>(
             *slot = Some(value);
         }
     }
+    approval::check(rollout, &waves)?;
     Ok(waves)
 }
 
@@ -373,6 +396,12 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
         (Group::default(), Group::default(), Group::default());
     let mut decision = Decision::default();
     let blocked = rollout.require_ready && members.iter().any(|m| !m.upgrade && !m.ready);
+    // A wave after the first (an earlier wave has members) waits for its approval.
+    let unapproved = current.filter(|wave| {
+        rollout.pause_after_wave
+            && members.first().and_then(|m| waves.of(m.desired)) != Some(*wave)
+            && !approval::covers(rollout.approved_wave.as_deref(), wave)
+    });
     let limit = rollout
         .max_upgrades
         .map_or(usize::MAX, |m| m.limit(members.len()));
@@ -393,7 +422,7 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
             }
             continue;
         }
-        if !blocked && wave == current && upgraded.len() < limit {
+        if !blocked && unapproved.is_none() && wave == current && upgraded.len() < limit {
             upgraded.add(|| m.name.to_string());
             decision.upgraded.push(m.item);
         } else {
@@ -433,6 +462,14 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
             ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions",
             blocking.len(),
             blocking.listed()
+        ));
+    }
+    if let Some(wave) = unapproved.filter(|_| !blocked) {
+        text.push_str(&format!(
+            ", wave {} waits for approval: pauseAfterWave holds it until the set is annotated {}: \"{}\"",
+            wave_text(wave),
+            approval::ANNOTATION,
+            approval::value(wave)
         ));
     }
     decision.text = text;

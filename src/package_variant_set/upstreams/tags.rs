@@ -60,7 +60,7 @@ fn label_is_true(pr: &serde_json::Value, key: &str) -> bool {
         == Some("true")
 }
 
-fn revision_of(pr: &serde_json::Value) -> i64 {
+pub fn revision_of(pr: &serde_json::Value) -> i64 {
     json_at(pr, "/spec/revision")
         .and_then(serde_json::Value::as_i64)
         .unwrap_or(0)
@@ -84,7 +84,7 @@ fn describe(pr: &serde_json::Value) -> String {
 }
 
 /// The revisions, named: at most [`MAX_NAMED`], then a count.
-fn named(prs: &[&serde_json::Value]) -> String {
+pub fn named(prs: &[&serde_json::Value]) -> String {
     let mut parts: Vec<String> = prs.iter().take(MAX_NAMED).map(|p| describe(p)).collect();
     if prs.len() > MAX_NAMED {
         parts.push(format!("and {} more", prs.len() - MAX_NAMED));

@@ -1,0 +1,71 @@
+//! `spec.rollout.pauseAfterWave`: once a wave is on the new upstream, the next one starts only
+//! when a person has approved it with `package-variant.fn.kpt.dev/approved-wave: "W"` on the
+//! set (the waves up to `W`, in wave order, may start).
+//!
+//! Why: a canary wave proves little if the next wave follows on the next run by itself; Argo
+//! CD's RollingSync (`maxUpdate: 0`) and kpt's old rollouts pause the same way. The approval is
+//! a change in git, like the activation of the revision.
+
+use super::{IntOrString, Rollout, Waves, FIELD};
+use crate::krm::results::ResultItem;
+
+/// The annotation that approves the waves up to its value.
+pub const ANNOTATION: &str = "package-variant.fn.kpt.dev/approved-wave";
+
+/// Whether the approval lets `wave` start: its value is `wave` or a later one.
+pub fn covers(approved: Option<&str>, wave: &IntOrString) -> bool {
+    match (approved, wave) {
+        (None, _) => false,
+        (Some(a), IntOrString::Int(w)) => a.parse::<i64>().is_ok_and(|a| *w <= a),
+        (Some(a), IntOrString::String(w)) => w.as_str() <= a,
+    }
+}
+
+/// The approval must be a wave value of the waves' kind (an int for int waves).
+pub fn check(rollout: &Rollout, waves: &Waves) -> Result<(), Box<ResultItem>> {
+    let Some(approved) = &rollout.approved_wave else {
+        return Ok(());
+    };
+    let ints = waves
+        .by_context
+        .iter()
+        .flatten()
+        .next()
+        .is_some_and(|w| matches!(w, IntOrString::Int(_)));
+    if ints && approved.parse::<i64>().is_err() {
+        return Err(Box::new(
+            ResultItem::error(format!(
+                "approves wave {approved:?}, but {FIELD}.waveExpr gives ints: write the number of the last wave that may start, e.g. {ANNOTATION}: \"2\""
+            ))
+            .field(format!("metadata.annotations[{ANNOTATION}]"))
+            .on_config(),
+        ));
+    }
+    Ok(())
+}
+
+/// The annotation's value approving `wave`: `2`, `canary`.
+pub fn value(wave: &IntOrString) -> String {
+    match wave {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => s.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_approval_covers_its_wave_and_the_earlier_ones() {
+        let int = IntOrString::Int;
+        assert!(covers(Some("2"), &int(2)));
+        assert!(covers(Some("3"), &int(2)));
+        assert!(!covers(Some("1"), &int(2)));
+        assert!(!covers(None, &int(1)));
+        assert!(!covers(Some("two"), &int(2)));
+        let s = |v: &str| IntOrString::String(v.into());
+        assert!(covers(Some("b"), &s("a")));
+        assert!(!covers(Some("a"), &s("b")));
+    }
+}
