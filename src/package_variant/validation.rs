@@ -4,6 +4,7 @@
 //! Porch joins its problems with "; " into one condition; we keep each problem its own error
 //! result with its field path, in Porch's order, so kpt shows every one with its field.
 
+use crate::api::function::WhenBudget;
 use crate::api::package_variant::{Function, PackageVariantSpec};
 use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
 use crate::api::suggest::did_you_mean;
@@ -89,8 +90,14 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
         }
     }
     if let Some(p) = &spec.pipeline {
-        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators");
-        validate_functions(&mut out, &p.validators, "spec.pipeline.validators");
+        let mut budget = WhenBudget::default();
+        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators", &mut budget);
+        validate_functions(
+            &mut out,
+            &p.validators,
+            "spec.pipeline.validators",
+            &mut budget,
+        );
     }
     out
 }
@@ -153,7 +160,12 @@ fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
     }
 }
 
-fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) {
+fn validate_functions(
+    out: &mut Vec<ResultItem>,
+    fns: &[Function],
+    field: &str,
+    budget: &mut WhenBudget,
+) {
     for (i, f) in fns.iter().enumerate() {
         if f.name.contains('.') {
             err(
@@ -166,6 +178,9 @@ fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) 
                     f.name, f.name
                 ),
             );
+        }
+        for (sub, message) in f.problems(!f.config_map.is_empty(), budget) {
+            err(out, format!("{field}[{i}]{sub}"), message);
         }
     }
 }
