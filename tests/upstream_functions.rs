@@ -239,3 +239,21 @@ fn kpt_writes_config_ref_and_when_into_the_kptfile() {
         "{kptfile}"
     );
 }
+
+/// Item 6: a dotted PackageVariant name (Repositories are DNS subdomains, `edge1.example.com`)
+/// is taken when the variant has no pipeline functions, and refused as before when it has.
+#[test]
+fn a_dotted_name_is_taken_without_pipeline_functions() {
+    let plain = pv_config("  packageContext:\n    data: {zone: a}\n")
+        .replace("  name: my-pv\n", "  name: edge1.example.com-base\n");
+    let out = run(&resource_list(&[KPTFILE, common::PACKAGE_CONTEXT], &plain));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("    zone: a\n"), "{}", out.stdout);
+
+    let with_fns = pv_config(STEP).replace("  name: my-pv\n", "  name: edge1.example.com-base\n");
+    refused(
+        &with_fns,
+        "metadata.name",
+        &["must not contain \".\": its pipeline functions"],
+    );
+}

@@ -23,7 +23,11 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
 /// `spec.injectors[1].name`.
 pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
     let mut out = Vec::new();
-    validate_name(&mut out, name);
+    let has_functions = spec
+        .pipeline
+        .as_ref()
+        .is_some_and(|p| !(p.mutators.is_empty() && p.validators.is_empty()));
+    validate_name(&mut out, name, has_functions);
     const MISSING: &str = "missing required field";
     match &spec.upstream {
         None => err(&mut out, "spec.upstream", MISSING),
@@ -145,13 +149,16 @@ pub fn reserved_keys(
     out
 }
 
-/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it
+/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it when the variant
+/// has pipeline functions (without any, nothing is named after it)
 /// ([`crate::api::names::package_variant_name_problem`], the rule the set's expander applies
 /// to every PackageVariant it makes).
-fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
+fn validate_name(out: &mut Vec<ResultItem>, name: &str, has_functions: bool) {
     if name.is_empty() {
         err(out, "metadata.name", "missing required field");
-    } else if let Some(why) = crate::api::names::package_variant_name_problem(name) {
+    } else if let Some(why) =
+        crate::api::names::package_variant_name_problem_with(name, has_functions)
+    {
         err(
             out,
             "metadata.name",
