@@ -147,9 +147,10 @@ fn a_when_that_is_not_cel_is_refused_with_the_parsers_message() {
         &["is 90001 bytes long, more than the limit of 10000 bytes"],
     );
     let mut many = String::from("  pipeline:\n    mutators:\n");
-    for _ in 0..11 {
+    // Distinct texts: one text is checked, and charged, once.
+    for i in 0..11 {
         let text = "a".repeat(9_800);
-        many.push_str(&format!("    - image: x\n      when: \"'{text}' != ''\"\n"));
+        many.push_str(&format!("    - image: x\n      when: \"'{text}{i}' != ''\"\n"));
     }
     refused(
         &pv_config(&many),
@@ -205,6 +206,26 @@ fn a_set_carries_config_ref_and_when_into_its_variants_and_checks_them() {
         assert_eq!(out.code, 1);
         assert!(out.stdout.contains("gives both configMap and configRef"));
     }
+}
+
+/// One template's `when` repeated over many targets is checked, and charged, once: 30 targets
+/// with one 9,000-byte condition stay within the 100,000-byte budget.
+#[test]
+fn a_when_repeated_over_targets_is_checked_once() {
+    let when = format!("'{}' != ''", "a".repeat(9_000));
+    let mut targets = String::from("  targets:\n");
+    let mut repos = Vec::new();
+    for t in 0..30 {
+        targets.push_str(&format!(
+            "  - repositories: [{{name: edge{t}}}]\n    template:\n      pipeline:\n        mutators:\n        - image: x\n          when: \"{when}\"\n"
+        ));
+        repos.push(common::repository(&format!("edge{t}"), "{}"));
+    }
+    let mut items: Vec<&str> = vec![UPSTREAM_PR];
+    items.extend(repos.iter().map(String::as_str));
+    let out = run(&resource_list(&items, &common::pvs_config(&targets)));
+    assert_eq!(out.code, 0, "{}", common::results_section(&out.stdout));
+    assert_eq!(common::variants(&out.stdout).len(), 30);
 }
 
 /// Under real kpt: `kpt fn eval --exec` writes the step with its `configRef` and `when`.

@@ -157,13 +157,39 @@ pub const MAX_WHEN_BYTES: usize = 10_000;
 /// template together), so that checking them all stays within a second or so.
 pub const MAX_WHEN_TOTAL_BYTES: usize = 100_000;
 
-/// What is left of [`MAX_WHEN_TOTAL_BYTES`] for one functionConfig.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WhenBudget(pub usize);
+/// What is left of [`MAX_WHEN_TOTAL_BYTES`] for one functionConfig, and the conditions
+/// already checked: a set repeats one template's `when` over many targets, and a text is
+/// parsed (and charged) once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WhenBudget {
+    left: usize,
+    checked: std::collections::HashMap<String, Option<String>>,
+}
 
 impl Default for WhenBudget {
     fn default() -> Self {
-        WhenBudget(MAX_WHEN_TOTAL_BYTES)
+        WhenBudget {
+            left: MAX_WHEN_TOTAL_BYTES,
+            checked: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl WhenBudget {
+    /// [`when_problem`] of `source`, once per text; a text past the budget is refused.
+    fn check(&mut self, source: &str) -> Option<String> {
+        if let Some(known) = self.checked.get(source) {
+            return known.clone();
+        }
+        if source.len() > self.left {
+            return Some(format!(
+                "is one condition too many: the when conditions of this functionConfig hold more than {MAX_WHEN_TOTAL_BYTES} bytes together; split the variants over several functionConfigs"
+            ));
+        }
+        self.left -= source.len();
+        let why = when_problem(source);
+        self.checked.insert(source.to_string(), why.clone());
+        why
     }
 }
 
@@ -174,8 +200,8 @@ pub const MAX_WHEN_NESTING: usize = 64;
 impl Function {
     /// kpt's checks of this step that Porch's CRD leaves to kpt, as (field below the step,
     /// message): `""` is the step itself. `config_map_given` is whether the step writes a
-    /// configMap (the set's `configMapExprs` make one too).
-    /// Each `when` checked takes its length from `budget`; one that does not fit is refused.
+    /// configMap (the set's `configMapExprs` make one too). Each `when` is checked once per
+    /// text, its length taken from `budget`; one that does not fit is refused.
     pub fn problems(
         &self,
         config_map_given: bool,
@@ -195,9 +221,11 @@ impl Function {
             out.push((
                 String::new(),
                 format!(
-                    "gives both {}; a function takes its config from at most one of configMap, configPath and configRef (kpt refuses the Kptfile otherwise): keep one of {} and remove the other",
+                    "gives {} {}; a function takes its config from at most one of configMap, configPath and configRef (kpt refuses the Kptfile otherwise): keep one of {} and remove the {}",
+                    if given.len() == 2 { "both" } else { "all of" },
                     given.join(" and "),
-                    given.join(", ")
+                    given.join(", "),
+                    if given.len() == 2 { "other" } else { "others" }
                 ),
             ));
         }
@@ -216,15 +244,7 @@ impl Function {
             }
         }
         if !self.when.is_empty() {
-            let why = if self.when.len() > budget.0 {
-                Some(format!(
-                    "is one condition too many: the when conditions of this functionConfig hold more than {MAX_WHEN_TOTAL_BYTES} bytes together; split the variants over several functionConfigs"
-                ))
-            } else {
-                budget.0 -= self.when.len();
-                when_problem(&self.when)
-            };
-            if let Some(why) = why {
+            if let Some(why) = budget.check(&self.when) {
                 out.push((
                     ".when".into(),
                     format!(
