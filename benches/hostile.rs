@@ -110,6 +110,36 @@ fn list_at_the_limit(w: &mut dyn Write, bytes: usize) -> std::io::Result<()> {
     w.write_all(PV.as_bytes())
 }
 
+/// One package with as many revisions as fit (v1alpha1 and v1alpha2 alternating) and the
+/// set's 1,000 upstreams of it, half at a revision, half at a tag: each upstream used to scan
+/// every revision (1,000 x 20,000: 21 s), now one lookup in an index built once.
+fn upstreams_of_one_package(w: &mut dyn Write, bytes: usize) -> std::io::Result<()> {
+    write!(
+        w,
+        "{HEAD}items:\n- apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: Repository\n  metadata: {{name: edge1}}\n  spec: {{type: git}}\n"
+    )?;
+    let (mut n, mut r) = (0, 0);
+    while n < bytes {
+        r += 1;
+        let item = if r % 2 == 0 {
+            format!("- {{apiVersion: porch.kpt.dev/v1alpha2, kind: PackageRevision, metadata: {{name: bp.p.v{r}}}, spec: {{repository: bp, packageName: p, lifecycle: Published}}, status: {{revision: {r}}}}}\n")
+        } else {
+            format!("- {{apiVersion: porch.kpt.dev/v1alpha1, kind: PackageRevision, metadata: {{name: bp.p.v{r}, labels: {{package-variant.fn.kpt.dev/tag-t{}: \"true\"}}}}, spec: {{repository: bp, packageName: p, revision: {r}, lifecycle: Published}}}}\n", r % 500)
+        };
+        n += item.len();
+        w.write_all(item.as_bytes())?;
+    }
+    write!(w, "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: PackageVariantSet\n  metadata: {{name: s}}\n  spec:\n    upstreams:\n")?;
+    for u in 0..1_000 {
+        if u % 2 == 0 {
+            writeln!(w, "    - {{repo: bp, package: p, revision: {}}}", r - u)?;
+        } else {
+            writeln!(w, "    - {{repo: bp, package: p, tag: latest}}")?;
+        }
+    }
+    write!(w, "    targets:\n    - repositories: [{{name: edge1}}]\n")
+}
+
 const SHAPES: &[Shape] = &[
     Shape {
         name: "minified JSON, one line",
@@ -134,6 +164,10 @@ const SHAPES: &[Shape] = &[
     Shape {
         name: "list at the value limit",
         write: list_at_the_limit,
+    },
+    Shape {
+        name: "1,000 upstreams of one package",
+        write: upstreams_of_one_package,
     },
 ];
 

@@ -192,10 +192,11 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             )),
         ),
         (
-            "a `.` in the PackageVariant name",
+            "a `.` in the name of a PackageVariant with pipeline functions",
             s(&resource_list(
                 &[KPTFILE],
-                &pv_config("").replace("name: my-pv", "name: my.pv"),
+                &pv_config("  pipeline:\n    mutators:\n    - image: set-labels\n")
+                    .replace("name: my-pv", "name: my.pv"),
             )),
         ),
         (
@@ -824,7 +825,7 @@ fn null_config_map_value() {
 #[test]
 fn dot_in_package_variant_name() {
     error_result(
-        "a `.` in the PackageVariant name",
+        "a `.` in the name of a PackageVariant with pipeline functions",
         &["PackageVariant name \"my.pv\" must not contain \".\""],
         Where {
             field: Some("metadata.name"),

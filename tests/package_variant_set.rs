@@ -627,7 +627,10 @@ fn u6_any_workspace_not_found() {
     );
     assert!(
         out.stdout
-            .contains("could not find upstream package revision 'my-package/0' in repo 'my-repo'"),
+            // Single-quoted in YAML now that a hint follows (`''` is one quote).
+            .contains(
+                "could not find upstream package revision ''my-package/0'' in repo ''my-repo''"
+            ),
         "{}",
         out.stdout
     );
@@ -1243,7 +1246,8 @@ fn d28_upstream_revision_not_found() {
     let out = run_case(&FIXTURES, &pvs("name: my-pvs\nnamespace: default", spec), 1);
     assert!(
         out.stdout
-            .contains("could not find upstream package revision 'up-pkg/1' in repo 'up-repo'"),
+            // Single-quoted in YAML now that a hint follows (`''` is one quote).
+            .contains("could not find upstream package revision ''up-pkg/1'' in repo ''up-repo''"),
         "{}",
         out.stdout
     );

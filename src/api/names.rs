@@ -208,6 +208,17 @@ pub fn package_variant_name_problem(name: &str) -> Option<String> {
     dns1123_subdomain(name).map(|why| format!("is not a valid Kubernetes name: {why}"))
 }
 
+/// [`package_variant_name_problem`] for a PackageVariant that has pipeline functions or not:
+/// without any, a `.` splits nothing and the name is Porch's rule alone (a DNS subdomain, as
+/// Repository names such as `edge1.example.com` are).
+pub fn package_variant_name_problem_with(name: &str, has_functions: bool) -> Option<String> {
+    if has_functions {
+        package_variant_name_problem(name)
+    } else {
+        dns1123_subdomain(name).map(|why| format!("is not a valid Kubernetes name: {why}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::function::{ConfigRef, Function, Selector};
 use super::{is_zero, null_default, null_default_string_map};
 
 /// The PackageVariant finalizer that Porch's PackageVariantSet controller puts on the variants it
@@ -236,103 +237,6 @@ impl PipelinePlacement {
         }
         out
     }
-}
-
-/// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Selector {
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub api_version: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub kind: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub namespace: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
-    pub labels: BTreeMap<String, String>,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
-    pub annotations: BTreeMap<String, String>,
-}
-
-/// kptfile v1 `Function` (kpt v1.0.0-beta.62.1): one pipeline step. Every field is omitempty.
-/// `exclude` is the Go field `Exclusions`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Function {
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub image: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub exec: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub config_path: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
-    pub config_map: BTreeMap<String, String>,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub name: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "String::is_empty"
-    )]
-    pub tag: String,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub selectors: Vec<Selector>,
-    #[serde(
-        default,
-        deserialize_with = "null_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
-    pub exclude: Vec<Selector>,
 }
 
 /// kptfile v1 `Pipeline`: mutators then validators (Go struct order).

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::label_selector::{LabelSelector, LabelSelectorRequirement};
 use super::null_default;
-use super::package_variant::{Function, PipelinePlacement, Selector};
+use super::package_variant::{ConfigRef, Function, PipelinePlacement, Selector};
 
 pub use super::set_upstream::SetUpstream;
 
@@ -309,6 +309,8 @@ pub struct FunctionTemplate {
     pub config_path: String,
     #[serde(default, deserialize_with = "null_default")]
     pub config_map: BTreeMap<String, String>,
+    #[serde(default)]
+    pub config_ref: Option<ConfigRef>,
     #[serde(default, deserialize_with = "null_default")]
     pub name: String,
     #[serde(default, deserialize_with = "null_default")]
@@ -317,6 +319,8 @@ pub struct FunctionTemplate {
     pub selectors: Vec<Selector>,
     #[serde(default, deserialize_with = "null_default")]
     pub exclude: Vec<Selector>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub when: String,
     #[serde(default, deserialize_with = "null_default")]
     pub config_map_exprs: Vec<MapExpr>,
 }
@@ -329,10 +333,12 @@ impl FunctionTemplate {
             exec: self.exec.clone(),
             config_path: self.config_path.clone(),
             config_map: self.config_map.clone(),
+            config_ref: self.config_ref.clone(),
             name: self.name.clone(),
             tag: self.tag.clone(),
             selectors: self.selectors.clone(),
             exclude: self.exclude.clone(),
+            when: self.when.clone(),
         }
     }
 }

@@ -15,6 +15,8 @@ use std::collections::HashMap;
 
 /// apiVersion of Porch's package revision objects.
 pub const PORCH_API_VERSION: &str = "porch.kpt.dev/v1alpha1";
+/// apiVersion of Porch's PackageRevision CRD (the revision in `status.revision`).
+pub const PORCH_V1ALPHA2: &str = "porch.kpt.dev/v1alpha2";
 /// Porch's object holding a package revision's files.
 pub const PACKAGE_REVISION_RESOURCES: &str = "PackageRevisionResources";
 /// Porch's package revision object (its lifecycle says whether it is Published).
@@ -95,7 +97,13 @@ impl Parsed {
 
 /// `spec.revision` as Porch writes it: an integer (Porch 4.1), or a string `v3`/`3` (before).
 fn revision_of(v: &Value) -> Option<i64> {
-    match v.get("spec")?.get("revision")? {
+    // v1alpha2 (Porch's CRD) keeps the number in status.
+    let holder = if v.get("apiVersion").and_then(Value::as_str) == Some(PORCH_V1ALPHA2) {
+        "status"
+    } else {
+        "spec"
+    };
+    match v.get(holder)?.get("revision")? {
         Value::Number(n) => n.as_i64(),
         Value::String(s) => s.trim().trim_start_matches('v').parse().ok(),
         _ => None,
@@ -142,7 +150,8 @@ impl Packages {
             }
             let m = pkg.meta(i);
             let is_prr = m.is(PORCH_API_VERSION, PACKAGE_REVISION_RESOURCES);
-            let is_pr = m.is(PORCH_API_VERSION, PACKAGE_REVISION);
+            let is_pr =
+                m.is(PORCH_API_VERSION, PACKAGE_REVISION) || m.is(PORCH_V1ALPHA2, PACKAGE_REVISION);
             if !(is_prr || is_pr) {
                 continue;
             }

@@ -4,6 +4,7 @@
 //! Porch joins its problems with "; " into one condition; we keep each problem its own error
 //! result with its field path, in Porch's order, so kpt shows every one with its field.
 
+use crate::api::function::WhenBudget;
 use crate::api::package_variant::{Function, PackageVariantSpec};
 use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
 use crate::api::suggest::did_you_mean;
@@ -22,7 +23,11 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
 /// `spec.injectors[1].name`.
 pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
     let mut out = Vec::new();
-    validate_name(&mut out, name);
+    let has_functions = spec
+        .pipeline
+        .as_ref()
+        .is_some_and(|p| !(p.mutators.is_empty() && p.validators.is_empty()));
+    validate_name(&mut out, name, has_functions);
     const MISSING: &str = "missing required field";
     match &spec.upstream {
         None => err(&mut out, "spec.upstream", MISSING),
@@ -89,8 +94,14 @@ pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
         }
     }
     if let Some(p) = &spec.pipeline {
-        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators");
-        validate_functions(&mut out, &p.validators, "spec.pipeline.validators");
+        let mut budget = WhenBudget::default();
+        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators", &mut budget);
+        validate_functions(
+            &mut out,
+            &p.validators,
+            "spec.pipeline.validators",
+            &mut budget,
+        );
     }
     out
 }
@@ -138,13 +149,16 @@ pub fn reserved_keys(
     out
 }
 
-/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it
+/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it when the variant
+/// has pipeline functions (without any, nothing is named after it)
 /// ([`crate::api::names::package_variant_name_problem`], the rule the set's expander applies
 /// to every PackageVariant it makes).
-fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
+fn validate_name(out: &mut Vec<ResultItem>, name: &str, has_functions: bool) {
     if name.is_empty() {
         err(out, "metadata.name", "missing required field");
-    } else if let Some(why) = crate::api::names::package_variant_name_problem(name) {
+    } else if let Some(why) =
+        crate::api::names::package_variant_name_problem_with(name, has_functions)
+    {
         err(
             out,
             "metadata.name",
@@ -153,7 +167,12 @@ fn validate_name(out: &mut Vec<ResultItem>, name: &str) {
     }
 }
 
-fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) {
+fn validate_functions(
+    out: &mut Vec<ResultItem>,
+    fns: &[Function],
+    field: &str,
+    budget: &mut WhenBudget,
+) {
     for (i, f) in fns.iter().enumerate() {
         if f.name.contains('.') {
             err(
@@ -166,6 +185,9 @@ fn validate_functions(out: &mut Vec<ResultItem>, fns: &[Function], field: &str) 
                     f.name, f.name
                 ),
             );
+        }
+        for (sub, message) in f.problems(!f.config_map.is_empty(), budget) {
+            err(out, format!("{field}[{i}]{sub}"), message);
         }
     }
 }

@@ -23,6 +23,7 @@ use super::fast_hash::FastMap;
 use super::inputs::Item;
 use super::reconciliation::owned_variants;
 use super::targets::{kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND};
+use super::upstreams::revisions::{self, Revision};
 use super::upstreams::{tags, written, ResolvedUpstream};
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::PackageVariantSet;
@@ -272,24 +273,23 @@ pub fn apply(
             .entry((u.repo.as_str(), u.package.as_str()))
             .or_default();
     }
+    // PackageRevisions of either API version, read as the upstream resolution reads them.
     for (i, item) in items.iter().enumerate() {
-        let Some(pr) = item.json().filter(|_| {
-            item.is_kind_in_namespace(
-                PACKAGE_REVISION_API_VERSION,
-                PACKAGE_REVISION_KIND,
-                namespace,
-            )
-        }) else {
+        let ns = item.namespace();
+        if item.kind() != PACKAGE_REVISION_KIND
+            || !revisions::is_read_version(item.api_version())
+            || !(ns.is_empty() || ns == namespace)
+        {
+            continue;
+        }
+        let Some(r) = item.json().and_then(|j| Revision::read(i, j)) else {
             continue;
         };
-        let key = (
-            str_at(pr, "/spec/repository"),
-            str_at(pr, "/spec/packageName"),
-        );
-        if let Some((prs, _)) = packages.get_mut(&key) {
+        if let Some((prs, _)) = packages.get_mut(&(r.repository, r.package)) {
             prs.push(i);
         }
     }
+    let revision = |i: usize| items.get(i).and_then(Item::json).and_then(|j| Revision::read(i, j));
     for i in owned_variants(items, namespace, owner) {
         let Some(v) = items.get(i).and_then(Item::json) else {
             continue;
@@ -320,9 +320,7 @@ pub fn apply(
             .unwrap_or_default();
         let published = |r: i64| {
             prs.iter().copied().find(|&i| {
-                items.get(i).and_then(Item::json).is_some_and(|pr| {
-                    tags::revision_of(pr) == r && str_at(pr, "/spec/lifecycle") == "Published"
-                })
+                revision(i).is_some_and(|pr| pr.revision == r && pr.lifecycle == "Published")
             })
         };
         let name = format!("{}/{}", u.upstream.repo, u.upstream.package);
@@ -346,13 +344,11 @@ pub fn apply(
             (None, None) => offered.0,
         };
         let Some(item) = published(active) else {
-            let all: Vec<&Value> = prs
-                .iter()
-                .filter_map(|&i| items.get(i).and_then(Item::json))
-                .collect();
+            let all: Vec<Revision> = prs.iter().filter_map(|&i| revision(i)).collect();
             let exist = if all.is_empty() {
                 "none is among the input items".to_string()
             } else {
+                let all: Vec<&Revision> = all.iter().collect();
                 format!("the revisions that exist: {}", tags::named(&all))
             };
             let what = match activated {

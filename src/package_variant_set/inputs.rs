@@ -19,7 +19,8 @@ use crate::krm::results::ResultItem;
 use crate::yaml;
 use serde_json::Value;
 
-const PACKAGE_REVISION: (&str, &str) = ("porch.kpt.dev/v1alpha1", "PackageRevision");
+/// The group (as an apiVersion prefix) and kind of Porch's PackageRevisions.
+const PACKAGE_REVISION: (&str, &str) = ("porch.kpt.dev/", "PackageRevision");
 const REPOSITORY: (&str, &str) = ("config.porch.kpt.dev/v1alpha1", "Repository");
 
 /// One input item as the expander sees it.
@@ -212,7 +213,11 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
     let mut full = Vec::new();
     let mut errors = Vec::new();
     for (i, m) in rl.items.metas().enumerate() {
-        if !(m.is(PACKAGE_REVISION.0, PACKAGE_REVISION.1)
+        // PackageRevisions of every porch.kpt.dev version: v1alpha1 and v1alpha2 are read, the
+        // others only named in hints when an upstream is not found.
+        let revision =
+            m.kind == PACKAGE_REVISION.1 && m.api_version.starts_with(PACKAGE_REVISION.0);
+        if !(revision
             || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)
             || m.is(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND))
         {

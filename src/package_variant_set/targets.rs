@@ -67,7 +67,7 @@ pub fn upstream_matches(pr: &serde_json::Value, upstream: &Upstream) -> bool {
 /// The error when no PackageRevision among the items is `upstream`.
 pub fn upstream_not_found(upstream: &Upstream, namespace: &str) -> String {
     format!(
-        "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION}, namespace '{namespace}') must be among the input items, e.g. from {})",
+        "could not find upstream package revision '{}/{}' in repo '{}' (the upstream PackageRevision ({PACKAGE_REVISION_API_VERSION} or porch.kpt.dev/v1alpha2, namespace '{namespace}') must be among the input items, e.g. from {})",
         upstream.package, upstream.revision, upstream.repo,
         kubectl_get(PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, namespace)
     )

@@ -4,23 +4,24 @@
 //!
 //! - [`check`]: what the extension's upstream fields must say (one of `upstream` and
 //!   `upstreams`; one of `revision` and `tag`), beside Porch's validation;
-//! - [`resolve`]: one pass over the items indexes the PackageRevisions of the named repo and
-//!   package pairs, then each upstream is found in its own bucket (linear in the items,
+//! - [`resolve`]: one pass over the items indexes the PackageRevisions (both API versions,
+//!   [`revisions`]) by repo and package, and each bucket by revision and workspace name; each
+//!   upstream is then a lookup and each tag is resolved once per package (linear in the items,
 //!   whatever the number of upstreams or targets);
+//! - [`hints`]: what near match exists when an upstream is not found;
 //! - [`spread`]: every unrolled downstream once per upstream (target × upstream), its package
 //!   defaulting to that upstream's package;
 //! - [`tags`]: which revision a tag names.
 //!
 //! With a single `upstream` at a revision, the variants and messages are Porch's, unchanged.
 
+pub mod hints;
+pub mod revisions;
 pub mod tags;
 
 use super::fast_hash::FastMap;
 use super::inputs::Item;
-use super::targets::{
-    str_at, upstream_matches, upstream_not_found, DownstreamContext, MAX_PACKAGE_VARIANTS,
-    PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
-};
+use super::targets::{upstream_not_found, DownstreamContext, MAX_PACKAGE_VARIANTS};
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::{PackageVariantSet, SetUpstream};
 use crate::krm::results::ResultItem;
@@ -131,61 +132,42 @@ pub fn check(set: &PackageVariantSet) -> Vec<ResultItem> {
     out
 }
 
+/// What a tag of a package names: the item index and revision, or why nothing.
+type TagResolution = Result<(usize, i64), String>;
+
 /// Every upstream of the set, resolved against the PackageRevisions among the items (of its
-/// repo and package, in `namespace`). Every upstream that cannot be is an error.
+/// repo and package, in `namespace`, either API version). Every upstream that cannot be is an
+/// error. The revisions are indexed once; a tag is resolved once per package.
 pub fn resolve(
     set: &PackageVariantSet,
     items: &[Item],
     namespace: &str,
 ) -> Result<Vec<ResolvedUpstream>, Vec<ResultItem>> {
     let written = written(set);
-    // (repo, package) → its PackageRevisions, in item order: one pass over the items.
-    let mut buckets: FastMap<(&str, &str), Vec<usize>> = FastMap::default();
-    for (_, u) in &written {
-        buckets
-            .entry((u.repo.as_str(), u.package.as_str()))
-            .or_default();
-    }
-    for (i, item) in items.iter().enumerate() {
-        let Some(json) = item.json().filter(|_| {
-            item.is_kind_in_namespace(
-                PACKAGE_REVISION_API_VERSION,
-                PACKAGE_REVISION_KIND,
-                namespace,
-            )
-        }) else {
-            continue;
-        };
-        let key = (
-            str_at(json, "/spec/repository"),
-            str_at(json, "/spec/packageName"),
-        );
-        if let Some(bucket) = buckets.get_mut(&key) {
-            bucket.push(i);
-        }
-    }
+    let index = revisions::Index::new(items, namespace)?;
+    let empty = revisions::Bucket::default();
+    let mut tagged: FastMap<(&str, &str, &str), TagResolution> = FastMap::default();
+    let mut hints = hints::Budget::default();
     let mut out = Vec::with_capacity(written.len());
     let mut errors = Vec::new();
     for (field, u) in &written {
-        let bucket = buckets
-            .get(&(u.repo.as_str(), u.package.as_str()))
-            .map_or(&[][..], Vec::as_slice);
+        let bucket = index.bucket(&u.repo, &u.package).unwrap_or(&empty);
         let resolved = match &u.tag {
             None => {
                 let plain = u.as_written();
                 // Porch's `getUpstreamPR`: the first with the revision or the workspace name.
-                let found = bucket.iter().copied().find(|&i| {
-                    items
-                        .get(i)
-                        .and_then(Item::json)
-                        .is_some_and(|pr| upstream_matches(pr, &plain))
-                });
-                match found {
-                    Some(i) => Ok((i, plain)),
-                    None => Err((field.clone(), upstream_not_found(&plain, namespace))),
+                match bucket.find(&plain) {
+                    Some(r) => Ok((r.item, plain)),
+                    None => {
+                        let near = hints.near(&plain, bucket, &index, items, namespace);
+                        Err((field.clone(), upstream_not_found(&plain, namespace) + &near))
+                    }
                 }
             }
-            Some(tag) => tags::resolve(tag, u, bucket, items, namespace)
+            Some(tag) => tagged
+                .entry((u.repo.as_str(), u.package.as_str(), tag.as_str()))
+                .or_insert_with(|| tags::resolve(tag, u, &bucket.revisions, namespace))
+                .clone()
                 .map(|(i, revision)| (i, u.pinned(revision)))
                 .map_err(|m| (format!("{field}.tag"), m)),
         };

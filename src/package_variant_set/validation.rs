@@ -17,6 +17,7 @@ mod extension;
 
 use std::collections::HashMap;
 
+use crate::api::function::WhenBudget;
 use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
 use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
 use crate::api::package_variant_set::{
@@ -32,6 +33,7 @@ fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<S
 /// All validation problems of `set`, in Porch's order.
 pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> {
     let mut out = Vec::new();
+    let mut when_budget = WhenBudget::default();
     match &set.spec.upstream {
         // The extension's `upstreams` stands for it (checked in `super::upstreams`).
         None if set.spec.upstreams.is_some() => {}
@@ -113,7 +115,8 @@ pub fn validate_package_variant_set(set: &PackageVariantSet) -> Vec<ResultItem> 
             );
         }
         if let Some(t) = &target.template {
-            validate_template(t, &format!("spec.targets[{i}].template"), &mut out);
+            let f = format!("spec.targets[{i}].template");
+            validate_template(t, &f, &mut out, &mut when_budget);
         }
     }
     out
@@ -169,7 +172,12 @@ fn duplicate_entry<'s>(
     }
 }
 
-fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultItem>) {
+fn validate_template(
+    t: &PackageVariantTemplate,
+    f: &str,
+    out: &mut Vec<ResultItem>,
+    when_budget: &mut WhenBudget,
+) {
     if let Some(p) = &t.adoption_policy {
         if p != "adoptNone" && p != "adoptExisting" {
             err(
@@ -259,6 +267,11 @@ fn validate_template(t: &PackageVariantTemplate, f: &str, out: &mut Vec<ResultIt
                 }
                 if func.name.contains('.') {
                     err(out, format!("{p}.name"), "must not contain '.'");
+                }
+                // kpt's checks, as the PackageVariant makes them on every variant emitted.
+                let config_map = !func.config_map.is_empty() || !func.config_map_exprs.is_empty();
+                for (sub, message) in func.function().problems(config_map, when_budget) {
+                    err(out, format!("{p}{sub}"), message);
                 }
             }
         }

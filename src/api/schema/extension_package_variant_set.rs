@@ -89,6 +89,13 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                         ("exec", S::string("")),
                         ("configPath", S::string("")),
                         ("configMap", S::map("", &S::string(""))),
+                        ("configRef", S::object("A resource of the package used as the function config (kpt's ResourceReference); at most one of configMap, configPath and configRef.", &[
+                            ("apiVersion", S::string("apiVersion of the resource; when omitted, any.")),
+                            ("kind", S::string("Kind of the resource (required).")),
+                            ("name", S::string("Name of the resource (required).")),
+                            ("namespace", S::string("Namespace of the resource; when omitted, any.")),
+                        ], &["kind", "name"])),
+                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
                         ("configMapExprs", S::list("configMap entries computed with CEL; they win over configMap.", &S::object("One map entry; the key from key or keyExpr, the value from value or valueExpr (CEL, must yield a string).", &[
                             ("key", S::string("")),
                             ("value", S::string("")),
@@ -119,6 +126,13 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                         ("exec", S::string("")),
                         ("configPath", S::string("")),
                         ("configMap", S::map("", &S::string(""))),
+                        ("configRef", S::object("A resource of the package used as the function config (kpt's ResourceReference); at most one of configMap, configPath and configRef.", &[
+                            ("apiVersion", S::string("apiVersion of the resource; when omitted, any.")),
+                            ("kind", S::string("Kind of the resource (required).")),
+                            ("name", S::string("Name of the resource (required).")),
+                            ("namespace", S::string("Namespace of the resource; when omitted, any.")),
+                        ], &["kind", "name"])),
+                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
                         ("configMapExprs", S::list("configMap entries computed with CEL; they win over configMap.", &S::object("One map entry; the key from key or keyExpr, the value from value or valueExpr (CEL, must yield a string).", &[
                             ("key", S::string("")),
                             ("value", S::string("")),

@@ -35,6 +35,13 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                 ("exec", S::string("")),
                 ("configPath", S::string("")),
                 ("configMap", S::map("", &S::string(""))),
+                ("configRef", S::object("A resource of the package used as the function config (kpt's ResourceReference); at most one of configMap, configPath and configRef.", &[
+                    ("apiVersion", S::string("apiVersion of the resource; when omitted, any.")),
+                    ("kind", S::string("Kind of the resource (required).")),
+                    ("name", S::string("Name of the resource (required).")),
+                    ("namespace", S::string("Namespace of the resource; when omitted, any.")),
+                ], &["kind", "name"])),
+                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
                 ("name", S::string("")),
                 ("tag", S::string("")),
                 ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
@@ -59,6 +66,13 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                 ("exec", S::string("")),
                 ("configPath", S::string("")),
                 ("configMap", S::map("", &S::string(""))),
+                ("configRef", S::object("A resource of the package used as the function config (kpt's ResourceReference); at most one of configMap, configPath and configRef.", &[
+                    ("apiVersion", S::string("apiVersion of the resource; when omitted, any.")),
+                    ("kind", S::string("Kind of the resource (required).")),
+                    ("name", S::string("Name of the resource (required).")),
+                    ("namespace", S::string("Namespace of the resource; when omitted, any.")),
+                ], &["kind", "name"])),
+                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
                 ("name", S::string("")),
                 ("tag", S::string("")),
                 ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[

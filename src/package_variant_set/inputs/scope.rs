@@ -79,6 +79,7 @@ fn read_kinds(set: &PackageVariantSet) -> FastSet<(&str, &str)> {
     let mut kinds: FastSet<(&str, &str)> = FastSet::default();
     kinds.insert(("config.porch.kpt.dev/v1alpha1", "Repository"));
     kinds.insert(("porch.kpt.dev/v1alpha1", "PackageRevision"));
+    kinds.insert(("porch.kpt.dev/v1alpha2", "PackageRevision"));
     kinds.insert((PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND));
     for t in &set.spec.targets {
         if let Some(os) = &t.object_selector {
@@ -120,7 +121,13 @@ pub fn check(set: &PackageVariantSet, items: &[Item]) -> Vec<ResultItem> {
             ns if ns == namespace => ns,
             _ => continue, // another namespace's: the set never sees it
         };
-        let key = (group(api_version), kind, ns, item.name());
+        // One PackageRevision may come in both versions: the upstream index compares them.
+        let group = if kind == "PackageRevision" {
+            api_version
+        } else {
+            group(api_version)
+        };
+        let key = (group, kind, ns, item.name());
         match seen.get(&key) {
             Some(&first) => {
                 twice += 1;

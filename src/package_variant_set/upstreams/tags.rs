@@ -1,15 +1,16 @@
 //! Floating tags: which Published PackageRevision a tag names.
 //!
-//! `latest` is the revision Porch labels `kpt.dev/latest-revision: "true"`, or, when no
+//! `latest` is the revision Porch labels `kpt.dev/latest-revision: "true"` (v1alpha2:
+//! `porch.kpt.dev/latest-revision`), or, when no
 //! revision of the package carries that label, the highest Published revision. Any other tag
 //! `T` is the revision labelled `package-variant.fn.kpt.dev/tag-T: "true"`, so that an author
 //! moves it with `kubectl label`. A tag on two revisions, on none, or on one that is not
 //! Published is an error naming the revisions: a variant never follows a guess.
 
-use super::super::inputs::Item;
 use super::super::targets::{
-    kubectl_get, shell_word, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
+    kubectl_get, shell_word, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
 };
+use super::revisions::{Revision, V1ALPHA2, V1ALPHA2_LATEST_LABEL};
 use crate::api::package_variant_set::SetUpstream;
 use crate::api::suggest::closest;
 use crate::krm::object::json_at;
@@ -53,38 +54,35 @@ pub fn tag_problem(tag: &str) -> Option<String> {
     })
 }
 
-fn label_is_true(pr: &serde_json::Value, key: &str) -> bool {
-    json_at(pr, "/metadata/labels")
-        .and_then(|l| l.get(key))
-        .and_then(serde_json::Value::as_str)
-        == Some("true")
+/// Whether `r` carries `tag`: Porch's latest-revision label of its version for `latest`, else
+/// the tag's label.
+fn carries(r: &Revision, tag: &str, label: &str) -> bool {
+    if tag == LATEST {
+        r.latest
+    } else {
+        r.label(label) == Some("true")
+    }
 }
 
-pub fn revision_of(pr: &serde_json::Value) -> i64 {
-    json_at(pr, "/spec/revision")
-        .and_then(serde_json::Value::as_i64)
-        .unwrap_or(0)
-}
-
-fn lifecycle_of(pr: &serde_json::Value) -> &str {
-    match str_at(pr, "/spec/lifecycle") {
+fn lifecycle_of<'a>(r: &Revision<'a>) -> &'a str {
+    match r.lifecycle {
         "" => "no lifecycle",
         l => l,
     }
 }
 
 /// `"blueprints.nginx.v2" (revision 2, Published)`.
-fn describe(pr: &serde_json::Value) -> String {
+fn describe(r: &Revision) -> String {
     format!(
         "{:?} (revision {}, {})",
-        str_at(pr, "/metadata/name"),
-        revision_of(pr),
-        lifecycle_of(pr)
+        r.name,
+        r.revision,
+        lifecycle_of(r)
     )
 }
 
 /// The revisions, named: at most [`MAX_NAMED`], then a count.
-pub fn named(prs: &[&serde_json::Value]) -> String {
+pub fn named(prs: &[&Revision]) -> String {
     let mut parts: Vec<String> = prs.iter().take(MAX_NAMED).map(|p| describe(p)).collect();
     if prs.len() > MAX_NAMED {
         parts.push(format!("and {} more", prs.len() - MAX_NAMED));
@@ -92,25 +90,16 @@ pub fn named(prs: &[&serde_json::Value]) -> String {
     parts.join(", ")
 }
 
-/// Resolves `tag` of upstream `u` among `bucket` (item indexes of its PackageRevisions, in
-/// item order): the item index and revision it names, or the error message.
+/// Resolves `tag` of upstream `u` among the revisions of its package (in item order): the
+/// item index and revision it names, or the error message.
 pub fn resolve(
     tag: &str,
     u: &SetUpstream,
-    bucket: &[usize],
-    items: &[Item],
+    prs: &[Revision],
     namespace: &str,
 ) -> Result<(usize, i64), String> {
-    let prs: Vec<(usize, &serde_json::Value)> = bucket
-        .iter()
-        .filter_map(|&i| Some((i, items.get(i)?.json()?)))
-        .collect();
     let label = label_of(tag);
-    let tagged: Vec<(usize, &serde_json::Value)> = prs
-        .iter()
-        .copied()
-        .filter(|(_, pr)| label_is_true(pr, &label))
-        .collect();
+    let tagged: Vec<&Revision> = prs.iter().filter(|r| carries(r, tag, &label)).collect();
     let of = format!("of package {:?} in repo {:?}", u.package, u.repo);
     let get = kubectl_get(
         PACKAGE_REVISION_API_VERSION,
@@ -118,48 +107,59 @@ pub fn resolve(
         namespace,
     );
     let found = match tagged.as_slice() {
-        [(i, pr)] if lifecycle_of(pr) == PUBLISHED => Ok((*i, revision_of(pr))),
-        [(_, pr)] => Err(format!(
-            "tag {tag:?} {of} is on PackageRevision {}, which is not Published; a tag names a Published revision only: publish it, or move the label {label} to a Published revision (kubectl label packagerevisions.porch.kpt.dev {} -n {} {label}-)",
-            describe(pr),
-            shell_word(str_at(pr, "/metadata/name")),
+        [r] if lifecycle_of(r) == PUBLISHED => Ok((r.item, r.revision, **r)),
+        [r] => Err(format!(
+            "tag {tag:?} {of} is on PackageRevision {}, which is not Published; a tag names a Published revision only: publish it, or move the label {} to a Published revision (kubectl label packagerevisions.porch.kpt.dev {} -n {} {}-)",
+            describe(r),
+            latest_label(r, tag, &label),
+            shell_word(r.name),
             shell_word(namespace),
+            latest_label(r, tag, &label),
         )),
-        [] if tag == LATEST => highest_published(&prs, &of, &get),
-        [] => Err(names_nothing(tag, &of, &prs, &get)),
-        many => {
-            let list: Vec<&serde_json::Value> = many.iter().map(|(_, p)| *p).collect();
-            Err(format!(
-                "tag {tag:?} {of} is on {} PackageRevisions: {}; a tag names one revision: remove the label {label} from all but one",
-                many.len(),
-                named(&list)
-            ))
-        }
+        [] if tag == LATEST => highest_published(prs, &of, &get),
+        [] => Err(names_nothing(tag, &of, prs, &get)),
+        many => Err(format!(
+            "tag {tag:?} {of} is on {} PackageRevisions: {}; a tag names one revision: remove the label {label} from all but one",
+            many.len(),
+            named(many)
+        )),
     }?;
     // A variant needs a revision number to start from (0 would leave it unset).
     if found.1 <= 0 {
-        let pr = items.get(found.0).and_then(Item::json);
         return Err(format!(
-            "tag {tag:?} {of} names PackageRevision {}, which has no spec.revision (a Published revision has one); pass it as the cluster holds it ({get})",
-            pr.map_or_else(String::new, describe)
+            "tag {tag:?} {of} names PackageRevision {}, which has no {} (a Published revision has one); pass it as the cluster holds it ({get})",
+            describe(&found.2),
+            if found.2.api_version == V1ALPHA2 {
+                "status.revision"
+            } else {
+                "spec.revision"
+            }
         ));
     }
-    Ok(found)
+    Ok((found.0, found.1))
+}
+
+/// The label that carries `tag` on `r` (`latest`: its version's latest-revision label).
+fn latest_label(r: &Revision, tag: &str, label: &str) -> String {
+    if tag == LATEST && r.api_version == V1ALPHA2 {
+        V1ALPHA2_LATEST_LABEL.to_string()
+    } else {
+        label.to_string()
+    }
 }
 
 /// `latest` when no revision carries Porch's label: the highest Published revision.
-fn highest_published(
-    prs: &[(usize, &serde_json::Value)],
+fn highest_published<'a>(
+    prs: &[Revision<'a>],
     of: &str,
     get: &str,
-) -> Result<(usize, i64), String> {
-    let published: Vec<(usize, &serde_json::Value)> = prs
+) -> Result<(usize, i64, Revision<'a>), String> {
+    let published: Vec<&Revision> = prs
         .iter()
-        .copied()
-        .filter(|(_, pr)| lifecycle_of(pr) == PUBLISHED)
+        .filter(|r| lifecycle_of(r) == PUBLISHED)
         .collect();
-    let Some(top) = published.iter().map(|(_, pr)| revision_of(pr)).max() else {
-        let all: Vec<&serde_json::Value> = prs.iter().map(|(_, p)| *p).collect();
+    let Some(top) = published.iter().map(|r| r.revision).max() else {
+        let all: Vec<&Revision> = prs.iter().collect();
         let found = if all.is_empty() {
             "there is no PackageRevision of it among the input items".to_string()
         } else {
@@ -169,28 +169,25 @@ fn highest_published(
             "tag \"latest\" {of} names nothing: {found}; publish a revision, or pass the PackageRevisions with the other inputs ({get})"
         ));
     };
-    let at_top: Vec<(usize, &serde_json::Value)> = published
+    let at_top: Vec<&Revision> = published
         .into_iter()
-        .filter(|(_, pr)| revision_of(pr) == top)
+        .filter(|r| r.revision == top)
         .collect();
     match at_top.as_slice() {
-        [(i, _)] => Ok((*i, top)),
-        many => {
-            let list: Vec<&serde_json::Value> = many.iter().map(|(_, p)| *p).collect();
-            Err(format!(
-                "tag \"latest\" {of} is ambiguous: {} Published PackageRevisions have the highest revision {top}: {}; keep one of them, or label the latest {LATEST_LABEL}: \"true\"",
-                many.len(),
-                named(&list)
-            ))
-        }
+        [r] => Ok((r.item, top, **r)),
+        many => Err(format!(
+            "tag \"latest\" {of} is ambiguous: {} Published PackageRevisions have the highest revision {top}: {}; keep one of them, or label the latest {LATEST_LABEL}: \"true\" ({V1ALPHA2_LATEST_LABEL} on v1alpha2)",
+            many.len(),
+            named(many)
+        )),
     }
 }
 
 /// A tag no revision carries: the tags the revisions do carry, and the closest of them.
-fn names_nothing(tag: &str, of: &str, prs: &[(usize, &serde_json::Value)], get: &str) -> String {
+fn names_nothing(tag: &str, of: &str, prs: &[Revision], get: &str) -> String {
     let mut present: Vec<&str> = Vec::new();
-    for (_, pr) in prs {
-        let Some(labels) = json_at(pr, "/metadata/labels").and_then(|l| l.as_object()) else {
+    for r in prs {
+        let Some(labels) = json_at(r.json, "/metadata/labels").and_then(|l| l.as_object()) else {
             continue;
         };
         for (k, v) in labels {
@@ -201,7 +198,7 @@ fn names_nothing(tag: &str, of: &str, prs: &[(usize, &serde_json::Value)], get: 
             }
         }
     }
-    if prs.iter().any(|(_, pr)| lifecycle_of(pr) == PUBLISHED) {
+    if prs.iter().any(|r| lifecycle_of(r) == PUBLISHED) {
         present.push(LATEST);
     }
     present.sort_unstable();

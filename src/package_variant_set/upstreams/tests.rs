@@ -150,6 +150,35 @@ fn a_thousand_tagged_upstreams_over_fifty_thousand_revisions_resolve_in_one_pass
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
 
+/// A thousand upstreams of one package with 20,000 revisions (issue 29): each was a scan of
+/// the package's revisions (a tag: several), 100 s here for 200 tagged upstreams; now a lookup,
+/// and a tag is resolved once.
+#[test]
+fn a_thousand_upstreams_of_one_package_are_lookups() {
+    let items: Vec<Value> = (1..=20_000)
+        .map(|r| pr("base", r, "Published", json!({})))
+        .collect();
+    let upstreams: Vec<Value> = (0..1_000)
+        .map(|u| {
+            if u % 2 == 0 {
+                json!({"repo": "blueprints", "package": "base", "revision": 20_000 - u})
+            } else {
+                json!({"repo": "blueprints", "package": "base", "tag": "latest"})
+            }
+        })
+        .collect();
+    let s = set(json!({"upstreams": upstreams}));
+    let items = from_json(&items);
+    let start = Instant::now();
+    let r = resolve(&s, &items, "default").unwrap_or_default();
+    let took = start.elapsed();
+    assert_eq!(r.len(), 1_000);
+    assert_eq!(r[0].upstream.revision, 20_000);
+    assert_eq!(r[2].upstream.revision, 19_998);
+    assert_eq!(r[1].upstream.revision, 20_000);
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
 #[test]
 fn a_tag_on_a_revision_without_number_is_an_error() {
     let mut no_number = pr(
