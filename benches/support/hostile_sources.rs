@@ -178,6 +178,12 @@ items:
     name: blueprints.base.v1
     namespace: default
   spec: {{repository: blueprints, packageName: base, revision: 1, lifecycle: Published}}
+- apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: Repository
+  metadata:
+    name: edge
+    namespace: default
+  spec: {{type: git}}
 functionConfig:
   apiVersion: config.porch.kpt.dev/v1alpha2
   kind: PackageVariantSet
