@@ -20,6 +20,8 @@ mod workloads;
 
 #[path = "support/hostile_injection.rs"]
 mod hostile_injection;
+#[path = "support/hostile_sources.rs"]
+mod hostile_sources;
 #[path = "support/hostile_values.rs"]
 mod hostile_values;
 
@@ -84,6 +86,7 @@ fn main() {
             let all: Vec<_> = hostile_values::WORKLOADS
                 .iter()
                 .chain(hostile_injection::WORKLOADS)
+                .chain(hostile_sources::WORKLOADS)
                 .collect();
             let exact = all.iter().find(|(w, _, _)| *w == name);
             let partial: Vec<_> = all.iter().filter(|(w, _, _)| w.contains(name)).collect();

@@ -471,8 +471,14 @@ fn readme_limits_are_the_codes() {
         ),
         format!("| YAML nesting | {} levels |", y::node::MAX_DEPTH),
         format!(
-            "| YAML alias expansion | {} values |",
-            n(y::json::MAX_ALIAS_EXPANSION as u64)
+            "| YAML alias expansion | {} values, {} MiB of text |",
+            n(y::json::MAX_ALIAS_EXPANSION as u64),
+            y::json::MAX_ALIAS_EXPANSION_BYTES >> 20
+        ),
+        format!(
+            "| output | {} times the input plus {} MiB, counted on every path |",
+            krm::output::PER_INPUT_BYTE,
+            krm::output::CONSTANT >> 20
         ),
         format!(
             "| items in one ResourceList | {} (2^{}) |",
@@ -509,10 +515,6 @@ fn readme_limits_are_the_codes() {
             pvs::templates::MAX_COPIED_BYTES >> 20
         ),
         format!(
-            "| injected text | {} MiB, each injected field counted once per point |",
-            package_variant::package_variant::injection::MAX_INJECTED_BYTES >> 20
-        ),
-        format!(
             "| results of one kind | the first {} listed, then one result counting the rest |",
             krm::results::LISTED
         ),
@@ -537,8 +539,14 @@ fn readme_limits_are_the_codes() {
         ),
         format!("| YAML nesting | {} levels ", y::node::MAX_DEPTH),
         format!(
-            "| YAML alias expansion | {} values |",
-            n(y::json::MAX_ALIAS_EXPANSION as u64)
+            "| YAML alias expansion | {} values and {} MiB of text |",
+            n(y::json::MAX_ALIAS_EXPANSION as u64),
+            y::json::MAX_ALIAS_EXPANSION_BYTES >> 20
+        ),
+        format!(
+            "| output | {} times the input plus {} MiB |",
+            krm::output::PER_INPUT_BYTE,
+            krm::output::CONSTANT >> 20
         ),
         format!(
             "| CEL expression source | {} bytes, {} nested brackets, {} tree levels |",

@@ -10,7 +10,8 @@
 //! | input size | 256 MiB (`resource_list::MAX_INPUT_BYTES`) | stdin |
 //! | YAML nesting | 256 levels (`yaml::parse::MAX_DEPTH`) | any document |
 //! | merge keys in metadata | 256 levels (`yaml::node::MAX_DEPTH`) | item identity |
-//! | alias expansion | 100,000 values (`yaml::json::MAX_ALIAS_EXPANSION`) | only when read as data |
+//! | alias expansion | 100,000 values and 64 MiB of text (`yaml::json::MAX_ALIAS_EXPANSION`, `MAX_ALIAS_EXPANSION_BYTES`) | only when read as data |
+//! | output | 8 x input + 64 MiB (`krm::output::limit`), checked by the writer before anything is written | every output; config injection counts it early |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
 //! | CEL regular expressions | compiling costs half the program size class (16 KiB, 128 KiB, 1 MiB) from the same budgets; 16 kept compiled, 64 KiB of patterns, 4 MiB of classes (`cel`) | PVS templates |
@@ -18,7 +19,6 @@
 //! | CEL compilation | each distinct expression costs 2,000 plus 100 per byte from the run's budget of 10,000,000 (`cel::COMPILE_COST`) | PVS templates |
 //! | static template values written out | 256 MiB per run, counted once per variant (`templates::MAX_COPIED_BYTES`) | PVS templates |
 //! | PackageVariants per set | 100,000 (`targets::MAX_PACKAGE_VARIANTS`) | PVS targets |
-//! | injected text | 256 MiB, each injected field counted once per point (`injection::MAX_INJECTED_BYTES`) | PV config injection |
 //! | results of one kind | the first 100 listed, then one result counting the rest (`results::LISTED`) | PV points, readiness gates, skipped in-cluster objects |
 
 mod common;
@@ -1265,20 +1265,21 @@ fn one_source_into_many_points_is_shared() {
     }
 }
 
-/// Past 256 MiB of injected text (`injection::MAX_INJECTED_BYTES`) the run is refused with an
-/// error result before anything is written, never an allocation failure: a 20,000-key source
-/// (about 320 KB) into 1,000 points.
+/// Past the output limit (8 x input + 64 MiB, `krm::output::limit`) config injection is refused
+/// with an error result before anything is written, never an allocation failure: a 20,000-key
+/// source (about 320 KB) into 1,000 points.
 #[test]
-fn limit_injected_output_256_mib() {
+fn limit_injected_output() {
     let input = hostile_injection::one_source_into(1_000, 20_000);
     let out = run_bounded(&input);
     assert_error_result(
         &input,
         &out,
         &[
-            "config injection would write more than 268435456 bytes (256 MiB, the output limit)",
-            "in-cluster ConfigMap/src alone is",
-            "inject it into fewer points",
+            "config injection, at injection point ConfigMap/",
+            "in-cluster ConfigMap/src is",
+            "would write more than the output limit of",
+            "inject a large value into fewer points",
         ],
     );
 }

@@ -13,6 +13,7 @@ pub mod names;
 pub mod package_variant;
 pub mod package_variant_set;
 pub mod schema;
+pub mod scope;
 pub mod set_upstream;
 pub mod strict;
 pub mod suggest;

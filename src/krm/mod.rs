@@ -9,6 +9,7 @@
 pub mod dispatch;
 pub mod items;
 pub mod object;
+pub mod output;
 pub mod resource_list;
 pub mod results;
 pub mod run;

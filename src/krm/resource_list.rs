@@ -16,7 +16,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+mod bounded;
 mod characters;
+pub use bounded::{EmitError, HOLD};
 pub mod spliced;
 pub use spliced::ItemLists;
 
@@ -362,47 +364,32 @@ impl<'a> ResourceList<'a> {
     /// back exactly as they came.
     pub fn emit(&self, changes: &Changes, results: &[ResultItem]) -> String {
         let mut e = Emitter::new(self.src, self.src.len() + 256 + results.len() * 128);
-        self.emit_with(&mut e, changes, results, &mut |_| {});
+        self.emit_with(&mut e, changes, results, &mut |_| true);
         e.out
-    }
-
-    /// [`emit`](Self::emit) to `w`, handed over in chunks of about [`EMIT_CHUNK`] bytes at
-    /// item boundaries: the output is never held whole in memory (on a large package that is
-    /// as much memory as the input again).
-    pub fn emit_to(
-        &self,
-        changes: &Changes,
-        results: &[ResultItem],
-        w: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
-        let mut e = Emitter::new(self.src, 2 * EMIT_CHUNK);
-        let mut failed: std::io::Result<()> = Ok(());
-        self.emit_with(&mut e, changes, results, &mut |out: &mut String| {
-            if out.len() >= EMIT_CHUNK {
-                if failed.is_ok() {
-                    failed = w.write_all(out.as_bytes());
-                }
-                out.clear();
-            }
-        });
-        failed?;
-        w.write_all(e.out.as_bytes())
     }
 
     /// The emitter body: `between_items` sees the output after every item (a place where it
     /// may be written out and cleared: the emitter only looks back within the current item).
+    /// `between_items` returns false to stop: the rest is not written and `emit_with` returns
+    /// false (after the current item).
     fn emit_with(
         &self,
         e: &mut Emitter,
         changes: &Changes,
         results: &[ResultItem],
-        between_items: &mut dyn FnMut(&mut String),
-    ) {
+        between_items: &mut dyn FnMut(&mut String) -> bool,
+    ) -> bool {
         // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
         let mut flushed = 0;
+        let going = std::cell::Cell::new(true);
         let mut between_items = |out: &mut String| {
+            if !going.get() {
+                // Stopped: what the current item still writes goes nowhere.
+                out.clear();
+                return;
+            }
             flushed += out.len();
-            between_items(out);
+            going.set(between_items(out));
             flushed -= out.len();
         };
         e.out.push_str("apiVersion: ");
@@ -451,15 +438,24 @@ impl<'a> ResourceList<'a> {
                 }
             }
             between_items(&mut e.out);
+            if !going.get() {
+                return false;
+            }
         }
         for node in &changes.added {
             e.seq_item_forced(node, &Trivia::default(), 0, false);
             between_items(&mut e.out);
+            if !going.get() {
+                return false;
+            }
         }
         if let Some(a) = appended {
             for i in 0..a.count() {
                 a.write(i, e);
                 between_items(&mut e.out);
+                if !going.get() {
+                    return false;
+                }
             }
         }
         if let Some(span) = self.config_copied {
@@ -468,6 +464,7 @@ impl<'a> ResourceList<'a> {
             e.entries_forced(std::slice::from_ref(entry), 0, self.json);
         }
         results::emit(e, self.previous_results.as_ref(), results, flushed);
+        true
     }
 }
 
@@ -530,9 +527,20 @@ mod emit_to_tests {
         ));
         let results = vec![ResultItem::info("done")];
         let whole = rl.emit(&changes, &results);
-        let mut streamed = Vec::new();
-        assert!(rl.emit_to(&changes, &results, &mut streamed).is_ok());
-        assert_eq!(String::from_utf8(streamed).unwrap_or_default(), whole);
+        // Held whole, held in part then made again, and past the limit: nothing written.
+        for hold in [usize::MAX, 3 * EMIT_CHUNK, 0] {
+            let mut streamed = Vec::new();
+            assert!(rl
+                .emit_within(&changes, &results, &mut streamed, whole.len(), hold)
+                .is_ok());
+            assert_eq!(String::from_utf8(streamed).unwrap_or_default(), whole);
+            let mut streamed = Vec::new();
+            assert!(matches!(
+                rl.emit_within(&changes, &results, &mut streamed, whole.len() - 1, hold),
+                Err(EmitError::TooLarge)
+            ));
+            assert!(streamed.is_empty());
+        }
         assert!(whole.contains("  extra: ") && whole.contains("name: new"));
         assert!(!whole.contains("name: cm-3\n") && whole.contains("name: cm-30\n"));
     }

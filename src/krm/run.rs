@@ -7,7 +7,8 @@
 pub mod arena;
 
 use super::dispatch::Function;
-use super::resource_list::{Changes, ResourceList};
+use super::output;
+use super::resource_list::{Changes, EmitError, ResourceList};
 use super::results::{has_errors, ResultItem};
 use crate::yaml::alias;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
@@ -196,21 +197,47 @@ fn process_with(
     };
     results.extend(keep_alias_meanings(&rl, &mut changes));
     rl.resolve(&mut results);
-    let failed = has_errors(&results);
+    let limit = output::limit(input.len());
     let no_changes = Changes::default();
-    let changes_out = if failed { &no_changes } else { &changes };
     let mut outcome = Outcome {
         stdout: String::new(),
-        // Runners that drop stdout of a failed run show only stderr (see `error_summary`).
-        stderr: super::results::error_summary(&results),
-        exit_code: i32::from(failed),
+        stderr: String::new(),
+        exit_code: 0,
     };
-    match out {
-        None => outcome.stdout = rl.emit(changes_out, &results),
-        Some(w) => {
-            if rl.emit_to(changes_out, &results, w).is_err() {
+    let mut out = out;
+    // The output within the limit, or the items as they came with an error saying so (an
+    // output of the input's size: the limit holds it).
+    for attempt in 0..2 {
+        let failed = has_errors(&results);
+        let changes_out = if failed { &no_changes } else { &changes };
+        // Runners that drop stdout of a failed run show only stderr (see `error_summary`).
+        outcome.stderr = super::results::error_summary(&results);
+        outcome.exit_code = i32::from(failed);
+        let written = match out.as_deref_mut() {
+            None => {
+                outcome.stdout = rl.emit(changes_out, &results);
+                if outcome.stdout.len() > limit && attempt == 0 {
+                    outcome.stdout = String::new();
+                    Err(EmitError::TooLarge)
+                } else {
+                    Ok(())
+                }
+            }
+            Some(w) => {
+                let limit = if attempt == 0 { limit } else { usize::MAX };
+                rl.emit_to(changes_out, &results, w, limit)
+            }
+        };
+        match written {
+            Ok(()) => break,
+            Err(EmitError::TooLarge) => results.push(ResultItem::error(output::too_large(
+                input.len(),
+                "the output ResourceList",
+            ))),
+            Err(EmitError::Io(_)) => {
                 outcome.stderr = "package-variant: cannot write stdout".to_string();
                 outcome.exit_code = 1;
+                break;
             }
         }
     }

@@ -7,8 +7,10 @@
 //! random), which makes duplicate messages and results deterministic.
 
 use crate::api::package_variant::InjectionSelector;
+use crate::api::scope::is_cluster_scoped;
 use crate::api::suggest;
 use crate::krm::object::ObjectMeta;
+use crate::krm::output;
 use crate::krm::results::{summarized, ResultItem, LISTED};
 use crate::package_variant::cluster_objects::{self, NamedPaths};
 use crate::package_variant::package::{field_json, Package, IN_CLUSTER_ANNOTATION};
@@ -260,18 +262,14 @@ enum Choice {
 /// or why it cannot be injected.
 type Converted = Result<(usize, usize), String>;
 
-/// Most bytes config injection may write: the injected fields' text, counted once for every
-/// point it goes into (256 MiB, as the input limit). Past it the run is refused with an error
-/// result before anything is written: the output would be larger than any input we read.
-pub const MAX_INJECTED_BYTES: usize = 256 * 1024 * 1024;
-
 /// Injects into every point (required or optional), recording the outcome on the point.
 ///
 /// Porch's choice for a point: the first injector (in order) that applies to the point's
 /// group/version/kind and names an in-cluster object of the point's apiVersion and kind. Cost:
 /// in-cluster objects and injectors indexed once; the choice made once per point type; each
 /// source converted once and shared by the points it goes into
-/// ([`crate::package_variant::shared::SharedInjections`]).
+/// ([`crate::package_variant::shared::SharedInjections`]). What the points get is counted
+/// against the output limit ([`crate::krm::output`]) as it is decided.
 pub fn inject(
     pkg: &mut Package,
     written_namespace: Option<&str>,
@@ -298,6 +296,8 @@ pub fn inject(
     // Unfilled required and optional points given hints so far.
     let mut hinted = [0usize; 2];
     let mut written: usize = 0;
+    let input_len = rl.source().len();
+    let limit = output::limit(input_len);
     for p in points.iter_mut() {
         if injectors.is_empty() {
             p.errors.push("no injectors defined".into());
@@ -339,7 +339,8 @@ pub fn inject(
             Choice::Object(u) => u,
         };
         let um = rl.meta(u);
-        if let (None, Some(namespace)) = (&um.namespace, written_namespace) {
+        let scoped = is_cluster_scoped(&um.api_version, &um.kind);
+        if let (None, Some(namespace), false) = (&um.namespace, written_namespace, scoped) {
             // Porch reads the object from the PackageVariant's namespace; an item without one
             // may have come from any namespace, so it is not injected on trust. (When neither
             // names one, as in Porch's own tests, both are taken to be in the same namespace.)
@@ -378,15 +379,17 @@ pub fn inject(
         };
         if put(pkg, p.item, field, handle, &um.name)? {
             written = written.saturating_add(size);
-            if written > MAX_INJECTED_BYTES {
+            // The output rule, checked as it is decided: past it nothing would be written.
+            if written > limit {
                 return Err(Box::new(
-                    ResultItem::error(format!(
-                        "config injection would write more than {MAX_INJECTED_BYTES} bytes \
-                         (256 MiB, the output limit) when it reaches {}: in-cluster {} alone is \
-                         {size} bytes for each point it goes into; inject it into fewer points \
-                         (split the package) or inject a smaller object",
-                        p.describe,
-                        um.describe()
+                    ResultItem::error(output::too_large(
+                        input_len,
+                        &format!(
+                            "config injection, at injection point {} (in-cluster {} is {size} \
+                             bytes for each point it goes into),",
+                            p.describe,
+                            um.describe()
+                        ),
                     ))
                     .field(ANNOTATION_FIELD)
                     .on_item(p.item),
@@ -426,7 +429,7 @@ fn convert(pkg: &mut Package, u: usize, field: &str) -> Result<Converted, Box<Re
 
 /// Injects shared value `handle` into point `item`: deferred to when the output is written
 /// when the point is untouched so far, else written now. False when it already holds it.
-fn put(
+pub fn put(
     pkg: &mut Package,
     item: usize,
     field: &'static str,

@@ -127,8 +127,7 @@ fn desired(
                 ));
                 continue;
             }
-            let packages =
-                packages.get_or_insert_with(|| Packages::new(pkg, in_cluster, pv.namespace()));
+            let packages = packages.get_or_insert_with(|| Packages::new(pkg, in_cluster, pv));
             match packages
                 .find(pkg, src, &src.api_version, &src.kind)
                 .map_err(|e| vec![*e])?

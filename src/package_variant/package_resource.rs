@@ -9,6 +9,7 @@
 use crate::api::package_variant::PackageResource;
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::Package;
+use crate::package_variant::PackageVariant;
 use crate::yaml::{self, to_json};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -33,8 +34,12 @@ struct Revision {
 /// A resource found in a package revision.
 #[derive(Debug, Clone)]
 pub struct Found {
-    /// The whole resource as JSON.
+    /// The whole resource as JSON (empty from [`Packages::locate`]: read it with
+    /// [`Packages::value`]).
     pub value: Value,
+    /// Which resource it is: (PackageRevisionResources item, resource index), the same for
+    /// every entry that names it.
+    pub key: (usize, usize),
     /// The revision it was read from (the one resolved when the entry names none).
     pub revision: i64,
     /// Whether `revision` was resolved (the entry named none).
@@ -62,18 +67,28 @@ pub struct Packages {
     /// In-cluster PackageRevisionResources of other namespaces, by (repo, package): never
     /// read, only named when an entry asks for them.
     elsewhere: HashMap<(String, String), (usize, String)>,
+    /// PackageRevisionResources and PackageRevision items without a namespace, by (repo,
+    /// package), when the variant names its namespace: such an item may come from any
+    /// namespace, so an entry that would read one is refused (as a `clusterResource` is).
+    unnamespaced: HashMap<(String, String), usize>,
     namespace: String,
+    written_namespace: Option<String>,
 }
 
 /// The resources of one package revision, indexed.
 struct Parsed {
     resources: Vec<Value>,
-    index: HashMap<(String, String, String), usize>,
+    /// The file each resource was read from.
+    files: Vec<String>,
+    /// By (apiVersion, kind, name): every resource of that identity, in file order (more
+    /// than one is an error when an entry names it).
+    index: HashMap<(String, String, String), Vec<usize>>,
 }
 
 impl Parsed {
-    fn new(resources: Vec<Value>) -> Parsed {
-        let mut index = HashMap::with_capacity(resources.len());
+    fn new(read: Vec<(String, Value)>) -> Parsed {
+        let mut index: HashMap<_, Vec<usize>> = HashMap::with_capacity(read.len());
+        let (files, resources): (Vec<String>, Vec<Value>) = read.into_iter().unzip();
         for (i, r) in resources.iter().enumerate() {
             let s = |p: &str| {
                 r.pointer(p)
@@ -81,17 +96,31 @@ impl Parsed {
                     .unwrap_or("")
                     .to_string()
             };
-            // The first of a name wins, as a scan in file order would find it.
             index
                 .entry((s("/apiVersion"), s("/kind"), s("/metadata/name")))
-                .or_insert(i);
+                .or_default()
+                .push(i);
         }
-        Parsed { resources, index }
+        Parsed {
+            resources,
+            files,
+            index,
+        }
     }
 
-    fn get(&self, api_version: &str, kind: &str, name: &str) -> Option<&Value> {
+    fn get(&self, api_version: &str, kind: &str, name: &str) -> &[usize] {
         let key = (api_version.to_string(), kind.to_string(), name.to_string());
-        self.index.get(&key).and_then(|&i| self.resources.get(i))
+        self.index.get(&key).map_or(&[], Vec::as_slice)
+    }
+
+    /// `ConfigMap "db" (namespace "prod", in dbs.yaml)`, for messages.
+    fn describe(&self, i: usize) -> String {
+        let r = &self.resources[i];
+        let ns = r
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map_or("no namespace".to_string(), |n| format!("namespace {n:?}"));
+        format!("{ns}, in {}", self.files[i])
     }
 }
 
@@ -120,13 +149,15 @@ fn spec_str<'v>(v: &'v Value, key: &str) -> &'v str {
 impl Packages {
     /// Reads the identities of the `PackageRevisionResources` and `PackageRevision` items among
     /// `in_cluster` (the in-cluster items of the variant's namespace).
-    pub fn new(pkg: &mut Package, in_cluster: &[usize], namespace: &str) -> Packages {
+    pub fn new(pkg: &mut Package, in_cluster: &[usize], pv: &PackageVariant) -> Packages {
         let mut out = Packages {
             resources: HashMap::new(),
             published: HashMap::new(),
             parsed: HashMap::new(),
             elsewhere: HashMap::new(),
-            namespace: namespace.to_string(),
+            unnamespaced: HashMap::new(),
+            namespace: pv.namespace().to_string(),
+            written_namespace: pv.written_namespace.clone(),
         };
         let ours: std::collections::HashSet<usize> = in_cluster.iter().copied().collect();
         for i in 0..pkg.len() {
@@ -166,6 +197,11 @@ impl Packages {
                 spec_str(&json, "repository"),
                 spec_str(&json, "packageName"),
             );
+            if out.written_namespace.is_some() && pkg.meta(i).namespace.is_none() {
+                out.unnamespaced
+                    .entry((repo.to_string(), package.to_string()))
+                    .or_insert(i);
+            }
             if is_prr {
                 out.resources.insert(
                     Revision {
@@ -186,8 +222,34 @@ impl Packages {
         out
     }
 
-    /// The resource `kind` `name` at `api_version` of the revision `source` names.
+    /// The resource `kind` `name` at `api_version` of the revision `source` names, as a copy
+    /// of its own (for a resource the variant owns).
     pub fn find(
+        &mut self,
+        pkg: &mut Package,
+        source: &PackageResource,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<Lookup, Box<ResultItem>> {
+        let mut found = self.locate(pkg, source, api_version, kind)?;
+        if let Lookup::Found(f) = &mut found {
+            f.value = self.value(f.key).clone();
+        }
+        Ok(found)
+    }
+
+    /// The resource of `key` (from [`Packages::locate`]).
+    pub fn value(&self, key: (usize, usize)) -> &Value {
+        static NULL: Value = Value::Null;
+        match self.parsed.get(&key.0) {
+            Some(Ok(p)) => p.resources.get(key.1).unwrap_or(&NULL),
+            _ => &NULL,
+        }
+    }
+
+    /// [`Packages::find`] without the copy: the resource's key, read with
+    /// [`Packages::value`] (entries that name one resource share it).
+    pub fn locate(
         &mut self,
         pkg: &mut Package,
         source: &PackageResource,
@@ -196,6 +258,22 @@ impl Packages {
     ) -> Result<Lookup, Box<ResultItem>> {
         let ns = &self.namespace;
         let (repo, package) = (&source.repo, &source.package);
+        if let Some(&u) = self.unnamespaced.get(&(repo.clone(), package.clone())) {
+            let m = pkg.meta(u);
+            let written = self.written_namespace.as_deref().unwrap_or(ns);
+            return Err(Box::new(
+                ResultItem::error(format!(
+                    "in-cluster {} {} of {repo}/{package} has no namespace, so it cannot be \
+                     told from another namespace's package revision: write \
+                     metadata.namespace: {written:?} (the PackageVariant's namespace; `kubectl \
+                     get packagerevisions,packagerevisionresources -n {written} -o yaml` writes \
+                     it)",
+                    m.kind, m.name
+                ))
+                .field("metadata.namespace")
+                .on_item(u),
+            ));
+        }
         let floating = source.revision == 0;
         let revision = if floating {
             match self.published.get(&(repo.clone(), package.clone())) {
@@ -261,9 +339,35 @@ impl Packages {
             None => return Ok(Lookup::Missing("internal error: files not read".into())),
         };
         let found = resources.get(api_version, kind, &source.name);
-        Ok(match found {
-            Some(v) => Lookup::Found(Box::new(Found {
-                value: v.clone(),
+        if let [first, second, ..] = found {
+            let others = found.len() - 1;
+            return Err(Box::new(
+                ResultItem::error(format!(
+                    "package {repo}/{package} revision {revision} has {} resources {kind} {:?} at \
+                     apiVersion {api_version}: {} ({}) and {} ({}){}; a packageResource names \
+                     a resource by apiVersion, kind and name only, so it would take one of \
+                     them by a guess. Pick one by giving it a name of its own in that package \
+                     (a new revision), or keep only the one meant",
+                    others + 1,
+                    source.name,
+                    kind,
+                    resources.describe(*first),
+                    kind,
+                    resources.describe(*second),
+                    if others > 1 {
+                        format!(" and {} more", others - 1)
+                    } else {
+                        String::new()
+                    },
+                ))
+                .field("spec.resources")
+                .on_item(item),
+            ));
+        }
+        Ok(match found.first() {
+            Some(&r) => Lookup::Found(Box::new(Found {
+                value: Value::Null,
+                key: (item, r),
                 revision,
                 floating,
             })),
@@ -276,13 +380,13 @@ impl Packages {
     }
 }
 
+/// Each resource of a package revision with the file it was read from.
+type Files = Vec<(String, Value)>;
+
 /// The resources of a PackageRevisionResources item: every YAML document of every file of
 /// `spec.resources`, as JSON, in file-name order. An unreadable file is an error of the
 /// lookup (said in the point's condition), not of the run.
-fn read_files(
-    pkg: &mut Package,
-    item: usize,
-) -> Result<Result<Vec<Value>, String>, Box<ResultItem>> {
+fn read_files(pkg: &mut Package, item: usize) -> Result<Result<Files, String>, Box<ResultItem>> {
     let tree = pkg.tree(item)?;
     let json = match to_json(tree) {
         Ok(j) => j,
@@ -313,7 +417,7 @@ fn read_files(
                 continue;
             }
             match to_json(&node) {
-                Ok(v) if v.is_object() => out.push(v),
+                Ok(v) if v.is_object() => out.push((name.clone(), v)),
                 Ok(_) => {}
                 Err(e) => return Ok(Err(format!("{name}: {e}"))),
             }

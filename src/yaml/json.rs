@@ -6,6 +6,7 @@
 //! resolved with the YAML 1.2 core schema, as go-yaml v3 does.
 
 use super::alias::is_merge_key;
+pub use super::alias::{Expansion, MAX_ALIAS_EXPANSION_BYTES};
 use super::node::{Entry, Item, Kind, Node, Scalar, Trivia, MAX_DEPTH};
 use super::resolve::{self, Resolved};
 use serde_json::{Map, Number, Value};
@@ -18,7 +19,7 @@ pub const MAX_ALIAS_EXPANSION: usize = 100_000;
 /// Converts a node to JSON, expanding aliases against anchors in the same tree.
 pub fn to_json(node: &Node) -> Result<Value, String> {
     let mut anchors = HashMap::new();
-    let mut budget = MAX_ALIAS_EXPANSION;
+    let mut budget = Expansion::new(MAX_ALIAS_EXPANSION);
     convert(node, &mut anchors, &mut budget, 0, false)
 }
 
@@ -101,17 +102,15 @@ fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
 fn convert<'n>(
     node: &'n Node,
     anchors: &mut HashMap<&'n str, &'n Node>,
-    budget: &mut usize,
+    budget: &mut Expansion,
     depth: usize,
     in_alias: bool,
 ) -> Result<Value, String> {
     if in_alias {
-        if *budget == 0 {
-            return Err(format!(
-                "YAML aliases expand to more than {MAX_ALIAS_EXPANSION} values; refusing to expand them"
-            ));
+        budget.take_value(MAX_ALIAS_EXPANSION)?;
+        if let Kind::Scalar(s) = node.kind() {
+            budget.take_bytes(s.value.len())?;
         }
-        *budget -= 1;
     } else if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
         anchors.insert(a, node);
     }
@@ -133,6 +132,9 @@ fn convert<'n>(
             let mut own: Option<HashSet<&str>> = None;
             for e in entries {
                 let k = key_text(&e.key, anchors, in_alias)?;
+                if in_alias {
+                    budget.take_bytes(k.len())?;
+                }
                 if is_merge_key(&e.key) {
                     // Merge key: copy entries that are not set explicitly.
                     let own = own.get_or_insert_with(|| {

@@ -18,52 +18,13 @@
 use super::Item;
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::api::package_variant_set::PackageVariantSet;
+use crate::api::scope::{group, is_cluster_scoped};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::fast_hash::{FastMap, FastSet};
 use crate::package_variant_set::targets::kubectl_get;
 
 /// Most problems of one kind reported one by one; the rest are counted in one more result.
 pub const MAX_REPORTED: usize = 100;
-
-/// Built-in kinds whose objects have no namespace, by API group and kind. An objectSelector
-/// may choose them; an item of any other kind without namespace is refused by a set that
-/// names its namespace.
-const CLUSTER_SCOPED: &[(&str, &str)] = &[
-    ("", "Namespace"),
-    ("", "Node"),
-    ("", "PersistentVolume"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"),
-    ("rbac.authorization.k8s.io", "ClusterRole"),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("storage.k8s.io", "StorageClass"),
-    ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "CSINode"),
-    ("storage.k8s.io", "VolumeAttachment"),
-    ("scheduling.k8s.io", "PriorityClass"),
-    ("networking.k8s.io", "IngressClass"),
-    ("node.k8s.io", "RuntimeClass"),
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingWebhookConfiguration",
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "MutatingWebhookConfiguration",
-    ),
-    ("apiregistration.k8s.io", "APIService"),
-    ("certificates.k8s.io", "CertificateSigningRequest"),
-];
-
-/// The API group of an apiVersion (`""` for the core group).
-fn group(api_version: &str) -> &str {
-    api_version.split_once('/').map_or("", |(g, _)| g)
-}
-
-/// True for a built-in kind whose objects have no namespace.
-pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let g = group(api_version);
-    CLUSTER_SCOPED.iter().any(|&(cg, ck)| cg == g && ck == kind)
-}
 
 /// Where an item is, for messages: `item 3 (repos/edge1.yaml)`, or `item 3 (no path)`.
 pub fn whereabouts(item: &Item, i: usize) -> String {

@@ -8,27 +8,72 @@ use super::{Bindings, Reader};
 use crate::yaml::node::{Entry, Item, Kind, Node, Props, Trivia, MAX_DEPTH};
 use std::collections::HashMap;
 
-/// How many nodes writing aliases out may produce: aliases can expand exponentially.
+/// Most bytes of text (scalars and keys) that alias expansion may produce in one conversion:
+/// a 1 MB value anchored once and aliased a thousand times is a thousand values but a
+/// gigabyte, so aliases are counted by what they expand to, not only by how many values.
+/// 64 MiB, the constant of the output rule (`krm::output`).
+pub const MAX_ALIAS_EXPANSION_BYTES: usize = 64 << 20;
+
+/// What alias expansion may still produce in one conversion: values and bytes of text.
+#[derive(Debug, Clone, Copy)]
+pub struct Expansion {
+    values: usize,
+    bytes: usize,
+}
+
+impl Expansion {
+    /// `values` values (`yaml::json::MAX_ALIAS_EXPANSION`), [`MAX_ALIAS_EXPANSION_BYTES`].
+    pub fn new(values: usize) -> Expansion {
+        Expansion {
+            values,
+            bytes: MAX_ALIAS_EXPANSION_BYTES,
+        }
+    }
+
+    /// Takes one value.
+    pub fn take_value(&mut self, limit: usize) -> Result<(), String> {
+        if self.values == 0 {
+            return Err(format!(
+                "YAML aliases expand to more than {limit} values; refusing to expand them"
+            ));
+        }
+        self.values -= 1;
+        Ok(())
+    }
+
+    /// Takes `n` bytes of text copied from behind an alias.
+    pub fn take_bytes(&mut self, n: usize) -> Result<(), String> {
+        if n > self.bytes {
+            return Err(format!(
+                "YAML aliases expand to more than {MAX_ALIAS_EXPANSION_BYTES} bytes ({} MiB) of \
+                 text; refusing to expand them: aliases are counted by the bytes they expand \
+                 to, so write a large value where it is used instead of aliasing it many times",
+                MAX_ALIAS_EXPANSION_BYTES >> 20
+            ));
+        }
+        self.bytes -= n;
+        Ok(())
+    }
+}
+
+/// How many nodes, and bytes of text, writing aliases out may produce: aliases can expand
+/// exponentially, and one alias of a large value is a large copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
-    left: usize,
+    left: Expansion,
     limit: usize,
 }
 
 impl Budget {
     pub fn new(limit: usize) -> Budget {
-        Budget { left: limit, limit }
+        Budget {
+            left: Expansion::new(limit),
+            limit,
+        }
     }
 
     fn take(&mut self) -> Result<(), String> {
-        if self.left == 0 {
-            return Err(format!(
-                "YAML aliases expand to more than {} values; refusing to expand them",
-                self.limit
-            ));
-        }
-        self.left -= 1;
-        Ok(())
+        self.left.take_value(self.limit)
     }
 }
 
@@ -61,12 +106,20 @@ fn expand<'n>(
     }
     let n = r.deref(n)?;
     let kind = match n.kind() {
-        Kind::Scalar(s) => Kind::Scalar(s.clone()),
+        Kind::Scalar(s) => {
+            if behind_alias {
+                budget.left.take_bytes(s.value.len())?;
+            }
+            Kind::Scalar(s.clone())
+        }
         Kind::Alias(_) => return Err("an alias names another alias".to_string()),
         Kind::Mapping(entries) => Kind::Mapping(
             entries
                 .iter()
                 .map(|e| {
+                    if behind_alias {
+                        budget.left.take_bytes(e.key.scalar_text().len())?;
+                    }
                     Ok(Entry {
                         key: expand(r, &e.key, &mut Budget::new(1), false, depth + 1)?,
                         value: expand(r, &e.value, budget, behind_alias, depth + 1)?,

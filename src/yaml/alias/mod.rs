@@ -292,7 +292,9 @@ impl<'n> Reader<'n> {
 }
 
 mod edits;
-pub use edits::{expanded, has_alias, keep_alias_meanings, Budget};
+pub use edits::{
+    expanded, has_alias, keep_alias_meanings, Budget, Expansion, MAX_ALIAS_EXPANSION_BYTES,
+};
 
 #[cfg(test)]
 mod tests;
