@@ -15,6 +15,7 @@ pub mod schema;
 pub mod set_upstream;
 pub mod strict;
 pub mod suggest;
+pub mod variant_rules;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};

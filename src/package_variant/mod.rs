@@ -148,10 +148,7 @@ fn apply(
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
     let json = PackageVariant::json_of(config)?;
     let pv = PackageVariant::from_json(meta.clone(), json)?;
-    let mut problems = validate(&pv.name, &pv.spec);
-    if let Some(p) = &pv.spec.pipeline_placement {
-        problems.extend(placement::check(p));
-    }
+    let problems = validate(&pv.name, &pv.spec);
     if !problems.is_empty() {
         return Err(problems);
     }

@@ -21,7 +21,7 @@ use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::upstreams::{self, ResolvedUpstream};
-use super::validation::{api_server, validate_package_variant_set};
+use super::validation::{api_server, validate_package_variant_set, variants};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::{
@@ -398,23 +398,23 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     if !clashes.is_empty() {
         return failed(clashes);
     }
-    // An owned variant keeps its name when updated: it too must be one the PackageVariant
-    // function takes.
-    let refused: Vec<ResultItem> = plan
-        .updates
-        .iter()
-        .filter_map(|&(i, _)| {
-            let name = items.get(i)?.name();
-            let why = crate::api::names::package_variant_name_problem(name)?;
-            Some(
-                ResultItem::error(format!(
-                    "owned PackageVariant {name:?} would be updated, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it: rename it or remove it (the set then creates its variant under a name it can take)"
-                ))
-                .field("metadata.name")
-                .on_item(i),
-            )
-        })
-        .collect();
+    let specs = Specs {
+        upstreams: resolved
+            .iter()
+            .map(|u| (u.upstream.clone(), u.tag.clone()))
+            .collect(),
+        templates: set
+            .spec
+            .targets
+            .iter()
+            .map(|t| t.template.clone())
+            .collect(),
+        record,
+    };
+    // Every variant it would emit passes the PackageVariant function's own rules; an updated
+    // one keeps its name, which must pass too.
+    let mut refused = variants::updated_names(&plan, items);
+    refused.extend(variants::check(&set, &plan, &|d| specs.of(d), &describe));
     if !refused.is_empty() {
         return failed(refused);
     }
@@ -445,19 +445,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         std::mem::forget(repositories);
         std::mem::forget(contexts);
     }
-    let specs = Specs {
-        upstreams: resolved
-            .iter()
-            .map(|u| (u.upstream.clone(), u.tag.clone()))
-            .collect(),
-        templates: set
-            .spec
-            .targets
-            .iter()
-            .map(|t| t.template.clone())
-            .collect(),
-        record,
-    };
     let item_name = |i: usize| items.get(i).map_or("", Item::name);
     let mut outcome = preview::Plan {
         policy,
