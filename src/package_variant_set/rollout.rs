@@ -306,22 +306,30 @@ fn wave_text(v: &IntOrString) -> String {
 /// Whether a PackageVariant reports `Ready` `True` in its `status.conditions`, for its
 /// current generation: a condition with an `observedGeneration` below `metadata.generation`
 /// describes an older spec.
+///
+/// Conditions are read as Kubernetes reads them, one per type (`meta.FindStatusCondition`
+/// takes the first); more than one of type `Ready` is a status no controller writes, and a
+/// doubt blocks: such a variant is not Ready, whatever the first says.
 pub fn is_ready(variant: &Value) -> bool {
     let generation = json_at(variant, "/metadata/generation").and_then(Value::as_i64);
-    json_at(variant, "/status/conditions")
+    let mut ready = json_at(variant, "/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
-        .any(|c| {
-            let observed = c.get("observedGeneration").and_then(Value::as_i64);
-            let current = match (observed, generation) {
-                (Some(o), Some(g)) => o >= g,
-                _ => true,
-            };
-            current && c.get("status").and_then(Value::as_str) == Some("True")
-        })
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some(READY));
+    let (Some(c), None) = (ready.next(), ready.next()) else {
+        return false;
+    };
+    let observed = c.get("observedGeneration").and_then(Value::as_i64);
+    let current = match (observed, generation) {
+        (Some(o), Some(g)) => o >= g,
+        _ => true,
+    };
+    current && c.get("status").and_then(Value::as_str) == Some("True")
 }
+
+/// The condition type `requireReady` waits for.
+const READY: &str = "Ready";
 
 /// One existing variant the set still wants.
 #[derive(Debug)]
@@ -430,7 +438,7 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
     ));
     if !blocking.is_empty() {
         text.push_str(&format!(
-            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions",
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)",
             blocking.len(),
             blocking.listed()
         ));
