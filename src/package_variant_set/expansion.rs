@@ -394,7 +394,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
-    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe);
+    let kept_by = (!policy.allows_delete()).then(|| policy.name());
+    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe, kept_by);
     if !clashes.is_empty() {
         return failed(clashes);
     }
@@ -518,11 +519,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut deletes = plan.deletes;
     if policy.allows_delete() {
+        // The guard's word first: the warnings say what happens.
+        let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
         for &i in &deletes {
             outcome.deleted.add(|| item_name(i).to_string());
-            results.extend(explainer.deletion(i));
+            results.extend(explainer.deletion(i, refusal.is_some()));
         }
-        if let Some(why) = sync_policy::refusal(owned.len(), deletes.len(), allowance) {
+        if let Some(why) = refusal {
             let names = outcome.deleted.clone();
             let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
             results.push(error);

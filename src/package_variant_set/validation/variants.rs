@@ -103,8 +103,9 @@ fn set_field(set: &PackageVariantSet, d: &DesiredVariant, pv_field: &str) -> Str
     format!("{target}.template.{rest}")
 }
 
-/// Owned variants the plan would update under a name the PackageVariant function refuses: an
-/// updated variant keeps its name.
+/// Owned variants the set still wants under a name the PackageVariant function refuses: an
+/// updated variant keeps its name (and one the sync policy or the rollout leaves as it is
+/// stays refused: a doubt blocks).
 pub fn updated_names(plan: &Plan, items: &[Item]) -> Vec<ResultItem> {
     plan.updates
         .iter()
@@ -113,7 +114,7 @@ pub fn updated_names(plan: &Plan, items: &[Item]) -> Vec<ResultItem> {
             let why = crate::api::names::package_variant_name_problem(name)?;
             Some(
                 ResultItem::error(format!(
-                    "owned PackageVariant {name:?} would be updated, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it: rename it or remove it (the set then creates its variant under a name it can take)"
+                    "owned PackageVariant {name:?} is the set's variant for its downstream, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it, and an updated variant keeps its name: rename it or remove it (the set then creates its variant under a name it can take)"
                 ))
                 .field("metadata.name")
                 .on_item(i),
