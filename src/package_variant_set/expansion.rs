@@ -313,7 +313,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         items,
         &mut programs,
         &upstream_inputs,
-        &repository_items,
+        &repositories,
     ) {
         Ok(c) => c,
         Err(e) => {

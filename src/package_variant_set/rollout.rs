@@ -29,7 +29,7 @@ use super::inputs::Item;
 use super::preview::Group;
 use super::reconciliation::DesiredVariant;
 use super::targets::DownstreamContext;
-use super::templates::RepositoryIndex;
+use super::templates::{reads_repository, RepositoryIndex};
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
@@ -184,10 +184,10 @@ impl Waves {
 }
 
 /// What `waveExpr` sees of one variant: the variables of its template's render.
-pub struct WaveInputs<'a> {
+pub struct WaveInputs<'a, 'r> {
     pub contexts: &'a [DownstreamContext],
     pub items: &'a [Item<'a>],
-    pub repositories: &'a RepositoryIndex<'a>,
+    pub repositories: &'a RepositoryIndex<'r>,
     /// The `upstream` variable of each of the set's upstreams, by the context's `upstream`.
     pub upstreams: &'a [::cel::Value],
 }
@@ -200,7 +200,7 @@ pub fn waves<'d>(
     rollout: &Rollout,
     programs: &ProgramCache,
     desired: impl Iterator<Item = &'d DesiredVariant>,
-    inputs: &WaveInputs<'_>,
+    inputs: &WaveInputs<'_, '_>,
 ) -> Result<Waves, Box<ResultItem>> {
     let mut waves = Waves {
         by_context: vec![None; inputs.contexts.len()],
@@ -220,6 +220,7 @@ pub fn waves<'d>(
         .iter()
         .map(|u| Bindings::new(programs.env(), Some(u)))
         .collect();
+    let reads = reads_repository(program.source());
     // The first variant's wave, to tell a mix of ints and strings.
     let mut first: Option<(String, IntOrString)> = None;
     for d in desired {
@@ -237,13 +238,13 @@ pub fn waves<'d>(
                 }
                 None => cel_env::repositories_target_val(&ctx.repo_default, &ctx.package_default),
             };
-            let repository = inputs
-                .repositories
-                .get(d.downstream().0)
-                .map(|r| cel_env::object_val(r.name(), r.namespace(), r.labels(), r.annotations()));
             let mut activation =
                 bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
-            if let Some(r) = &repository {
+            // Built once per run, and only when the expression reads it.
+            if let Some(r) = reads
+                .then(|| inputs.repositories.val(d.downstream().0))
+                .flatten()
+            {
                 activation.bind_repository(r);
             }
             activation.evaluate_int_or_string(program)
