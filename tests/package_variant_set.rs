@@ -2576,7 +2576,7 @@ targets:
     );
     let r = results(&out.stdout);
     assert!(
-        r.contains(r#"owned PackageVariant "custom.name" would be updated"#),
+        r.contains(r#"owned PackageVariant "custom.name" is the set"#),
         "{r}"
     );
 }
