@@ -1990,7 +1990,7 @@ fn fleet_typo_deleting_every_owned_variant_is_refused() {
         r.contains("matches 0 of 12 Repositories in namespace \"default\", so this target makes no PackageVariant; env=nowhere matches none; the closest label values are env=prod (7), env=staging (5)"),
         "{r}"
     );
-    assert_eq!(r.matches("deletes PackageVariant").count(), 2, "{r}");
+    assert_eq!(r.matches("would delete PackageVariant").count(), 2, "{r}");
     insta::assert_snapshot!(r);
     // A near miss gets a "did you mean".
     let out = run_case(&items, &safe_fleet_set("{env: prd}", ""), 1);
@@ -2214,7 +2214,7 @@ fn thousand_repository_fleet_typo_warnings() {
     let started = std::time::Instant::now();
     let out = run_case(&items, &safe_fleet_set("{env: prdo}", ""), 1);
     let r = results(&out.stdout);
-    assert_eq!(r.matches("deletes PackageVariant").count(), 100);
+    assert_eq!(r.matches("would delete PackageVariant").count(), 100);
     assert!(r.contains("matches 0 of 1000 Repositories"), "{r}");
     assert!(r.contains("the closest label values are env=prod (334), env=dev (333), env=staging (333); did you mean env=prod?"), "{r}");
     assert!(
@@ -2578,7 +2578,7 @@ targets:
     );
     let r = results(&out.stdout);
     assert!(
-        r.contains(r#"owned PackageVariant "custom.name" would be updated"#),
+        r.contains(r#"owned PackageVariant "custom.name" is the set"#),
         "{r}"
     );
 }

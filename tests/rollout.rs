@@ -248,6 +248,36 @@ fn a_variant_that_is_not_ready_blocks_the_next_step() {
     assert_eq!(at(&moved, 2), sites(0..10), "{summary}");
 }
 
+/// A status with two conditions of type Ready (issue 29: `[Ready False, Ready True]` let the
+/// next wave go): read as Kubernetes reads conditions, one per type, and a doubt blocks, in
+/// either order.
+#[test]
+fn two_ready_conditions_block_the_next_step() {
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "requireReady": true});
+    let items = at_revision_1(&rollout);
+    let (out, _) = step(&items, &rollout);
+    assert_eq!(at(&out, 2), sites(0..4));
+    for twice in [["False", "True"], ["True", "False"]] {
+        let mut doubtful = controller(&out, &[]);
+        for v in doubtful
+            .iter_mut()
+            .filter(|v| v["metadata"]["name"] == "fleet-site-01-base")
+        {
+            v["status"]["conditions"] = json!([
+                {"type": "Ready", "status": twice[0], "reason": "NoErrors", "message": "a"},
+                {"type": "Ready", "status": twice[1], "reason": "NoErrors", "message": "b"}]);
+        }
+        let (again, summary) = step(&doubtful, &rollout);
+        assert_eq!(again, doubtful, "{twice:?}: {summary}");
+        assert!(
+            summary.contains("0 upgraded, 16 waiting")
+                && summary.contains("1 blocking (fleet-site-01-base)")
+                && summary.contains("more than one is read as not Ready"),
+            "{twice:?}: {summary}"
+        );
+    }
+}
+
 #[test]
 fn max_upgrades_as_a_share_rounds_up_and_orders_by_name() {
     // No waveExpr: one wave, in name order; 12% of 20 is 2.4, so 3 per run.

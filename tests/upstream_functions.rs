@@ -150,7 +150,9 @@ fn a_when_that_is_not_cel_is_refused_with_the_parsers_message() {
     // Distinct texts: one text is checked, and charged, once.
     for i in 0..11 {
         let text = "a".repeat(9_800);
-        many.push_str(&format!("    - image: x\n      when: \"'{text}{i}' != ''\"\n"));
+        many.push_str(&format!(
+            "    - image: x\n      when: \"'{text}{i}' != ''\"\n"
+        ));
     }
     refused(
         &pv_config(&many),

@@ -131,10 +131,81 @@ pub fn static_value(n: usize) -> String {
 pub type Workload = (&'static str, fn(usize) -> String, usize);
 
 /// Every workload.
+/// `n` ConfigMaps chosen by an objectSelector, every variant in the one Repository `hub`,
+/// which carries `10 n` annotations; `repository` is read by `read` (a label of every variant)
+/// or by no expression. CEL's `repository` was built again for every variant (4,000 objects,
+/// 40,000 annotations: 34 s); it is built once, and only when an expression reads it.
+fn one_repository(n: usize, read: bool) -> String {
+    let mut items = upstream("");
+    let _ = write!(
+        items,
+        "- apiVersion: config.porch.kpt.dev/v1alpha1
+  kind: Repository
+  metadata:
+    name: hub
+    namespace: default
+    annotations:
+"
+    );
+    for i in 0..10 * n {
+        let _ = writeln!(items, "      a{i}: v{i}");
+    }
+    for i in 0..n {
+        let _ = writeln!(
+            items,
+            "- apiVersion: v1
+  kind: ConfigMap
+  metadata: {{name: site{i}, namespace: default, labels: {{env: prod}}}}"
+        );
+    }
+    let value = if read {
+        "repository.annotations['a0']"
+    } else {
+        "target.name"
+    };
+    format!(
+        "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+{items}functionConfig:
+  apiVersion: config.porch.kpt.dev/v1alpha2
+  kind: PackageVariantSet
+  metadata: {{name: s, namespace: default}}
+  spec:
+    upstream: {{repo: up-repo, package: up-pkg, revision: 1}}
+    targets:
+    - objectSelector: {{apiVersion: v1, kind: ConfigMap, matchLabels: {{env: prod}}}}
+      template:
+        downstream: {{repo: hub, packageExpr: target.name}}
+        labelExprs: [{{key: l, valueExpr: \"{value}\"}}]
+"
+    )
+}
+
+/// [`one_repository`], no expression reading `repository`.
+pub fn one_repository_unread(n: usize) -> String {
+    one_repository(n, false)
+}
+
+/// [`one_repository`], every variant reading `repository`.
+pub fn one_repository_read(n: usize) -> String {
+    one_repository(n, true)
+}
+
 pub const WORKLOADS: &[Workload] = &[
     ("distinct regex per target", distinct_patterns, 1_000),
     ("literal regex per expression", literal_patterns, 300),
     ("100 KB value copied per target", copied_value, 2_000),
     ("distinct expressions", distinct_expressions, 1_000),
     ("100 KB static value per target", static_value, 3_000),
+    (
+        "one Repository for every object, unread",
+        one_repository_unread,
+        250,
+    ),
+    (
+        "one Repository for every object, read",
+        one_repository_read,
+        250,
+    ),
 ];

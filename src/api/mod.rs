@@ -7,6 +7,7 @@
 //! checked against its CRD schema ([`schema`], [`strict`]), which refuses every unknown field and
 //! wrong type with its path; only then is it decoded (`null` stays the zero value, as in Go).
 
+pub mod data_strings;
 pub mod function;
 pub mod label_selector;
 pub mod names;
@@ -17,6 +18,7 @@ pub mod scope;
 pub mod set_upstream;
 pub mod strict;
 pub mod suggest;
+pub mod variant_rules;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};

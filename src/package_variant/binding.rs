@@ -42,21 +42,6 @@ fn config_error(message: String, field: String) -> ResultItem {
     ResultItem::error(message).field(field).on_config()
 }
 
-/// The sources an entry gives, by field name.
-fn sources(e: &InjectionEntry) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if e.cluster_resource.is_some() {
-        out.push("clusterResource");
-    }
-    if e.direct_resource.is_some() {
-        out.push("directResource");
-    }
-    if e.package_resource.is_some() {
-        out.push("packageResource");
-    }
-    out
-}
-
 /// The field a point takes: `data` for a core ConfigMap, `spec` otherwise (Porch's rule).
 pub fn point_field(m: &ObjectMeta) -> &'static str {
     if m.group().is_empty() && m.kind == "ConfigMap" {
@@ -68,8 +53,8 @@ pub fn point_field(m: &ObjectMeta) -> &'static str {
 
 /// Checks the entries against the package's points and says which entry binds which point.
 /// Every problem is reported, in entry order: a point name given twice in the package, an
-/// unknown `bindingPoint` (with "did you mean"), no source or more than one, a point bound
-/// twice, an `apiVersion` or `kind` that does not match the point's.
+/// unknown `bindingPoint` (with "did you mean"), an `apiVersion` or `kind` that does not match
+/// the point's. What an entry gets wrong on its own was refused with the spec.
 pub fn plan(
     pkg: &Package,
     entries: &[InjectionEntry],
@@ -108,33 +93,9 @@ pub fn plan(
         .collect();
     names.dedup();
     for (i, e) in entries.iter().enumerate() {
-        let given = sources(e);
-        match given.len() {
-            0 => errors.push(config_error(
-                "gives no source: give exactly one of clusterResource, directResource and \
-                 packageResource"
-                    .into(),
-                at(i),
-            )),
-            1 => {}
-            _ => errors.push(config_error(
-                format!(
-                    "gives {}: give exactly one source per entry (one entry per source)",
-                    given.join(" and ")
-                ),
-                at(i),
-            )),
-        }
-        check_required_fields(e, i, &mut errors);
+        // The entry's own problems (no source, a missing field, a point bound twice) were
+        // refused with the spec (`crate::api::variant_rules`).
         if e.binding_point.is_empty() {
-            if e.cluster_resource.is_some() {
-                errors.push(config_error(
-                    "clusterResource needs a bindingPoint (the point gives its kind): name \
-                     the injection point to fill, or give the resource as directResource"
-                        .into(),
-                    format!("{}.bindingPoint", at(i)),
-                ));
-            }
             plan.owned.push(i);
             continue;
         }
@@ -172,49 +133,6 @@ pub fn plan(
         Ok(plan)
     } else {
         Err(errors)
-    }
-}
-
-/// The fields a source cannot do without.
-fn check_required_fields(e: &InjectionEntry, i: usize, errors: &mut Vec<ResultItem>) {
-    if let Some(c) = &e.cluster_resource {
-        if c.name.is_empty() {
-            errors.push(config_error(
-                "must not be empty: name the in-cluster object".into(),
-                format!("{}.clusterResource.name", at(i)),
-            ));
-        }
-    }
-    if let Some(p) = &e.package_resource {
-        for (field, value) in [
-            ("repo", &p.repo),
-            ("package", &p.package),
-            ("name", &p.name),
-        ] {
-            if value.is_empty() {
-                errors.push(config_error(
-                    format!("must not be empty: name the {field} of the package resource"),
-                    format!("{}.packageResource.{field}", at(i)),
-                ));
-            }
-        }
-        if p.revision < 0 {
-            errors.push(config_error(
-                "must not be negative: write a revision number, or leave it out for the \
-                 highest Published revision"
-                    .into(),
-                format!("{}.packageResource.revision", at(i)),
-            ));
-        }
-    }
-    if let Some(d) = &e.direct_resource {
-        if !d.is_object() {
-            errors.push(config_error(
-                "must be a mapping: the value to inject (spec, or data for a ConfigMap)".into(),
-                format!("{}.directResource", at(i)),
-            ));
-        }
-        strings::check_direct(d, i, errors);
     }
 }
 
@@ -284,5 +202,4 @@ fn check_kind(point: &ObjectMeta, e: &InjectionEntry, i: usize, errors: &mut Vec
 }
 
 mod sources;
-mod strings;
 pub use sources::fill;

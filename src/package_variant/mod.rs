@@ -151,9 +151,6 @@ fn apply(
     let json = PackageVariant::json_of(config)?;
     let pv = PackageVariant::from_json(meta.clone(), json)?;
     let mut problems = validate(&pv.name, &pv.spec);
-    if let Some(p) = &pv.spec.pipeline_placement {
-        problems.extend(placement::check(p));
-    }
     problems.extend(identity::check_sources(&pv.spec.injection));
     if !problems.is_empty() {
         return Err(problems);

@@ -94,39 +94,10 @@ fn desired(
     let mut packages = None;
     for &i in owned {
         let e = &entries[i];
+        // An entry without its identity was refused with the spec (`crate::api::variant_rules`).
         let value = if let Some(d) = &e.direct_resource {
-            let mut missing = false;
-            for (pointer, field) in [
-                ("/apiVersion", "apiVersion"),
-                ("/kind", "kind"),
-                ("/metadata/name", "metadata.name"),
-            ] {
-                if meta_str(d, pointer).is_empty() {
-                    missing = true;
-                    errors.push(config_error(
-                        format!(
-                            "a directResource without bindingPoint is a whole resource added \
-                             to the package: write its {field} (or name the injection point \
-                             to fill with bindingPoint)"
-                        ),
-                        format!("{}.directResource.{field}", at(i)),
-                    ));
-                }
-            }
-            if missing {
-                continue;
-            }
             (d.clone(), "directResource", String::new())
         } else if let Some(src) = &e.package_resource {
-            if src.api_version.is_empty() || src.kind.is_empty() {
-                errors.push(config_error(
-                    "a packageResource without bindingPoint needs apiVersion and kind (there is \
-                     no point to take them from)"
-                        .into(),
-                    format!("{}.packageResource", at(i)),
-                ));
-                continue;
-            }
             let packages = packages.get_or_insert_with(|| Packages::new(pkg, in_cluster, pv));
             match packages
                 .find(pkg, src, &src.api_version, &src.kind)
@@ -153,7 +124,8 @@ fn desired(
                 }
             }
         } else {
-            // `binding::plan` refused an entry without a source or with a clusterResource.
+            // The spec's rules refused an entry without a source, or a clusterResource without
+            // a point.
             continue;
         };
         let (mut value, source, from) = value;

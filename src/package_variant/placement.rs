@@ -7,21 +7,8 @@
 //! moves the upstream's functions, the next run puts the variant's back in place.
 
 use crate::api::package_variant::PipelinePlacement;
-use crate::krm::results::ResultItem;
 use crate::package_variant::pipeline::PipelineError;
 use crate::yaml::Item;
-
-/// The problems of a placement, on its fields.
-pub fn check(p: &PipelinePlacement) -> Vec<ResultItem> {
-    p.problems()
-        .into_iter()
-        .map(|(f, m)| {
-            ResultItem::error(m)
-                .field(format!("spec.pipelinePlacement.{f}"))
-                .on_config()
-        })
-        .collect()
-}
 
 /// The name of a pipeline entry, if it has a plain one.
 fn name_of(item: &Item) -> Option<&str> {

@@ -1,206 +1,50 @@
-//! PackageVariant validation (Porch's `validatePackageVariant`), plus the two checks Porch lacks:
-//! a `.` in the PackageVariant name or in a pipeline function name.
+//! PackageVariant validation (Porch's `validatePackageVariant`), plus the two checks Porch lacks
+//! (a `.` in the PackageVariant name or in a pipeline function name) and the extension's fields
+//! as far as no package is needed to judge them. The rules live in `crate::api::variant_rules`,
+//! where the set's expander checks every variant it would emit against them; here they become
+//! error results on the functionConfig.
 //!
 //! Porch joins its problems with "; " into one condition; we keep each problem its own error
 //! result with its field path, in Porch's order, so kpt shows every one with its field.
 
-use crate::api::function::WhenBudget;
-use crate::api::package_variant::{Function, PackageVariantSpec};
-use crate::api::package_variant::{ADOPTION_POLICIES, DELETION_POLICIES};
-use crate::api::suggest::did_you_mean;
+use crate::api::package_variant::PackageVariantSpec;
+use crate::api::variant_rules::{self, Problem};
 use crate::krm::results::ResultItem;
 use std::collections::BTreeMap;
 
 pub use crate::api::package_variant::RESERVED_CONTEXT_KEYS;
+pub use crate::api::variant_rules::go_json;
 
-fn err(out: &mut Vec<ResultItem>, field: impl Into<String>, message: impl Into<String>) {
-    out.push(ResultItem::error(message).field(field).on_config());
+/// A problem as an error result on the functionConfig.
+fn on_config(p: Problem) -> ResultItem {
+    ResultItem::error(p.message).field(p.field).on_config()
 }
 
-/// All problems of a PackageVariant named `name` with `spec`, in Porch's order. Each message is
-/// Porch's without the field path, which is the result's `field.path` (kpt prints it beside the
-/// message): Porch's `spec.injectors[1].name must not be empty` is `must not be empty` on
+/// All problems of a PackageVariant named `name` with `spec`, in Porch's order, then those of
+/// the extension's fields that need no package ([`variant_rules::problems`]: the rules the
+/// set's expander checks every variant against). Each message is Porch's without the field
+/// path, which is the result's `field.path` (kpt prints it beside the message): Porch's
+/// `spec.injectors[1].name must not be empty` is `must not be empty` on
 /// `spec.injectors[1].name`.
 pub fn validate(name: &str, spec: &PackageVariantSpec) -> Vec<ResultItem> {
-    let mut out = Vec::new();
-    let has_functions = spec
-        .pipeline
-        .as_ref()
-        .is_some_and(|p| !(p.mutators.is_empty() && p.validators.is_empty()));
-    validate_name(&mut out, name, has_functions);
-    const MISSING: &str = "missing required field";
-    match &spec.upstream {
-        None => err(&mut out, "spec.upstream", MISSING),
-        Some(up) => {
-            if up.repo.is_empty() {
-                err(&mut out, "spec.upstream.repo", MISSING);
-            }
-            if up.package.is_empty() {
-                err(&mut out, "spec.upstream.package", MISSING);
-            }
-        }
-    }
-    match &spec.downstream {
-        None => err(&mut out, "spec.downstream", MISSING),
-        Some(down) => {
-            if down.repo.is_empty() {
-                err(&mut out, "spec.downstream.repo", MISSING);
-            }
-            if down.package.is_empty() {
-                err(&mut out, "spec.downstream.package", MISSING);
-            }
-        }
-    }
-    if !matches!(
-        spec.adoption_policy.as_str(),
-        "" | "adoptNone" | "adoptExisting"
-    ) {
-        err(
-            &mut out,
-            "spec.adoptionPolicy",
-            format!(
-                r#"field can only be "adoptNone" or "adoptExisting", not {:?}{}"#,
-                spec.adoption_policy,
-                did_you_mean(&spec.adoption_policy, ADOPTION_POLICIES)
-            ),
-        );
-    }
-    if !matches!(spec.deletion_policy.as_str(), "" | "orphan" | "delete") {
-        err(
-            &mut out,
-            "spec.deletionPolicy",
-            format!(
-                r#"can only be "orphan" or "delete", not {:?}{}"#,
-                spec.deletion_policy,
-                did_you_mean(&spec.deletion_policy, DELETION_POLICIES)
-            ),
-        );
-    }
-    if let Some(pc) = &spec.package_context {
-        out.extend(reserved_keys(
-            &pc.data,
-            &pc.remove_keys,
-            "spec.packageContext.data",
-            "spec.packageContext.removeKeys",
-        ));
-    }
-    for (i, inj) in spec.injectors.iter().enumerate() {
-        if inj.name.is_empty() {
-            err(
-                &mut out,
-                format!("spec.injectors[{i}].name"),
-                "must not be empty: name the in-cluster object to inject",
-            );
-        }
-    }
-    if let Some(p) = &spec.pipeline {
-        let mut budget = WhenBudget::default();
-        validate_functions(&mut out, &p.mutators, "spec.pipeline.mutators", &mut budget);
-        validate_functions(
-            &mut out,
-            &p.validators,
-            "spec.pipeline.validators",
-            &mut budget,
-        );
-    }
-    out
+    variant_rules::problems(name, spec)
+        .into_iter()
+        .map(on_config)
+        .collect()
 }
 
-/// Porch's reserved-key check over context `data` and `removeKeys`, with the field paths to
-/// report. Order: per reserved key, data first, then each occurrence in removeKeys. The message
-/// is Porch's after its `<field>: ` prefix. Then an empty key, which Porch would write as a
-/// ConfigMap key Kubernetes refuses (and which no one means).
+/// Porch's reserved-key check over context `data` and `removeKeys`
+/// ([`variant_rules::reserved_keys`]), as error results.
 pub fn reserved_keys(
     data: &BTreeMap<String, String>,
     remove_keys: &[String],
     data_field: &str,
     remove_field: &str,
 ) -> Vec<ResultItem> {
-    let mut out = Vec::new();
-    for key in RESERVED_CONTEXT_KEYS {
-        if data.contains_key(*key) {
-            err(
-                &mut out,
-                data_field,
-                format!(
-                    "Invalid value: {}: must not contain the key {key:?} (Porch sets it)",
-                    go_json(data)
-                ),
-            );
-        }
-        for _ in remove_keys.iter().filter(|k| k == key) {
-            err(
-                &mut out,
-                remove_field,
-                format!(
-                    "Invalid value: {}: must not contain the key {key:?} (Porch sets it)",
-                    go_json(&remove_keys)
-                ),
-            );
-        }
-    }
-    if let Some(v) = data.get("") {
-        let message = format!("must not contain an empty key (\"\": {v:?}); name the key");
-        err(&mut out, data_field, message);
-    }
-    if remove_keys.iter().any(String::is_empty) {
-        err(&mut out, remove_field, "must not contain an empty key");
-    }
-    out
-}
-
-/// Rejects a missing name, a name Kubernetes would refuse, and a `.` in it when the variant
-/// has pipeline functions (without any, nothing is named after it)
-/// ([`crate::api::names::package_variant_name_problem`], the rule the set's expander applies
-/// to every PackageVariant it makes).
-fn validate_name(out: &mut Vec<ResultItem>, name: &str, has_functions: bool) {
-    if name.is_empty() {
-        err(out, "metadata.name", "missing required field");
-    } else if let Some(why) =
-        crate::api::names::package_variant_name_problem_with(name, has_functions)
-    {
-        err(
-            out,
-            "metadata.name",
-            format!("PackageVariant name {name:?} {why}"),
-        );
-    }
-}
-
-fn validate_functions(
-    out: &mut Vec<ResultItem>,
-    fns: &[Function],
-    field: &str,
-    budget: &mut WhenBudget,
-) {
-    for (i, f) in fns.iter().enumerate() {
-        if f.name.contains('.') {
-            err(
-                out,
-                format!("{field}[{i}].name"),
-                format!(
-                    "function name {:?} must not contain \".\": the generated name \
-                     PackageVariant.<pv>.{}.{i} would not be recognised on the next run and \
-                     would pile up",
-                    f.name, f.name
-                ),
-            );
-        }
-        for (sub, message) in f.problems(!f.config_map.is_empty(), budget) {
-            err(out, format!("{field}[{i}]{sub}"), message);
-        }
-    }
-}
-
-/// Go's `json.Marshal`: compact, map keys sorted, and `<`, `>`, `&`, U+2028, U+2029 escaped.
-pub fn go_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
-    serde_json::to_string(v)
-        .unwrap_or_default()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
+    variant_rules::reserved_keys(data, remove_keys, data_field, remove_field)
+        .into_iter()
+        .map(on_config)
+        .collect()
 }
 
 #[cfg(test)]

@@ -289,7 +289,12 @@ pub fn apply(
             prs.push(i);
         }
     }
-    let revision = |i: usize| items.get(i).and_then(Item::json).and_then(|j| Revision::read(i, j));
+    let revision = |i: usize| {
+        items
+            .get(i)
+            .and_then(Item::json)
+            .and_then(|j| Revision::read(i, j))
+    };
     for i in owned_variants(items, namespace, owner) {
         let Some(v) = items.get(i).and_then(Item::json) else {
             continue;

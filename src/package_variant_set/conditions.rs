@@ -12,9 +12,9 @@
 //! [`Target::when`]: crate::api::package_variant_set::Target::when
 
 use super::cel::{self as cel_env, Bindings, ProgramCache};
-use super::fast_hash::FastMap;
 use super::inputs::Item;
 use super::targets::DownstreamContext;
+use super::templates::{reads_repository, RepositoryIndex};
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::krm::results::ResultItem;
 
@@ -69,14 +69,10 @@ pub fn filter(
     programs: &mut ProgramCache,
     // Per upstream of the set, its PackageRevision as CEL sees it.
     upstream_inputs: &[::cel::Value],
-    repositories: &[usize],
+    repositories: &RepositoryIndex<'_>,
 ) -> Result<Vec<DownstreamContext>, Box<ResultItem>> {
     if conditions(set).next().is_none() {
         return Ok(contexts);
-    }
-    let mut by_name: FastMap<&str, Item> = FastMap::default();
-    for item in repositories.iter().filter_map(|&i| items.get(i)) {
-        by_name.entry(item.name()).or_insert(*item);
     }
     let bindings: Vec<Bindings> = upstream_inputs
         .iter()
@@ -104,9 +100,10 @@ pub fn filter(
                 }
                 None => cel_env::repositories_target_val(&ctx.repo_default, &ctx.package_default),
             };
-            let repository = by_name
-                .get(ctx.repo_default.as_str())
-                .map(|r| cel_env::object_val(r.name(), r.namespace(), r.labels(), r.annotations()));
+            // Built once per run, and only when the condition reads it.
+            let repository = reads_repository(source)
+                .then(|| repositories.val(&ctx.repo_default))
+                .flatten();
             let Some(bindings) = bindings.get(ctx.upstream) else {
                 return Err(Box::new(
                     ResultItem::error(
@@ -118,7 +115,7 @@ pub fn filter(
             };
             let mut activation =
                 bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
-            if let Some(r) = &repository {
+            if let Some(r) = repository {
                 activation.bind_repository(r);
             }
             activation.evaluate_bool(&program)
@@ -180,9 +177,8 @@ mod tests {
             ));
         }
         let contexts = unroll_targets(&set.spec, "base", &items, "default").unwrap_or_default();
-        let repositories: Vec<usize> = (0..items.len())
-            .filter(|&i| items[i].kind() == "Repository")
-            .collect();
+        let repositories =
+            RepositoryIndex::new(items.iter().copied().filter(|i| i.kind() == "Repository"));
         let upstream = cel_env::object_input(&json!({"metadata": {"name": "up"}}));
         filter(
             set,

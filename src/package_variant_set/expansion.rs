@@ -22,7 +22,7 @@ use super::sync_policy::{self, read_allowance, read_policy};
 use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::upstreams::{self, ResolvedUpstream};
-use super::validation::{api_server, validate_package_variant_set};
+use super::validation::{api_server, validate_package_variant_set, variants};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::{
@@ -333,7 +333,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         items,
         &mut programs,
         &upstream_inputs,
-        &repository_items,
+        &repositories,
     ) {
         Ok(c) => c,
         Err(e) => {
@@ -409,27 +409,28 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     let owned = reconciliation::owned_variants(items, &namespace, &owner);
     let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
-    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe);
+    let kept_by = (!policy.allows_delete()).then(|| policy.name());
+    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe, kept_by);
     if !clashes.is_empty() {
         return failed(clashes);
     }
-    // An owned variant keeps its name when updated: it too must be one the PackageVariant
-    // function takes.
-    let refused: Vec<ResultItem> = plan
-        .updates
-        .iter()
-        .filter_map(|&(i, _)| {
-            let name = items.get(i)?.name();
-            let why = crate::api::names::package_variant_name_problem(name)?;
-            Some(
-                ResultItem::error(format!(
-                    "owned PackageVariant {name:?} would be updated, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it: rename it or remove it (the set then creates its variant under a name it can take)"
-                ))
-                .field("metadata.name")
-                .on_item(i),
-            )
-        })
-        .collect();
+    let specs = Specs {
+        upstreams: resolved
+            .iter()
+            .map(|u| (u.upstream.clone(), u.tag.clone()))
+            .collect(),
+        templates: set
+            .spec
+            .targets
+            .iter()
+            .map(|t| t.template.clone())
+            .collect(),
+        record,
+    };
+    // Every variant it would emit passes the PackageVariant function's own rules; an updated
+    // one keeps its name, which must pass too.
+    let mut refused = variants::updated_names(&plan, items);
+    refused.extend(variants::check(&set, &plan, &|d| specs.of(d), &describe));
     if !refused.is_empty() {
         return failed(refused);
     }
@@ -461,19 +462,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         std::mem::forget(repositories);
         std::mem::forget(contexts);
     }
-    let specs = Specs {
-        upstreams: resolved
-            .iter()
-            .map(|u| (u.upstream.clone(), u.tag.clone()))
-            .collect(),
-        templates: set
-            .spec
-            .targets
-            .iter()
-            .map(|t| t.template.clone())
-            .collect(),
-        record,
-    };
     let item_name = |i: usize| items.get(i).map_or("", Item::name);
     let mut outcome = preview::Plan {
         policy,
@@ -551,11 +539,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut deletes = plan.deletes;
     if policy.allows_delete() {
+        // The guard's word first: the warnings say what happens.
+        let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
         for &i in &deletes {
             outcome.deleted.add(|| item_name(i).to_string());
-            results.extend(explainer.deletion(i));
+            results.extend(explainer.deletion(i, refusal.is_some()));
         }
-        if let Some(why) = sync_policy::refusal(owned.len(), deletes.len(), allowance) {
+        if let Some(why) = refusal {
             let names = outcome.deleted.clone();
             let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
             results.push(error);

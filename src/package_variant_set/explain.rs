@@ -143,13 +143,21 @@ impl<'a> Explainer<'a> {
     }
 
     /// The warning for deleting the owned PackageVariant at item `i`: its name, its downstream,
-    /// and why each target (the first few) does not want it.
-    pub fn deletion(&self, i: usize) -> Option<ResultItem> {
+    /// and why each target (the first few) does not want it. `refused`: the deletion guard
+    /// refuses the run, so the variant is not deleted and the warning says it would be.
+    pub fn deletion(&self, i: usize, refused: bool) -> Option<ResultItem> {
+        let verb = if refused { "would delete" } else { "deletes" };
         let item = self.items.get(i)?;
         let json = item.json()?;
-        // An owned variant without downstream has its own warning already.
         if !crate::krm::object::json_at(json, "/spec/downstream").is_some_and(|d| d.is_object()) {
-            return None;
+            return Some(
+                ResultItem::warning(format!(
+                    "{verb} PackageVariant {:?}: it has no spec.downstream, so no target of the set can want it",
+                    item.name()
+                ))
+                .field("spec.downstream")
+                .on_item(i),
+            );
         }
         let repo = str_at(json, "/spec/downstream/repo");
         let package = str_at(json, "/spec/downstream/package");
@@ -171,7 +179,7 @@ impl<'a> Explainer<'a> {
         };
         Some(
             ResultItem::warning(format!(
-                "deletes PackageVariant {:?} (downstream {repo:?}/{package:?}): no target of the set wants it any more. {why}",
+                "{verb} PackageVariant {:?} (downstream {repo:?}/{package:?}): no target of the set wants it any more. {why}",
                 item.name()
             ))
             .on_item(i),
@@ -474,7 +482,7 @@ mod tests {
         assert!(x.empty_targets()[0]
             .message
             .ends_with("env=prod (7), env=staging (5); did you mean env=prod?"));
-        let d = x.deletion(12).map(|r| r.message).unwrap_or_default();
+        let d = x.deletion(12, false).map(|r| r.message).unwrap_or_default();
         assert_eq!(
             d,
             r#"deletes PackageVariant "s-p1-base" (downstream "p1"/"base"): no target of the set wants it any more. spec.targets[0].repositorySelector no longer selects Repository "p1" (it has env=prod; the selector wants env=prd), and it matches 0 of 12 Repositories: env=prd matches none; the closest label values are env=prod (7), env=staging (5); did you mean env=prod?"#
@@ -526,7 +534,7 @@ mod tests {
         );
         let x = Explainer::new(&s, &items, "default", &[]);
         assert!(x.empty_targets().is_empty());
-        let d = x.deletion(12).map(|r| r.message).unwrap_or_default();
+        let d = x.deletion(12, false).map(|r| r.message).unwrap_or_default();
         assert!(
             d.ends_with(r#"spec.targets[0].repositories lists "p1" but not the package "base""#),
             "{d}"

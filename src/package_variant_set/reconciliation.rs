@@ -198,15 +198,9 @@ pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned:
         };
         let name = str_at(item, "/metadata/name");
         if !crate::krm::object::json_at(item, "/spec/downstream").is_some_and(|d| d.is_object()) {
-            // Porch would panic; it can match nothing, so it is obsolete.
+            // Porch would panic; it can match nothing, so it is obsolete. What happens to it
+            // is the sync policy's to say (`super::explain` words the deletion).
             plan.deletes.push(i);
-            plan.warnings.push(
-                ResultItem::warning(format!(
-                    "owned PackageVariant {name:?} has no spec.downstream; removing it as obsolete"
-                ))
-                .field("spec.downstream")
-                .on_item(i),
-            );
             continue;
         }
         let identifier = naming::identifier(
@@ -218,7 +212,7 @@ pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned:
             let earlier_name = items.get(earlier).map_or("", Item::name);
             plan.warnings.push(
                 ResultItem::warning(format!(
-                    "owned PackageVariants {earlier_name:?} and {name:?} have the same identifier {identifier:?}; only {name:?} is reconciled, {earlier_name:?} is left as it is (as Porch does)"
+                    "owned PackageVariants {earlier_name:?} and {name:?} have the same identifier {identifier:?}; only {name:?} is the set's variant for it, {earlier_name:?} is left as it is (as Porch does)"
                 ))
                 .on_item(earlier),
             );
@@ -245,28 +239,42 @@ pub fn plan(set_name: &str, desired: Vec<DesiredVariant>, items: &[Item], owned:
 /// The creates whose name is already taken by a PackageVariant of the namespace that stays
 /// (one the set does not own, or an owned one kept under another identifier). Porch's create
 /// fails there with `already exists`; emitting a second object of that name would instead
-/// replace the other one when the output is applied. One error per clash, on the field that
-/// made the new variant (`describe` of its context).
+/// replace the other one when the output is applied. An obsolete owned variant frees its name
+/// only when it is deleted: `kept_by` names the sync policy that keeps it instead. One error
+/// per clash, on the field that made the new variant (`describe` of its context).
 pub fn name_clashes(
     items: &[Item],
     namespace: &str,
     plan: &Plan,
     describe: &dyn Fn(usize) -> Side,
+    kept_by: Option<&str>,
 ) -> Vec<ResultItem> {
     if plan.creates.is_empty() {
         return Vec::new();
     }
     let deleted: FastSet<usize> = plan.deletes.iter().copied().collect();
-    let mut taken: FastSet<&str> = FastSet::default();
+    // Name -> whether it is an obsolete owned variant the policy keeps.
+    let mut taken: FastMap<&str, bool> = FastMap::default();
     for i in variants_in(items, namespace) {
-        if let Some(item) = items.get(i).filter(|_| !deleted.contains(&i)) {
-            taken.insert(item.name());
+        let obsolete = deleted.contains(&i);
+        if let Some(item) = items.get(i).filter(|_| !obsolete || kept_by.is_some()) {
+            *taken.entry(item.name()).or_insert(obsolete) &= obsolete;
         }
     }
     plan.creates
         .iter()
-        .filter(|d| taken.contains(d.name()))
-        .map(|d| {
+        .filter_map(|d| Some((d, *taken.get(d.name())?)))
+        .map(|(d, kept)| {
+            if let (true, Some(policy)) = (kept, kept_by) {
+                let side = describe(d.context);
+                let (repo, package) = d.downstream();
+                return ResultItem::error(format!(
+                    "would create PackageVariant {:?} (downstream {repo:?}/{package:?}), but the set's obsolete PackageVariant of that name stays: the sync policy {policy} keeps it instead of deleting it; remove that PackageVariant, allow deletions (sync policy create-delete or sync), or give the set's variant another downstream",
+                    d.name(),
+                ))
+                .field(side.field)
+                .on_config();
+            }
             let side = describe(d.context);
             let object = side.object.as_ref().map_or(String::new(), |o| format!(" for {o}"));
             let (repo, package) = d.downstream();
@@ -448,14 +456,14 @@ mod tests {
         assert_eq!(errs[0].field_path.as_deref(), Some("ctx1"));
     }
 
+    /// Obsolete; the sync policy says whether it goes, and the explainer words it.
     #[test]
-    fn owned_pv_without_downstream_is_removed_with_a_warning() {
+    fn owned_pv_without_downstream_is_obsolete() {
         let items = [pv("broken", "o", None)];
         let owned = owned_variants(&from_json(&items), "default", "o");
         let plan = plan("s", vec![], &from_json(&items), &owned);
         assert_eq!(plan.deletes, [0]);
-        assert_eq!(plan.warnings.len(), 1);
-        assert!(!plan.warnings[0].is_error());
+        assert!(plan.warnings.is_empty());
     }
 
     #[test]

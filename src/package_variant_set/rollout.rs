@@ -34,7 +34,7 @@ use super::inputs::Item;
 use super::preview::Group;
 use super::reconciliation::DesiredVariant;
 use super::targets::DownstreamContext;
-use super::templates::RepositoryIndex;
+use super::templates::{reads_repository, RepositoryIndex};
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
@@ -206,10 +206,10 @@ impl Waves {
 }
 
 /// What `waveExpr` sees of one variant: the variables of its template's render.
-pub struct WaveInputs<'a> {
+pub struct WaveInputs<'a, 'r> {
     pub contexts: &'a [DownstreamContext],
     pub items: &'a [Item<'a>],
-    pub repositories: &'a RepositoryIndex<'a>,
+    pub repositories: &'a RepositoryIndex<'r>,
     /// The `upstream` variable of each of the set's upstreams, by the context's `upstream`.
     pub upstreams: &'a [::cel::Value],
 }
@@ -222,7 +222,7 @@ pub fn waves<'d>(
     rollout: &Rollout,
     programs: &ProgramCache,
     desired: impl Iterator<Item = &'d DesiredVariant>,
-    inputs: &WaveInputs<'_>,
+    inputs: &WaveInputs<'_, '_>,
 ) -> Result<Waves, Box<ResultItem>> {
     let mut waves = Waves {
         by_context: vec![None; inputs.contexts.len()],
@@ -242,6 +242,7 @@ pub fn waves<'d>(
         .iter()
         .map(|u| Bindings::new(programs.env(), Some(u)))
         .collect();
+    let reads = reads_repository(program.source());
     // The first variant's wave, to tell a mix of ints and strings.
     let mut first: Option<(String, IntOrString)> = None;
     for d in desired {
@@ -259,13 +260,13 @@ pub fn waves<'d>(
                 }
                 None => cel_env::repositories_target_val(&ctx.repo_default, &ctx.package_default),
             };
-            let repository = inputs
-                .repositories
-                .get(d.downstream().0)
-                .map(|r| cel_env::object_val(r.name(), r.namespace(), r.labels(), r.annotations()));
             let mut activation =
                 bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
-            if let Some(r) = &repository {
+            // Built once per run, and only when the expression reads it.
+            if let Some(r) = reads
+                .then(|| inputs.repositories.val(d.downstream().0))
+                .flatten()
+            {
                 activation.bind_repository(r);
             }
             activation.evaluate_int_or_string(program)
@@ -329,22 +330,30 @@ fn wave_text(v: &IntOrString) -> String {
 /// Whether a PackageVariant reports `Ready` `True` in its `status.conditions`, for its
 /// current generation: a condition with an `observedGeneration` below `metadata.generation`
 /// describes an older spec.
+///
+/// Conditions are read as Kubernetes reads them, one per type (`meta.FindStatusCondition`
+/// takes the first); more than one of type `Ready` is a status no controller writes, and a
+/// doubt blocks: such a variant is not Ready, whatever the first says.
 pub fn is_ready(variant: &Value) -> bool {
     let generation = json_at(variant, "/metadata/generation").and_then(Value::as_i64);
-    json_at(variant, "/status/conditions")
+    let mut ready = json_at(variant, "/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
-        .any(|c| {
-            let observed = c.get("observedGeneration").and_then(Value::as_i64);
-            let current = match (observed, generation) {
-                (Some(o), Some(g)) => o >= g,
-                _ => true,
-            };
-            current && c.get("status").and_then(Value::as_str) == Some("True")
-        })
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some(READY));
+    let (Some(c), None) = (ready.next(), ready.next()) else {
+        return false;
+    };
+    let observed = c.get("observedGeneration").and_then(Value::as_i64);
+    let current = match (observed, generation) {
+        (Some(o), Some(g)) => o >= g,
+        _ => true,
+    };
+    current && c.get("status").and_then(Value::as_str) == Some("True")
 }
+
+/// The condition type `requireReady` waits for.
+const READY: &str = "Ready";
 
 /// One existing variant the set still wants.
 #[derive(Debug)]
@@ -459,7 +468,7 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
     ));
     if !blocking.is_empty() {
         text.push_str(&format!(
-            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions",
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)",
             blocking.len(),
             blocking.listed()
         ));

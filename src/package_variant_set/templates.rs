@@ -39,29 +39,48 @@ pub struct RenderError {
 }
 
 /// The Repository objects of the set's namespace, by name (first wins, as Porch's lookup
-/// takes the first match in list order).
+/// takes the first match in list order), and CEL's view of each (`repository`).
 ///
-/// CEL's view of a repository is built when a render needs it and dropped after: a
-/// repositorySelector target's `target` is the same object as its `repository`, so both bind
-/// one value, and nothing is kept per repository between renders.
+/// CEL's view of a repository is built the first time an expression that reads `repository`
+/// needs it, and kept for the run: every variant, condition and wave of that repository binds
+/// the same value. A repositorySelector target's `target` is the same object as its
+/// `repository`, so both bind one value.
 #[derive(Default)]
 pub struct RepositoryIndex<'a> {
-    by_name: FastMap<&'a str, Item<'a>>,
+    by_name: FastMap<&'a str, usize>,
+    items: Vec<Item<'a>>,
+    vals: Vec<OnceCell<CelMap<'a>>>,
 }
 
 impl<'a> RepositoryIndex<'a> {
     /// Indexes `repositories` by `metadata.name`.
     pub fn new(repositories: impl IntoIterator<Item = Item<'a>>) -> Self {
-        let mut by_name = FastMap::default();
+        let mut index = RepositoryIndex::default();
         for repo in repositories {
-            by_name.entry(repo.name()).or_insert(repo);
+            if !index.by_name.contains_key(repo.name()) {
+                index.by_name.insert(repo.name(), index.items.len());
+                index.items.push(repo);
+                index.vals.push(OnceCell::new());
+            }
         }
-        RepositoryIndex { by_name }
+        index
     }
 
     pub(super) fn get(&self, name: &str) -> Option<Item<'a>> {
-        self.by_name.get(name).copied()
+        self.by_name.get(name).map(|&i| self.items[i])
     }
+
+    /// CEL's view of the repository named `name`, built once per run.
+    pub fn val(&self, name: &str) -> Option<&CelMap<'a>> {
+        let &i = self.by_name.get(name)?;
+        Some(self.vals[i].get_or_init(|| object_val(&self.items[i])))
+    }
+}
+
+/// Whether an expression may read the variable `repository`: its source names it (an
+/// overestimate, which only costs building the value once).
+pub fn reads_repository(source: &str) -> bool {
+    source.contains("repository")
 }
 
 /// CEL's view of an object: name, namespace, labels and annotations, borrowed.
@@ -85,34 +104,36 @@ pub struct RenderInput<'a> {
     pub upstream: usize,
 }
 
-/// Everything shared by all renders of one run.
-pub struct Renderer<'a> {
+/// Everything shared by all renders of one run. `'i`: the input items the repositories are
+/// read from (CEL's views of them are kept for the run, so they outlive every render).
+pub struct Renderer<'a, 'i> {
     pub programs: &'a mut ProgramCache,
-    pub repositories: &'a RepositoryIndex<'a>,
+    pub repositories: &'a RepositoryIndex<'i>,
     /// Per upstream of the set (one but for the extension's `spec.upstreams`): what every
     /// variant of it carries as `spec.upstream`, and its PackageRevision as CEL's `upstream`
     /// with the step counter, bound once for all its renders.
     upstreams: Vec<(Option<&'a Upstream>, Bindings)>,
-    /// Static bytes of each template (by address: templates live as long as the renderer).
-    static_bytes: FastMap<usize, u64>,
+    /// Static bytes of each template, and whether one of its expressions reads `repository`
+    /// (by address: templates live as long as the renderer).
+    per_template: FastMap<usize, (u64, bool)>,
     /// Static bytes the variants rendered so far carry ([`MAX_COPIED_BYTES`]), and how many.
     copied: (u64, usize),
 }
 
-impl<'a> Renderer<'a> {
+impl<'a, 'i> Renderer<'a, 'i> {
     pub fn new(
         programs: &'a mut ProgramCache,
         upstream: Option<&'a Upstream>,
         // The upstream PackageRevision as CEL sees it.
         upstream_input: &cel::Value,
-        repositories: &'a RepositoryIndex<'a>,
+        repositories: &'a RepositoryIndex<'i>,
     ) -> Self {
         let bindings = Bindings::new(programs.env(), Some(upstream_input));
         Renderer {
             programs,
             repositories,
             upstreams: vec![(upstream, bindings)],
-            static_bytes: FastMap::default(),
+            per_template: FastMap::default(),
             copied: (0, 0),
         }
     }
@@ -123,7 +144,7 @@ impl<'a> Renderer<'a> {
         programs: &'a mut ProgramCache,
         upstreams: &'a [Upstream],
         inputs: &[cel::Value],
-        repositories: &'a RepositoryIndex<'a>,
+        repositories: &'a RepositoryIndex<'i>,
     ) -> Self {
         let upstreams = upstreams
             .iter()
@@ -134,7 +155,7 @@ impl<'a> Renderer<'a> {
             programs,
             repositories,
             upstreams,
-            static_bytes: FastMap::default(),
+            per_template: FastMap::default(),
             copied: (0, 0),
         }
     }
@@ -217,7 +238,7 @@ fn check_key(key: &str, reserved: &[&str], field: String) -> Result<(), RenderEr
     })
 }
 
-impl Renderer<'_> {
+impl Renderer<'_, '_> {
     /// Renders the spec of one downstream.
     pub fn render(&mut self, input: &RenderInput<'_>) -> Result<PackageVariantSpec, RenderError> {
         self.render_recording(input, None)
@@ -257,10 +278,13 @@ impl Renderer<'_> {
                 input.package_default,
             ));
         };
-        let each = *self
-            .static_bytes
+        let (each, reads_repository) = *self
+            .per_template
             .entry(t as *const PackageVariantTemplate as usize)
-            .or_insert_with(|| copied::static_bytes(t));
+            .or_insert_with(|| {
+                let reads = expressions(t).iter().any(|(_, e)| reads_repository(e));
+                (copied::static_bytes(t), reads)
+            });
         self.copied.0 += each;
         self.copied.1 += 1;
         if self.copied.0 > MAX_COPIED_BYTES {
@@ -273,14 +297,13 @@ impl Renderer<'_> {
             Some(object) => object_val(object),
             None => cel_env::repositories_target_val(input.repo_default, input.package_default),
         };
-        let repository_val = OnceCell::new();
         let activation = bindings.activation(input.repo_default, input.package_default, &target);
         let mut live = Live {
             programs: &mut *self.programs,
             activation,
             repositories: self.repositories,
             object: input.object.map(|o| (o, &target)),
-            repository_val: &repository_val,
+            reads_repository,
             record,
             defaults: (input.repo_default, input.package_default),
         };

@@ -11,9 +11,11 @@
 //! its field.
 //!
 //! [`api_server`]: what the API server would refuse of the names the set writes.
+//! [`variants`]: every variant the set would emit, against the PackageVariant function's rules.
 
 pub mod api_server;
 mod extension;
+pub mod variants;
 
 use std::collections::HashMap;
 

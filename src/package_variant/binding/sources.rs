@@ -250,7 +250,7 @@ fn build(
         return Ok(Err(format!("field {field:?} not found in {what}")));
     };
     if field == "data" && point.group().is_empty() && point.kind == "ConfigMap" {
-        if let Some((key, problem)) = super::strings::first_non_string(&value) {
+        if let Some((key, problem)) = crate::api::data_strings::first_non_string(&value) {
             let message = format!(
                 "{what}: ConfigMap data {key:?} is {problem}; the API server refuses it (data \
                  holds strings only): give the source the value as a string"

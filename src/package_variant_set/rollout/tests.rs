@@ -56,4 +56,10 @@ fn readiness_is_a_ready_true_condition_of_the_current_generation() {
     let current = json!({"metadata": {"generation": 3},
         "status": {"conditions": [{"type": "Ready", "status": "True", "observedGeneration": 3}]}});
     assert!(is_ready(&current));
+    // One condition per type, as Kubernetes reads them; two of type Ready are a doubt.
+    for twice in [["False", "True"], ["True", "False"], ["True", "True"]] {
+        assert!(!ready(json!({"conditions": [
+            {"type": "Ready", "status": twice[0]},
+            {"type": "Ready", "status": twice[1]}]})));
+    }
 }

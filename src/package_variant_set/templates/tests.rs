@@ -263,7 +263,7 @@ fn overlay(base: Value, exprs: Value) -> Result<Value, String> {
         activation,
         repositories: &index,
         object: None,
-        repository_val: &OnceCell::new(),
+        reads_repository: false,
         record: None,
         defaults: ("foo-repo", "bar-package"),
     };

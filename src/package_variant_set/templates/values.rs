@@ -2,11 +2,9 @@
 //! them), or the values an earlier render recorded, for a replay. Kept apart from the render
 //! body, which is the same for both.
 
-use std::cell::OnceCell;
-
 use cel::common::types::CelMap;
 
-use super::{object_val, RenderError, RepositoryIndex};
+use super::{RenderError, RepositoryIndex};
 use crate::package_variant_set::cel::{Activation, ProgramCache};
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::record::Records;
@@ -28,20 +26,21 @@ pub(super) trait Values {
 
 /// Evaluates with CEL, prefixing errors with their template field, and records each value
 /// when asked to.
-pub(super) struct Live<'r, 'v, 'a> {
+pub(super) struct Live<'r, 'v, 'a, 'i> {
     pub(super) programs: &'r mut ProgramCache,
     pub(super) activation: Activation<'v>,
-    pub(super) repositories: &'r RepositoryIndex<'a>,
+    pub(super) repositories: &'v RepositoryIndex<'i>,
     /// The selected object and CEL's view of it (`target`).
     pub(super) object: Option<(Item<'a>, &'v CelMap<'a>)>,
-    /// CEL's view of the repository, when it is not the selected object.
-    pub(super) repository_val: &'v OnceCell<CelMap<'a>>,
+    /// Whether an expression of the template reads `repository`: if none does, it is not
+    /// bound (nor built).
+    pub(super) reads_repository: bool,
     pub(super) record: Option<&'r mut Records>,
     /// The downstream defaults: a `repositories` target's repository and package.
     pub(super) defaults: (&'v str, &'v str),
 }
 
-impl Live<'_, '_, '_> {
+impl Live<'_, '_, '_, '_> {
     /// The target an evaluation error happened for, as a message names it.
     fn target_name(&self) -> String {
         match self.object {
@@ -59,7 +58,7 @@ impl Live<'_, '_, '_> {
     }
 }
 
-impl Values for Live<'_, '_, '_> {
+impl Values for Live<'_, '_, '_, '_> {
     fn builds(&self) -> bool {
         self.record.is_none()
     }
@@ -99,10 +98,12 @@ impl Values for Live<'_, '_, '_> {
             Some((object, target)) if object.same(&repository) => {
                 self.activation.bind_repository(target);
             }
-            _ => {
-                let val = self.repository_val.get_or_init(|| object_val(&repository));
-                self.activation.bind_repository(val);
+            _ if self.reads_repository => {
+                if let Some(val) = self.repositories.val(repo) {
+                    self.activation.bind_repository(val);
+                }
             }
+            _ => {}
         }
         Ok(())
     }

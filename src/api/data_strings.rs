@@ -3,8 +3,7 @@
 //! does before it sends one. A value written so is refused here, with the fix, rather than
 //! injected as an object nobody can apply.
 
-use super::{at, config_error};
-use crate::krm::results::ResultItem;
+use super::variant_rules::Problem;
 use serde_json::Value;
 
 /// What a non-string value is, for messages: `a number (3)`, `a mapping`.
@@ -43,7 +42,8 @@ pub fn first_non_string(map: &Value) -> Option<(String, String)> {
 /// The maps of strings of a directResource that is (or, without a kind, may be) a core
 /// ConfigMap or Secret: every value not a string is an error on its field, saying what to
 /// write.
-pub fn check_direct(d: &Value, i: usize, errors: &mut Vec<ResultItem>) {
+/// `at` is the entry's field path (`spec.injection[0]`).
+pub fn check_direct(d: &Value, at: &str, errors: &mut Vec<Problem>) {
     let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("");
     if !matches!(s("apiVersion"), "" | "v1") {
         return;
@@ -63,25 +63,25 @@ pub fn check_direct(d: &Value, i: usize, errors: &mut Vec<ResultItem>) {
             continue;
         };
         let Some(entries) = map.as_object() else {
-            errors.push(config_error(
-                format!(
+            errors.push(Problem {
+                field: format!("{at}.directResource.{field}"),
+                message: format!(
                     "{kind} {field} must be a mapping of strings, not {}",
                     describe(map)
                 ),
-                format!("{}.directResource.{field}", at(i)),
-            ));
+            });
             continue;
         };
         for (key, v) in entries.iter().filter(|(_, v)| !v.is_string()) {
-            errors.push(config_error(
-                format!(
+            errors.push(Problem {
+                field: format!("{at}.directResource.{field}.{key}"),
+                message: format!(
                     "{kind} {field} holds strings only, and {key:?} is {}: the API server \
                      refuses it (kubectl too); {}",
                     describe(v),
                     fix(key, v)
                 ),
-                format!("{}.directResource.{field}.{key}", at(i)),
-            ));
+            });
         }
     }
 }
