@@ -315,6 +315,7 @@ pub fn fill(
     }
     // In-cluster objects of other namespaces, the same way, built when first needed.
     let mut others: Option<HashMap<(&str, &str, &str), usize>> = None;
+    let mut near = NearNames::default();
     for (i, p) in bound.iter_mut() {
         let i = *i;
         let e = &entries[i];
@@ -349,12 +350,14 @@ pub fn fill(
                         return Err(vec![elsewhere(pkg, pv, u)]);
                     }
                     let ns = pv.namespace();
+                    let near = near.of(&objects, target.group(), &target.kind, &c.name);
                     Err(format!(
-                        "no in-cluster {} {:?} in namespace {ns:?}: pass it as an item \
+                        "no in-cluster {} {:?} in namespace {ns:?}{}: pass it as an item \
                          annotated {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {} {} -n {ns} \
                          -o yaml)",
                         target.kind,
                         c.name,
+                        near.map_or(String::new(), |n| format!(" (did you mean {n:?}?)")),
                         target.kind.to_lowercase(),
                         c.name
                     ))
@@ -525,4 +528,42 @@ fn elsewhere(pkg: &Package, pv: &PackageVariant, u: usize) -> ResultItem {
     ))
     .field("metadata.namespace")
     .on_item(u)
+}
+
+/// "Did you mean" for a `clusterResource.name` no in-cluster object of the namespace has: the
+/// names by (group, kind), built once, and each name's answer, found once within a run's
+/// budget.
+#[derive(Default)]
+struct NearNames<'r> {
+    by_type: Option<HashMap<(&'r str, &'r str), Vec<&'r str>>>,
+    found: HashMap<(&'r str, &'r str, String), Option<&'r str>>,
+    budget: crate::api::suggest::Budget,
+}
+
+impl<'r> NearNames<'r> {
+    fn of(
+        &mut self,
+        objects: &HashMap<(&'r str, &'r str, &'r str), usize>,
+        group: &'r str,
+        kind: &'r str,
+        name: &str,
+    ) -> Option<&'r str> {
+        let by_type = self.by_type.get_or_insert_with(|| {
+            let mut m: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+            for &(g, k, n) in objects.keys() {
+                m.entry((g, k)).or_default().push(n);
+            }
+            // Sorted, so that ties go to the same name on every run.
+            m.values_mut().for_each(|v| v.sort_unstable());
+            m
+        });
+        let budget = &mut self.budget;
+        *self
+            .found
+            .entry((group, kind, name.to_string()))
+            .or_insert_with(|| {
+                let known = by_type.get(&(group, kind))?;
+                crate::api::suggest::closest_within(name, known.iter().copied(), budget)
+            })
+    }
 }
