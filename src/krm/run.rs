@@ -196,6 +196,9 @@ fn process_with(
     };
     results.extend(keep_alias_meanings(&rl, &mut changes));
     rl.resolve(&mut results);
+    // Errors first, then warnings, then infos (stable within each): kpt prints only the first
+    // lines of a failed function's results, and the error is what must be among them.
+    results.sort_by_key(|r| r.severity);
     let failed = has_errors(&results);
     let no_changes = Changes::default();
     let changes_out = if failed { &no_changes } else { &changes };
