@@ -38,6 +38,10 @@ HOW TO RUN
   1. kpt fn eval with a functionConfig file (the binary on PATH, or the image):
        kpt fn eval PKG --exec package-variant --fn-config pv.yaml
        kpt fn eval PKG --image ghcr.io/package-variant/package-variant:v0.1.0 --fn-config pv.yaml
+     The image is not published (a pull fails): build it from the repository's Dockerfile and
+     push it under a name of yours, or use --exec with the binary.
+     kpt shows only the first lines of the results (errors come first);
+     --truncate-output=false shows them all.
   2. kpt fn eval with key=value arguments: kpt passes a ConfigMap, whose data is set in the
      package context (the keys name and package-path are reserved):
        kpt fn eval PKG --exec package-variant -- region=us-east1 tier=gold
@@ -47,14 +51,27 @@ HOW TO RUN
          - image: ghcr.io/package-variant/package-variant:v0.1.0
            configPath: variant.yaml
        kpt fn source PKG | kpt fn eval - --exec package-variant --fn-config pv.yaml | kpt fn sink OUT
-       kubectl get repositories,packagerevisions,packagevariants -n NS -o yaml \\
-         | kpt fn eval - --exec package-variant --fn-config pvs.yaml
+       kubectl get repositories,packagerevisions,packagevariants -n NS -o yaml | kpt fn sink DIR
+       kpt fn eval DIR --exec package-variant --fn-config pvs.yaml
+     (from a cluster, through a folder: piped straight into kpt fn eval -, a failed run shows
+     only kpt's \"already exists\" instead of the function's errors)
        package-variant < resource-list.yaml > out.yaml
 
   Objects from the cluster are items: config injection reads only items annotated
   config.porch.kpt.dev/in-cluster: \"true\" in the PackageVariant's namespace; a
   PackageVariantSet reads the Repositories, the upstream PackageRevision, the existing
   PackageVariants and the objects an objectSelector names, in the set's namespace.
+
+ANNOTATIONS (on the functionConfig)
+  package-variant.fn.kpt.dev/cluster-objects   on a PackageVariant: the package files (paths, or
+                                               directories ending in /) that hold cluster copies
+                                               for injection; items from stdin always count
+  package-variant.fn.kpt.dev/allow-deletions   on a PackageVariantSet: \"all\" or a share such as
+                                               \"75%\": lets a run delete more than the guard
+                                               allows (every variant, or over half of 4 or more)
+  package-variant.fn.kpt.dev/sync-policy       on a PackageVariantSet: create-only,
+                                               create-update, create-delete or sync (the default,
+                                               Porch's behaviour): what a run may change
 
 EXIT CODES
   0  done; the results may hold warnings and info (an unfilled required injection point is a
@@ -105,6 +122,25 @@ EXAMPLES
             dataExprs:
             - key: region
               valueExpr: repository.labels['region']
+
+  Extension PackageVariant (fn.kpt.dev/v1alpha1, Porch's fields plus the extension's):
+    apiVersion: fn.kpt.dev/v1alpha1
+    kind: PackageVariant
+    metadata:
+      name: web-us-east1
+      annotations:
+        package-variant.fn.kpt.dev/cluster-objects: in-cluster/
+    spec:
+      upstream: {repo: blueprints, package: web, revision: 3}
+      downstream: {repo: edge-us-east1, package: web}
+      injection:
+      - bindingPoint: endpoints
+        clusterResource: {name: us-east1-endpoints}
+      - directResource:
+          apiVersion: v1
+          kind: ConfigMap
+          metadata: {name: web-flags}
+          data: {beta: \"true\"}
 
   ConfigMap (what kpt builds from kpt fn eval PKG --exec package-variant -- region=us-east1):
     apiVersion: v1

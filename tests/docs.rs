@@ -258,10 +258,9 @@ fn quick_start_runs_on_a_clean_copy_as_shown() {
     let _ = fs::remove_dir_all(&clone);
 }
 
-/// Every repository path the README and the pages of `docs/` name in backquotes exists, and
-/// so does every file and heading their relative links point to.
+/// Every repository path the README and the pages of `docs/` name in backquotes exists.
 #[test]
-fn doc_paths_and_links_exist() {
+fn doc_paths_exist() {
     let prefixes = [
         "src/",
         "tests/",
@@ -289,8 +288,36 @@ fn doc_paths_and_links_exist() {
                 missing.push(format!("{page}: `{word}`"));
             }
         }
+    }
+    assert!(checked >= 30, "only {checked} paths found");
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "the docs name paths that do not exist"
+    );
+}
+
+/// Every relative link of every Markdown file in the repository (the README, `docs/`, the
+/// examples', `fnconfig/`'s) points to a file that exists and, with `#anchor`, to one of its
+/// headings.
+#[test]
+fn every_markdown_link_resolves() {
+    let out = Command::new("git")
+        .args(["ls-files", "*.md"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let files: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(files.len() >= 20, "{files:?}");
+    let (mut checked, mut missing) = (0, Vec::new());
+    for page in files {
+        let text = fs::read_to_string(root().join(&page)).unwrap();
         let dir = root().join(&page).parent().unwrap().to_path_buf();
-        for link in links(&text) {
+        for link in links(&outside_fences(&text)) {
             if link.contains("://") || link.starts_with("mailto:") {
                 continue;
             }
@@ -313,12 +340,71 @@ fn doc_paths_and_links_exist() {
             }
         }
     }
-    assert!(checked >= 60, "only {checked} paths and links found");
-    assert_eq!(
-        missing,
-        Vec::<String>::new(),
-        "the docs name paths or links that do not exist"
-    );
+    assert!(checked >= 40, "only {checked} links found");
+    assert_eq!(missing, Vec::<String>::new(), "links that lead nowhere");
+}
+
+/// A page's text outside its fenced blocks (a `](` in code is no link).
+fn outside_fences(markdown: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `docs/examples.md` names every folder under `examples/`, as `` `name` `` in its table or as
+/// `` `examples/name` ``.
+#[test]
+fn every_example_folder_is_in_the_examples_page() {
+    let page = fs::read_to_string(root().join("docs/examples.md")).unwrap();
+    let mut folders = 0;
+    for entry in fs::read_dir(root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_dir() {
+            continue;
+        }
+        folders += 1;
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            page.contains(&format!("| `{name}` |")) || page.contains(&format!("`examples/{name}`")),
+            "docs/examples.md does not list examples/{name}"
+        );
+    }
+    assert!(folders >= 15, "{folders} example folders");
+}
+
+/// The README's first screen says what the function is and why to use it, and the quick start
+/// follows within it.
+#[test]
+fn readme_first_screen_says_what_why_and_how_to_start() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let quick = readme
+        .lines()
+        .position(|l| l == "## Quick start")
+        .expect("a quick start");
+    assert!(quick <= 20, "the quick start begins on line {}", quick + 1);
+    let top = readme.lines().take(quick).collect::<Vec<_>>().join(" ");
+    for words in [
+        "KRM function",
+        "Porch",
+        "kpt fn eval",
+        "Kptfile pipeline",
+        "safe fan-out",
+        "upgrades in waves",
+        "point-keyed injection",
+    ] {
+        assert!(
+            top.contains(words),
+            "the README's first screen lacks {words:?}"
+        );
+    }
 }
 
 /// The targets of the Markdown links `[text](target)` of a page.
@@ -456,7 +542,7 @@ fn readme_limits_are_the_codes() {
         let digits = v.to_string();
         let mut out = String::new();
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);
@@ -683,18 +769,20 @@ fn image_tags_are_this_version() {
     assert!(seen >= 10, "only {seen} image references");
 }
 
-/// The README's first screen, exactly: the function's own output keeps the items' folded block
+/// The README's "What it does", exactly: the function's own output keeps the items' folded block
 /// scalar byte for byte; kpt rewrites it (`kpt fn source` and `kpt fn sink` reflow it, `kpt fn
 /// eval` in place and on stdin writes it double-quoted); a literal block scalar, a comment,
 /// quoting and a flow list come through kpt on both routes.
 #[test]
 fn folded_scalars_are_rewritten_by_kpt_not_by_the_function() {
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
-    let first_screen: String = readme.lines().take(25).collect::<Vec<_>>().join(" ");
+    let what = readme_section("## What it does")
+        .lines()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        first_screen.contains("`kpt fn source` and `kpt fn sink` reflow them")
-            && first_screen.contains("write them as double-quoted strings"),
-        "the README's first screen no longer says what kpt does to folded scalars"
+        what.contains("`kpt fn source` and `kpt fn sink` reflow them")
+            && what.contains("write them as double-quoted strings"),
+        "the README's \"What it does\" no longer says what kpt does to folded scalars"
     );
     let scratch = Scratch::new("folded");
     let bin = env!("CARGO_BIN_EXE_package-variant");

@@ -68,6 +68,36 @@ fn kpt_eval(pkg: &Path, config: &Path) -> (i32, String) {
     )
 }
 
+/// kpt prints only the first lines of a function's results: the refusal comes first, before
+/// the warnings that explain it, so it is never the part cut off.
+#[test]
+fn kpt_prints_the_refusal_before_the_warnings() {
+    let scratch = Scratch::new("fleet-first");
+    let pkg = scratch.0.join("pvs-fleet");
+    shell::copy_dir(&root().join("examples/pvs-fleet"), &pkg);
+    fs::remove_dir_all(pkg.join(".expected")).unwrap();
+    let config = scratch.0.join("typo.yaml");
+    fs::write(&config, typo_set("")).unwrap();
+    let (code, log) = kpt_eval(&pkg, &config);
+    assert_ne!(code, 0, "{log}");
+    let results: Vec<&str> = log
+        .lines()
+        .skip_while(|l| l.trim() != "Results:")
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with('['))
+        .map(str::trim)
+        .collect();
+    assert!(results.len() >= 3, "{log}");
+    assert!(
+        results[0].starts_with("[error]") && results[0].contains("refused: this run would delete"),
+        "kpt's first result line is not the refusal:\n{log}"
+    );
+    assert!(
+        results[1..].iter().all(|l| l.starts_with("[warning]")),
+        "{log}"
+    );
+}
+
 /// The "done when": the typo is refused under real kpt with nothing deleted on disk,
 /// and passes once the annotation allows it.
 #[test]
@@ -255,4 +285,78 @@ fn preview_then_apply_recipe_stops_on_a_refused_run() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("refused: this run would delete"), "{out}");
     assert!(calls.is_empty(), "nothing applied or deleted: {calls:?}");
+}
+
+/// The README's "Against a cluster" block, run as written (its `/tmp/` in a scratch
+/// directory) with the fake `kubectl` and `set` as `pvs.yaml`: its exit code and output.
+fn run_readme_recipe(set: &str) -> (i32, String, std::path::PathBuf) {
+    let readme = read(&root().join("README.md"));
+    let block = sh_blocks(&readme)
+        .into_iter()
+        .find(|b| b.contains("tests/fleet_safety.rs runs it with a fake kubectl"))
+        .expect("the README's recipe against a cluster");
+    let scratch = Scratch::new("readme-cluster");
+    let bin = bin_dir(&scratch.0);
+    let kubectl = bin.join("kubectl");
+    fs::write(&kubectl, FAKE_KUBECTL).unwrap();
+    let mut perms = fs::metadata(&kubectl).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&kubectl, perms).unwrap();
+    let cwd = scratch.0.join("work");
+    let tmp = scratch.0.join("tmp");
+    fs::create_dir_all(&cwd).unwrap();
+    fs::create_dir_all(&tmp).unwrap();
+    fs::write(cwd.join("pvs.yaml"), set).unwrap();
+    let fleet = scratch.0.join("fleet.yaml");
+    fs::write(&fleet, fleet_list()).unwrap();
+    let log = scratch.0.join("kubectl.log");
+    let script = block.replace("/tmp/", &format!("{}/", tmp.display()));
+    let run = Command::new("bash")
+        .args(["-e", "-o", "pipefail", "-c", &script])
+        .current_dir(&cwd)
+        .env("PATH", shell::path_with(&bin))
+        .env("FAKE_FLEET", &fleet)
+        .env("FAKE_OWNED", &fleet)
+        .env("FAKE_LOG", &log)
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Kept: the caller reads what the recipe wrote.
+    let dir = scratch.0.clone();
+    std::mem::forget(scratch);
+    (run.status.code().unwrap_or(-1), out, dir)
+}
+
+/// The README's recipe against a cluster: the set's variants land in the folder and the plan in
+/// the results file; a refused run prints the function's error (not kpt's "already exists",
+/// which the piped route prints).
+#[test]
+fn readme_cluster_recipe_shows_the_plan_and_the_errors() {
+    let set = read(&root().join("examples/pvs-fleet/.expected/fn-config.yaml"));
+    let (code, out, dir) = run_readme_recipe(&set);
+    assert_eq!(code, 0, "{out}");
+    let results = read(&dir.join("tmp/pv-cluster-results/results.yaml"));
+    assert!(results.contains("2 created"), "{results}");
+    let folder = snapshot(&dir.join("tmp/pv-cluster"));
+    assert!(
+        folder
+            .values()
+            .any(|text| text.contains("name: fleet-base-edge-use1-b-base\n")),
+        "a created variant is in the folder: {:?}",
+        folder.keys()
+    );
+    let _ = fs::remove_dir_all(&dir);
+
+    let (code, out, dir) = run_readme_recipe(&typo_set(""));
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("[error]") && out.contains("refused: this run would delete"),
+        "{out}"
+    );
+    assert!(!out.contains("already exists"), "{out}");
+    let _ = fs::remove_dir_all(&dir);
 }

@@ -443,3 +443,55 @@ fn the_extension_sets_upstream_fields_are_listed_and_required_ones_refused() {
         );
     }
 }
+
+/// The extension kinds have an example that runs, and the annotations that change what a run
+/// may do are named; the image line says the image is not published and what to use instead.
+#[test]
+fn the_extension_example_runs_and_the_annotations_are_named() {
+    let help = help();
+    let config = example(&help, "Extension PackageVariant");
+    assert!(
+        config.starts_with("apiVersion: fn.kpt.dev/v1alpha1\n"),
+        "{config}"
+    );
+    let in_cluster = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: us-east1-endpoints
+  namespace: default
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+    config.kubernetes.io/path: in-cluster/endpoints.yaml
+data:
+  db: db.us-east1.example.com
+";
+    let out = run(&resource_list(
+        &[KPTFILE, INJECTION_POINT, in_cluster],
+        &config,
+    ));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("    db: db.us-east1.example.com\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("  name: web-flags\n"), "{}", out.stdout);
+    assert!(!out.stdout.contains("severity: warning"), "{}", out.stdout);
+    let annotations = &help[help.find("\nANNOTATIONS").expect("an ANNOTATIONS section")..];
+    let annotations = &annotations[..annotations.find("\nEXIT CODES").unwrap()];
+    for name in ["cluster-objects", "allow-deletions", "sync-policy"] {
+        assert!(
+            annotations.contains(&format!("\n  package-variant.fn.kpt.dev/{name} ")),
+            "{annotations}"
+        );
+    }
+    let image_line = help
+        .lines()
+        .position(|l| l.contains("--image ghcr.io/package-variant/package-variant"))
+        .unwrap();
+    let next: Vec<&str> = help.lines().skip(image_line + 1).take(2).collect();
+    assert!(
+        next[0].contains("The image is not published") && next[1].contains("--exec"),
+        "{next:?}"
+    );
+}

@@ -9,6 +9,7 @@ use crate::yaml::{Emitter, Entry, Item, Kind, Node, ScalarStyle, Trivia};
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
+/// Ordered as the output lists results: errors, then warnings, then infos.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Error,
@@ -271,8 +272,10 @@ pub(crate) fn emit(
     if size > PORCH_GRPC_MESSAGE_LIMIT - ROOM_FOR_THE_REST {
         // Written again with the warning: nothing follows the results.
         e.out.truncate(mark);
+        // After the other warnings, before the infos: results are in severity order.
         let mut with_warning = results.to_vec();
-        with_warning.push(porch_size_warning(size));
+        let at = results.partition_point(|r| r.severity <= Severity::Warning);
+        with_warning.insert(at, porch_size_warning(size));
         write(e, &with_warning);
     }
 }

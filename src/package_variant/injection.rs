@@ -13,7 +13,7 @@ use crate::krm::object::ObjectMeta;
 use crate::krm::output;
 use crate::krm::results::{summarized, ResultItem, LISTED};
 use crate::package_variant::cluster_objects::{self, NamedPaths};
-use crate::package_variant::package::{field_json, Package, IN_CLUSTER_ANNOTATION};
+use crate::package_variant::package::{field_json, Package};
 pub use crate::package_variant::shared::INJECTED_RESOURCE_ANNOTATION;
 use crate::package_variant::shared::{is_injected, set_injected};
 use crate::yaml::alias;
@@ -292,7 +292,8 @@ pub fn inject(
     let index = Injectors::new(injectors);
     let mut choices: HashMap<(&str, &str), Choice> = HashMap::new();
     let mut converted: HashMap<usize, Converted> = HashMap::new();
-    let mut lookalikes = None;
+    let namespace = written_namespace.unwrap_or(crate::package_variant::DEFAULT_NAMESPACE);
+    let mut hints = hints::Hints::new(namespace);
     // Unfilled required and optional points given hints so far.
     let mut hinted = [0usize; 2];
     let mut written: usize = 0;
@@ -320,7 +321,8 @@ pub fn inject(
             let n = &mut hinted[usize::from(p.required)];
             if *n < LISTED {
                 *n += 1;
-                p.hints = near_misses(pkg, injectors, p.item, &mut lookalikes);
+                let candidates = by_type.get(&key).map_or(&[][..], Vec::as_slice);
+                p.hints = hints.of(rl, pkg, injectors, p.item, candidates);
             }
         };
         let u = match choice {
@@ -472,68 +474,6 @@ pub fn put(
     Ok(true)
 }
 
-/// Items by (kind, name), built once when a point is left unfilled.
-type Lookalikes = Option<HashMap<(String, String), Vec<usize>>>;
-
-/// Why the items an applicable injector names, of the point's kind, are not candidates: not
-/// marked in-cluster, or at another apiVersion. The input contract is ours (Porch reads the
-/// cluster), so the result says what to change.
-fn near_misses(
-    pkg: &Package,
-    injectors: &[InjectionSelector],
-    point: usize,
-    lookalikes: &mut Lookalikes,
-) -> Vec<String> {
-    let rl = pkg.rl;
-    let index = lookalikes.get_or_insert_with(|| {
-        let mut index: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        for i in (0..pkg.len()).filter(|&i| rl.meta(i).is_object) {
-            let m = rl.meta(i);
-            index
-                .entry((m.kind.clone(), m.name.clone()))
-                .or_default()
-                .push(i);
-        }
-        index
-    });
-    let target = rl.meta(point);
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for sel in injectors.iter().filter(|sel| selector_applies(sel, target)) {
-        let key = (target.kind.clone(), sel.name.clone());
-        for &u in index.get(&key).into_iter().flatten() {
-            if u == point || !seen.insert(u) {
-                continue;
-            }
-            if out.len() == MAX_HINTS {
-                out.push(format!(
-                    "(more items named by injectors are not candidates; only the first \
-                     {MAX_HINTS} are listed)"
-                ));
-                return out;
-            }
-            let m = rl.meta(u);
-            let marked = m.annotation(IN_CLUSTER_ANNOTATION);
-            let what = format!("{} ({})", m.describe(), pkg.location(u));
-            if marked != Some("true") {
-                let now = marked.map_or(String::new(), |v| format!(" (it is {v:?})"));
-                out.push(format!(
-                    "{what} is named by an injector but is not an in-cluster object: mark it with the annotation {IN_CLUSTER_ANNOTATION}: \"true\"{now}"
-                ));
-            } else if m.api_version != target.api_version {
-                out.push(format!(
-                    "in-cluster {what} is at apiVersion {}, the injection point at {}: only objects of the point's apiVersion are injected",
-                    m.api_version, target.api_version
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Most hints one point's result carries.
-const MAX_HINTS: usize = 10;
-
 /// Replaces `field` wholesale and sets the injected-resource annotation, touching the tree only
 /// where something differs (the extension's point-keyed injection, `super::binding`). An
 /// untouched point without aliases is written when the output is (its tree not held until
@@ -560,5 +500,6 @@ pub fn write(
     Ok(())
 }
 
+mod hints;
 #[cfg(test)]
 mod tests;

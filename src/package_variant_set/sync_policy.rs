@@ -183,7 +183,7 @@ pub fn refusal(owned: usize, deletes: usize, allowance: Option<Allowance>) -> Op
 /// the summary's way) and how to allow it.
 pub fn refused(owned: usize, deleted: usize, names: &str, why: &str) -> ResultItem {
     ResultItem::error(format!(
-        "refused: this run would delete {deleted} of the {owned} PackageVariants the set owns{names}; {why}. Nothing was created, updated or deleted. The warnings above say why each is no longer wanted; if that is a mistake (a typo in a selector, Repositories missing from the input), fix the set or the input. To allow it, annotate the set with {ALLOW_DELETIONS_ANNOTATION}: \"all\" (or a share such as \"75%\"), or keep the variants with {SYNC_POLICY_ANNOTATION}: create-update"
+        "refused: this run would delete {deleted} of the {owned} PackageVariants the set owns{names}; {why}. Nothing was created, updated or deleted. The warnings after this error say why each is no longer wanted; if that is a mistake (a typo in a selector, Repositories missing from the input), fix the set or the input. To allow it, annotate the set with {ALLOW_DELETIONS_ANNOTATION}: \"all\" (or a share such as \"75%\"), or keep the variants with {SYNC_POLICY_ANNOTATION}: create-update"
     ))
     .field(annotation_field(ALLOW_DELETIONS_ANNOTATION))
     .on_config()

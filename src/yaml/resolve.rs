@@ -315,7 +315,7 @@ fn is_timestamp(v: &str) -> bool {
     let (Some(month), true, Some(day)) = (t.num(), t.eat(b'-'), t.num()) else {
         return false;
     };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     let days = match month {
         2 if leap => 29,
         2 => 28,

@@ -68,6 +68,7 @@ pub fn fill(
     }
     // In-cluster objects of other namespaces, the same way, built when first needed.
     let mut others: Option<HashMap<(&str, &str, &str), usize>> = None;
+    let mut near = NearNames::default();
     for (i, p) in bound.iter_mut() {
         let i = *i;
         let e = &entries[i];
@@ -96,7 +97,8 @@ pub fn fill(
                     if let Some(&u) = others.get(&key) {
                         return Err(vec![elsewhere(pkg, pv, u)]);
                     }
-                    Err(missing_cluster_object(pv, target, &c.name))
+                    let near = near.of(&objects, target.group(), &target.kind, &c.name);
+                    Err(missing_cluster_object(pv, target, &c.name, near))
                 }
             }
         } else if e.direct_resource.is_some() {
@@ -287,17 +289,24 @@ fn unfilled(p: &InjectionPoint) -> ResultItem {
 
 /// What to pass for a `clusterResource` that is not among the items: the `kubectl get` that
 /// prints it (with the variant's namespace, unless the kind has none).
-fn missing_cluster_object(pv: &PackageVariant, point: &ObjectMeta, name: &str) -> String {
+/// `near` is the closest name of an in-cluster object of the point's kind, if any.
+fn missing_cluster_object(
+    pv: &PackageVariant,
+    point: &ObjectMeta,
+    name: &str,
+    near: Option<&str>,
+) -> String {
     let (kind, lower) = (&point.kind, point.kind.to_lowercase());
+    let near = near.map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
     if is_cluster_scoped(&point.api_version, kind) {
         return format!(
-            "no in-cluster {kind} {name:?} (a cluster-scoped kind): pass it as an item annotated \
-             {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {lower} {name} -o yaml)"
+            "no in-cluster {kind} {name:?} (a cluster-scoped kind){near}: pass it as an item \
+             annotated {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {lower} {name} -o yaml)"
         );
     }
     let ns = pv.namespace();
     format!(
-        "no in-cluster {kind} {name:?} in namespace {ns:?}: pass it as an item annotated \
+        "no in-cluster {kind} {name:?} in namespace {ns:?}{near}: pass it as an item annotated \
          {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {lower} {name} -n {ns} -o yaml)"
     )
 }
@@ -358,4 +367,42 @@ fn elsewhere(pkg: &Package, pv: &PackageVariant, u: usize) -> ResultItem {
     ))
     .field("metadata.namespace")
     .on_item(u)
+}
+
+/// "Did you mean" for a `clusterResource.name` no in-cluster object of the namespace has: the
+/// names by (group, kind), built once, and each name's answer, found once within a run's
+/// budget.
+#[derive(Default)]
+struct NearNames<'r> {
+    by_type: Option<HashMap<(&'r str, &'r str), Vec<&'r str>>>,
+    found: HashMap<(&'r str, &'r str, String), Option<&'r str>>,
+    budget: crate::api::suggest::Budget,
+}
+
+impl<'r> NearNames<'r> {
+    fn of(
+        &mut self,
+        objects: &HashMap<(&'r str, &'r str, &'r str), usize>,
+        group: &'r str,
+        kind: &'r str,
+        name: &str,
+    ) -> Option<&'r str> {
+        let by_type = self.by_type.get_or_insert_with(|| {
+            let mut m: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+            for &(g, k, n) in objects.keys() {
+                m.entry((g, k)).or_default().push(n);
+            }
+            // Sorted, so that ties go to the same name on every run.
+            m.values_mut().for_each(|v| v.sort_unstable());
+            m
+        });
+        let budget = &mut self.budget;
+        *self
+            .found
+            .entry((group, kind, name.to_string()))
+            .or_insert_with(|| {
+                let known = by_type.get(&(group, kind))?;
+                crate::api::suggest::closest_within(name, known.iter().copied(), budget)
+            })
+    }
 }
