@@ -96,6 +96,7 @@ impl<const N: usize> Default for Arena<N> {
 }
 
 /// What a debug build found wrong with a block given back.
+#[cfg(debug_assertions)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Misuse {
     /// Not a multiple of [`ALIGN`] from the region's start: no block starts there.

@@ -14,7 +14,7 @@ pub enum Stdout {
     Usable,
     /// Not open (`>&-`).
     Closed,
-    /// Open for reading only (`1<file`).
+    /// Open for reading only (`1<file`), and not `/dev/null`.
     ReadOnly,
 }
 
@@ -37,18 +37,32 @@ impl Stdout {
 
 /// Looks at file descriptor 1 (one `fcntl`). Called before anything could open a file, which
 /// would take descriptor 1 if it were closed. A caller's own `/dev/null` (Python's
-/// `subprocess.DEVNULL`, Rust's `Stdio::null()`) is open for writing, and the run goes on.
+/// `subprocess.DEVNULL`, Rust's `Stdio::null()`, a shell's `>` or even `1<`) discards the
+/// output in any open mode, and the run goes on.
 pub fn stdout_state() -> Stdout {
     // SAFETY: F_GETFL only reads the descriptor's status flags; it fails (EBADF) only when the
     // descriptor is not open.
     let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
     if flags == -1 {
         Stdout::Closed
-    } else if flags & libc::O_ACCMODE == libc::O_RDONLY {
+    } else if flags & libc::O_ACCMODE == libc::O_RDONLY && !is_dev_null(1) {
         Stdout::ReadOnly
     } else {
         Stdout::Usable
     }
+}
+
+/// Whether `fd` is `/dev/null` (the character device 1:3).
+fn is_dev_null(fd: c_int) -> bool {
+    // SAFETY: an all-zero `stat` is a valid value for fstat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a writable `stat`; `fd` is open (F_GETFL succeeded).
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return false;
+    }
+    st.st_mode & libc::S_IFMT == libc::S_IFCHR
+        && libc::major(st.st_rdev) == 1
+        && libc::minor(st.st_rdev) == 3
 }
 
 /// The start under `lean-start`, first thing in `main`: ignores `SIGPIPE` as the Rust runtime
