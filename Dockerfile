@@ -24,13 +24,12 @@ RUN arch="${TARGETARCH:-$(uname -m)}" \
  && rustup target add "$(cat /rust-target)"
 # The crate has no C code and Rust's musl targets bring their own C runtime, so the linker that
 # ships with Rust links either target from either build platform; +crt-static makes the binary
-# static explicitly (no libc at run time: it would run on distroless/static or scratch too), and
-# relocation-model=static links it at a fixed address: a static-pie binary relocates ~47,000
-# pointers (mostly chrono-tz's time-zone tables, for CEL) at every start, a large part of a
-# call on a small package (see docs/runners.md).
+# static explicitly (no libc at run time: it would run on distroless/static or scratch too). It
+# is a static-pie with full RELRO (address space randomisation applies to it), its relocations
+# packed by build.rs (see docs/design.md, "Start and allocation").
 ENV CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
-    RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static"
+    RUSTFLAGS="-C target-feature=+crt-static"
 # Dependencies first, so a source change does not fetch them again. Cargo reads every target
 # Cargo.toml declares, so the benches come along (they are not built).
 COPY Cargo.toml Cargo.lock ./

@@ -1,11 +1,12 @@
 //! Build script: two facts decided once per build rather than on every run.
 //!
-//! 1. Release binaries on Linux/glibc are linked as fixed-address executables (`-no-pie`). A
-//!    position-independent one makes the dynamic loader apply ~47,000 relative relocations
-//!    at every start (most of them for the time-zone tables `chrono-tz` brings in through the
-//!    `cel` crate), 40% of a call on a small package; Porch starts one process per call. The
-//!    dev profile is left alone (its objects are shared with every test build). The image's
-//!    musl builds get the same through `-C relocation-model=static` in the Dockerfile.
+//! 1. Release binaries on Linux/glibc are position-independent (the default: address space
+//!    randomisation applies to the binary too) with full RELRO (rustc's default), and their
+//!    relocations are packed (`-z pack-relative-relocs`, DT_RELR): the loader applies ~47,000
+//!    relative relocations at every start (most for the time-zone tables `chrono-tz` brings in
+//!    through the `cel` crate), and in packed form their table is a few hundred bytes instead of
+//!    1.1 MB to read. The dev profile is left alone (its objects are shared with every test
+//!    build). The image's musl builds (static-pie) get the same.
 //! 2. `tests/yaml_test_suite.rs` needs the YAML test suite's data. When it is absent the test
 //!    is compiled `#[ignore]`d with the reason (cfg `yaml_test_suite_absent`), so `cargo test`
 //!    lists it as not run instead of passing without running anything. The same for
@@ -19,15 +20,20 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(strace_absent)");
 
     let var = |k: &str| std::env::var(k).unwrap_or_default();
-    // PACKAGE_VARIANT_PIE=1 keeps the default (position-independent): benches/per_call.sh --pie
-    // builds it for comparison.
-    println!("cargo::rerun-if-env-changed=PACKAGE_VARIANT_PIE");
-    if var("PROFILE") == "release"
-        && var("CARGO_CFG_TARGET_OS") == "linux"
-        && var("CARGO_CFG_TARGET_ENV") == "gnu"
-        && var("PACKAGE_VARIANT_PIE") != "1"
-    {
+    // PACKAGE_VARIANT_RELR=0 leaves the relocations unpacked, for comparison. GNU ld (2.38 or
+    // later) packs them only against a glibc that reads them (2.36 or later); musl reads them
+    // since 1.2.4 (Rust's musl targets ship 1.2.5). `-z` and its keyword as two arguments: both
+    // cc (glibc builds) and rust-lld (the image's musl builds) take that form.
+    println!("cargo::rerun-if-env-changed=PACKAGE_VARIANT_RELR");
+    // PACKAGE_VARIANT_NO_PIE=1 links at a fixed address as before issue 30, for comparison
+    // (benches/per_call.sh --no-pie); never for a shipped binary.
+    println!("cargo::rerun-if-env-changed=PACKAGE_VARIANT_NO_PIE");
+    let release_linux = var("PROFILE") == "release" && var("CARGO_CFG_TARGET_OS") == "linux";
+    if release_linux && var("PACKAGE_VARIANT_NO_PIE") == "1" {
         println!("cargo::rustc-link-arg-bins=-no-pie");
+    } else if release_linux && var("PACKAGE_VARIANT_RELR") != "0" {
+        println!("cargo::rustc-link-arg-bins=-z");
+        println!("cargo::rustc-link-arg-bins=pack-relative-relocs");
     }
 
     println!("cargo::rerun-if-env-changed=YAML_TEST_SUITE");

@@ -6,27 +6,27 @@
 # (`rustc -O`, dynamic glibc), for every binary timed; the ratio to the read-and-write program
 # built the same way as each binary is printed beside it.
 #
-#   benches/per_call.sh [-n RUNS] [--static] [--musl] [--pie]
+#   benches/per_call.sh [-n RUNS] [--static] [--musl] [--no-pie]
 #
 #   -n RUNS   runs of each program, interleaved (default 200); the wall clock is the median
-#   --static  also the release binary linked statically against glibc (crt-static, fixed
-#             address; a second release build, in target/static), and the read-and-write
-#             program linked the same way
-#   --musl    also the image's binary: the Dockerfile's x86_64 musl build (static, rust-lld),
-#             and the read-and-write program built the same way
-#   --pie     also the release binary linked position-independent, as it was before build.rs
-#             linked it -no-pie (a second release build, in target/pie)
+#   --static  also the release binary linked statically against glibc (crt-static, static-pie;
+#             a second release build, in target/static), and the read-and-write program
+#             linked the same way
+#   --musl    also the image's binary: the Dockerfile's x86_64 musl build (static-pie,
+#             rust-lld), and the read-and-write program built the same way
+#   --no-pie  also the release binary linked at a fixed address, as before issue 30 (a
+#             second release build, in target/no-pie): what position independence costs
 #
 # Needs: cargo and rustc, Linux; --musl needs the x86_64-unknown-linux-musl target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=200; MUSL=0; PIE=0; STATIC=0; MUSL_REF=; STATIC_REF=
+RUNS=200; MUSL=0; NOPIE=0; STATIC=0; MUSL_REF=; STATIC_REF=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) RUNS=$2; shift 2 ;;
     --musl) MUSL=1; shift ;;
-    --pie) PIE=1; shift ;;
+    --no-pie) NOPIE=1; shift ;;
     --static) STATIC=1; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "per_call.sh: unknown argument $1" >&2; exit 2 ;;
@@ -35,7 +35,14 @@ done
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 
 cargo build --release --locked --bin package-variant
-BINS=(target/release/package-variant); NAMES=("release (glibc, non-PIE)")
+BINS=(target/release/package-variant); NAMES=("release (glibc, PIE)")
+# Shipped binaries are position-independent with full RELRO and packed relocations.
+elf_ok() {
+  readelf -h "$1" | grep -q 'DYN (' && readelf -d "$1" | grep -Eq 'BIND_NOW|FLAGS_1.*NOW' \
+    && readelf -d "$1" | grep -q '(RELR)' \
+    || { echo "per_call.sh: $1 is not PIE with BIND_NOW and packed relocations" >&2; exit 1; }
+}
+elf_ok target/release/package-variant
 cat > "$WORK/read_write.rs" <<'RS'
 use std::io::{Read, Write};
 fn main() {
@@ -47,18 +54,19 @@ RS
 rustc -C opt-level=3 -C panic=abort -o "$WORK/read_write" "$WORK/read_write.rs"
 BINS+=("$WORK/read_write"); NAMES+=("read-and-write (glibc)")
 
-if [ "$PIE" = 1 ]; then
-  CARGO_TARGET_DIR=target/pie PACKAGE_VARIANT_PIE=1 \
+if [ "$NOPIE" = 1 ]; then
+  CARGO_TARGET_DIR=target/no-pie PACKAGE_VARIANT_NO_PIE=1 \
     cargo build --release --locked --bin package-variant
-  BINS+=(target/pie/release/package-variant); NAMES+=("release (glibc, PIE)")
+  BINS+=(target/no-pie/release/package-variant); NAMES+=("release (glibc, fixed)")
 fi
 if [ "$STATIC" = 1 ]; then
   # As docs/runners.md builds the binary for exec runners: --target keeps the flags off the
   # build scripts and proc macros, which cannot be static.
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" CARGO_TARGET_DIR=target/static \
+  RUSTFLAGS="-C target-feature=+crt-static" CARGO_TARGET_DIR=target/static \
     cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-gnu
   BINS+=(target/static/x86_64-unknown-linux-gnu/release/package-variant); NAMES+=("release (glibc, static)")
-  rustc -C opt-level=3 -C panic=abort -C target-feature=+crt-static -C relocation-model=static \
+  elf_ok target/static/x86_64-unknown-linux-gnu/release/package-variant
+  rustc -C opt-level=3 -C panic=abort -C target-feature=+crt-static \
     -o "$WORK/read_write_static" "$WORK/read_write.rs"
   STATIC_REF=${#BINS[@]}
   BINS+=("$WORK/read_write_static"); NAMES+=("read-and-write (glibc, static)")
@@ -66,12 +74,13 @@ fi
 if [ "$MUSL" = 1 ]; then
   # As the Dockerfile's build stage and .ci/image-targets build it.
   CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
-    RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+    RUSTFLAGS="-C target-feature=+crt-static" \
     CARGO_TARGET_DIR=target/image \
     cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-musl
   BINS+=(target/image/x86_64-unknown-linux-musl/release/package-variant); NAMES+=("image (musl, static)")
+  elf_ok target/image/x86_64-unknown-linux-musl/release/package-variant
   rustc -C opt-level=3 -C panic=abort --target x86_64-unknown-linux-musl -C linker=rust-lld \
-    -C target-feature=+crt-static -C relocation-model=static \
+    -C target-feature=+crt-static \
     -o "$WORK/read_write_musl" "$WORK/read_write.rs"
   MUSL_REF=${#BINS[@]}
   BINS+=("$WORK/read_write_musl"); NAMES+=("read-and-write (musl)")

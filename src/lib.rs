@@ -96,6 +96,6 @@ pub fn process_here(input: &[u8]) -> Outcome {
 
 /// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
 /// ended with its exit code (see [`krm::run::run_and_exit`]).
-pub fn run_and_exit(input: Vec<u8>, stdout_closed: bool) -> ! {
-    krm::run::run_and_exit(input, FUNCTIONS, stdout_closed)
+pub fn run_and_exit(input: Vec<u8>, stdout: krm::run::start::Stdout) -> ! {
+    krm::run::run_and_exit(input, FUNCTIONS, stdout)
 }

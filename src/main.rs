@@ -3,16 +3,20 @@
 //! `kpt fn doc` shows); its field reference is rendered from `api::schema`, the schemas strict
 //! decoding walks.
 
-#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
+#![cfg_attr(all(target_os = "linux", feature = "lean-start", not(test)), no_main)]
 
 mod reference;
 
-use package_variant::krm::run::arena::{Arena, ARENA_BYTES};
+use package_variant::krm::run::start::{self, Stdout};
 use std::io::{IsTerminal, Read};
 
-/// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`).
+/// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`). Without
+/// the `lean-start` feature the binary uses the system allocator, which tools can see into.
+#[cfg(feature = "lean-start")]
 #[global_allocator]
-static ALLOCATOR: Arena<ARENA_BYTES> = Arena::new();
+static ALLOCATOR: package_variant::krm::run::arena::Arena<
+    { package_variant::krm::run::arena::ARENA_BYTES },
+> = package_variant::krm::run::arena::Arena::new();
 
 const ABOUT: &str = "\
 package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and
@@ -152,26 +156,29 @@ EXAMPLES
 
 ";
 
-// On Linux the binary starts at C's `main`, not through the Rust runtime's: its set-up (an
-// alternate signal stack, the main thread's stack bounds read from `/proc/self/maps`, closed
-// standard descriptors replaced with `/dev/null`) costs a tenth of a call on a small package,
-// and Porch starts one process per call. `start` does the part the function needs.
-#[cfg(all(target_os = "linux", not(test)))]
+// With the `lean-start` feature (the default) the binary starts at C's `main` on Linux, not
+// through the Rust runtime's: its set-up (an alternate signal stack, the main thread's stack
+// bounds read from `/proc/self/maps`, the standard descriptors polled) costs a tenth of a call
+// on a small package, and Porch starts one process per call. `start::prepare` does the part
+// the function needs (docs/design.md, "Start and allocation").
+#[cfg(all(target_os = "linux", feature = "lean-start", not(test)))]
 #[no_mangle]
 extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    let stdout_closed = start::prepare();
+    let stdout = start::prepare();
     // SAFETY: `argc` and `argv` are what the C runtime passed to `main`.
     let args = unsafe { start::args(argc, argv) };
-    run(args, stdout_closed)
+    run(args, stdout)
 }
 
-#[cfg(any(not(target_os = "linux"), test))]
+/// The standard start: the Rust runtime has ignored SIGPIPE, reopened closed descriptors on
+/// `/dev/null` (a closed stdout among them: that one is not seen) and guards the stacks.
+#[cfg(any(not(target_os = "linux"), not(feature = "lean-start"), test))]
 fn main() {
-    run(std::env::args_os().skip(1).collect(), false)
+    run(std::env::args_os().skip(1).collect(), start::stdout_state())
 }
 
 /// The binary's work: `args` are the command-line arguments after the program's name.
-fn run(args: Vec<std::ffi::OsString>, stdout_closed: bool) -> ! {
+fn run(args: Vec<std::ffi::OsString>, stdout: Stdout) -> ! {
     if let Some(arg) = args.first() {
         match arg.to_string_lossy().as_ref() {
             "-h" | "--help" => {
@@ -203,7 +210,7 @@ fn run(args: Vec<std::ffi::OsString>, stdout_closed: bool) -> ! {
         eprintln!("package-variant: cannot read stdin: {e}");
         std::process::exit(1);
     }
-    package_variant::run_and_exit(input, stdout_closed)
+    package_variant::run_and_exit(input, stdout)
 }
 
 /// Bytes of input the binary makes room for before reading: a small package. Only the pages
@@ -217,46 +224,3 @@ package-variant: stdin is a terminal; the function reads a ResourceList on stdin
 or give it a ResourceList:
   kpt fn source PKG --fn-config pv.yaml > rl.yaml && package-variant < rl.yaml
 See package-variant --help.";
-
-/// The start of the process on Linux, in place of the Rust runtime's.
-#[cfg(all(target_os = "linux", not(test)))]
-mod start {
-    use std::ffi::{c_char, c_int, CStr, OsString};
-    use std::os::unix::ffi::OsStringExt;
-
-    extern "C" {
-        fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
-        fn signal(signum: c_int, handler: usize) -> usize;
-    }
-    /// `F_GETFD`: fails (EBADF) only for a descriptor that is not open.
-    const F_GETFD: c_int = 1;
-    /// `SIGPIPE` and `SIG_IGN` on Linux.
-    const SIGPIPE: c_int = 13;
-    const SIG_IGN: usize = 1;
-
-    /// Ignores `SIGPIPE`, as the Rust runtime does, so that a reader that went away is a write
-    /// error the binary reports rather than a silent death. Returns whether file descriptor 1
-    /// is closed (`>&-`): the run must then fail, since its output would be lost. A caller's
-    /// own `/dev/null` (Python's `subprocess.DEVNULL`, Rust's `Stdio::null()`) is open, and
-    /// the run goes on.
-    pub fn prepare() -> bool {
-        // SAFETY: both calls only change or read the process's signal and descriptor state,
-        // before anything else runs.
-        unsafe {
-            signal(SIGPIPE, SIG_IGN);
-            fcntl(1, F_GETFD) == -1
-        }
-    }
-
-    /// The arguments after the program's name.
-    ///
-    /// # Safety
-    /// `argv` must hold `argc` pointers to NUL-terminated strings, as `main` receives them.
-    pub unsafe fn args(argc: c_int, argv: *const *const c_char) -> Vec<OsString> {
-        (1..usize::try_from(argc).unwrap_or(0))
-            .map(|i| *argv.add(i))
-            .filter(|a| !a.is_null())
-            .map(|a| OsString::from_vec(CStr::from_ptr(a).to_bytes().to_vec()))
-            .collect()
-    }
-}

@@ -334,6 +334,59 @@ fn is_static_elf(path: &Path) -> bool {
     })
 }
 
+/// What `readelf -h -l -d` shows of a binary's hardening.
+#[derive(Debug, PartialEq, Eq)]
+struct ElfHardening {
+    /// e_type ET_DYN (3), not ET_EXEC (2).
+    position_independent: bool,
+    /// DT_FLAGS has DF_BIND_NOW, or DT_FLAGS_1 has DF_1_NOW: every symbol resolved at start,
+    /// so that the RELRO segment can be made read-only whole.
+    bind_now: bool,
+    /// A PT_GNU_RELRO segment.
+    relro: bool,
+    /// A DT_RELR table (`-z pack-relative-relocs`).
+    packed_relocations: bool,
+}
+
+fn elf_hardening(path: &Path) -> ElfHardening {
+    let bytes = fs::read(path).unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF", "{} is not ELF", path.display());
+    assert_eq!(bytes[4], 2, "64-bit ELF expected");
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+    let phoff = u64_at(0x20) as usize;
+    let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
+    let mut h = ElfHardening {
+        position_independent: u16_at(16) == 3,
+        bind_now: false,
+        relro: false,
+        packed_relocations: false,
+    };
+    for i in 0..phnum {
+        let o = phoff + i * phentsize;
+        match u32_at(o) {
+            0x6474_e552 => h.relro = true,
+            2 => {
+                // PT_DYNAMIC: (tag, value) pairs of 8 bytes each, up to DT_NULL.
+                let (start, size) = (u64_at(o + 8) as usize, u64_at(o + 32) as usize);
+                for e in (start..start + size).step_by(16) {
+                    let (tag, value) = (u64_at(e), u64_at(e + 8));
+                    match tag {
+                        0 => break,
+                        30 => h.bind_now |= value & 0x8 != 0,
+                        0x6fff_fffb => h.bind_now |= value & 0x1 != 0,
+                        36 => h.packed_relocations = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    h
+}
+
 const TINY_RESOURCE_LIST: &str = "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:
@@ -416,13 +469,18 @@ fn build_stage_builds_from_a_clean_checkout() {
         "{} is dynamically linked",
         binary.display()
     );
-    // e_type ET_EXEC (2), not ET_DYN (3): linked at a fixed address, so the loader has no
-    // relocations to apply at every start (docs/runners.md, the per-call floor).
-    let elf = fs::read(&binary).unwrap();
+    // Position-independent (address space randomisation applies to the binary), full RELRO
+    // and packed relocations (docs/design.md, "Start and allocation").
+    let hardening = elf_hardening(&binary);
     assert_eq!(
-        u16::from_le_bytes([elf[16], elf[17]]),
-        2,
-        "{} is position-independent",
+        hardening,
+        ElfHardening {
+            position_independent: true,
+            bind_now: true,
+            relro: true,
+            packed_relocations: true
+        },
+        "{}",
         binary.display()
     );
     let size = fs::metadata(&binary).unwrap().len();

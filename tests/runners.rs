@@ -231,7 +231,7 @@ fn with_stdout(redirect: &str, input: &str) -> Output {
 /// write-only (a shell's `>`, Rust's `Stdio::null()`), read-write (a shell's `1<>`: what the
 /// Rust runtime itself puts in place of a closed descriptor, which the old check took for a
 /// closed stdout) or read-only (`1<`): the run succeeds. Closing it (`>&-`) fails, since the
-/// output would be lost.
+/// output would be lost, and so does a file opened read-only (tests/start.rs).
 #[test]
 fn a_discarded_stdout_is_not_a_closed_one() {
     let input = succeeding_input();

@@ -2,9 +2,12 @@
 //!
 //! All or nothing: when any result is an error, the items are written back as they came. The
 //! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
-//! limit allows, else a thread of its own.
+//! limit allows, else a thread of its own, else (no memory for that thread) the main thread's
+//! within its limit, where the stack-overflow guard names the limit if it is too small.
 
 pub mod arena;
+pub mod guard;
+pub mod start;
 
 use super::dispatch::Function;
 use super::output;
@@ -53,7 +56,8 @@ thread_local! {
 }
 
 /// True during the run of [`run_and_exit`]: what the run builds need not be freed (the exit
-/// releases it), and the stack is large enough for the deepest input accepted.
+/// releases it), and the stack is as large as the process could have (large enough for the
+/// deepest input accepted, unless `ulimit -v` and `ulimit -s` both forbid it).
 pub fn exits_after_run() -> bool {
     EXITS_AFTER_RUN.with(std::cell::Cell::get)
 }
@@ -65,21 +69,44 @@ pub fn exits_after_run() -> bool {
 /// freed one allocation at a time and no thread is torn down: on large inputs that walk over
 /// every allocation costs 10-20% of the run, for memory the exit releases at once anyway.
 ///
-/// `stdout_closed`: the process started with file descriptor 1 closed (`>&-`). Rust's
-/// stdout takes a write to a closed descriptor as done, so the output would be lost and the
-/// run exit 0 as if it had succeeded; the binary looks at descriptor 1 as it starts (see
-/// `main.rs`), before anything could open another file in its place.
-pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
+/// `stdout`: what file descriptor 1 was as the process started ([`start::stdout_state`]).
+/// Closed or read-only, the run fails: Rust's stdout takes a write that fails with `EBADF` as
+/// done, so the output would be lost and the run exit 0 as if it had succeeded.
+pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::Stdout) -> ! {
     if stack::main_suffices() {
         // No thread: starting one (its stack, glibc's arena for it, the exit of a process
         // with two threads) cost 0.2-0.6 ms of CPU, of 2.9 ms, on a small package.
-        work_and_exit(input, functions, stdout_closed)
+        work_and_exit(input, functions, stdout)
     }
+    // Shared with the thread: if it cannot start, the input is still here.
+    let input = std::sync::Arc::new(std::sync::Mutex::new(Some(input)));
+    let theirs = input.clone();
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
-        .spawn(move || -> ! { work_and_exit(input, functions, stdout_closed) });
-    // Only reached if the work thread could not start or did not exit (a panic that unwinds).
-    let _ = worker.map(|h| h.join());
+        .spawn(move || -> ! {
+            guard::on_work_thread(STACK_SIZE);
+            let input = theirs
+                .lock()
+                .ok()
+                .and_then(|mut i| i.take())
+                .unwrap_or_default();
+            work_and_exit(input, functions, stdout)
+        });
+    match worker {
+        // Only returns if the work did not exit (a panic that unwinds, in a debug build).
+        Ok(handle) => {
+            let _ = handle.join();
+        }
+        // No room for the thread's stack (`ulimit -v`): the main thread does the work within
+        // its own stack limit. Release builds need 468 KiB at the deepest input; if the limit
+        // is smaller, the stack-overflow guard says so, naming the limit.
+        Err(_) => {
+            let input = input.lock().ok().and_then(|mut i| i.take());
+            if let Some(input) = input {
+                work_and_exit(input, functions, stdout)
+            }
+        }
+    }
     write_and_exit(&Outcome {
         stdout: String::new(),
         stderr: "package-variant: internal error while processing the input".to_string(),
@@ -87,14 +114,14 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_close
     })
 }
 
-/// The run of [`run_and_exit`], on a stack of at least [`stack::MAIN_NEEDED`].
-fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout_closed: bool) -> ! {
+/// The run of [`run_and_exit`], on a stack of at least [`stack::MAIN_NEEDED`] (or as large as
+/// could be had).
+fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::Stdout) -> ! {
     EXITS_AFTER_RUN.with(|e| e.set(true));
-    if stdout_closed {
+    if let Some(problem) = stdout.problem() {
         write_and_exit(&Outcome {
             stdout: String::new(),
-            stderr: "package-variant: stdout is closed: the output ResourceList cannot be written"
-                .to_string(),
+            stderr: problem.to_string(),
             exit_code: 1,
         })
     }

@@ -78,6 +78,11 @@ struct State {
     used: usize,
     /// The first free block of each size, each holding a pointer to the next.
     free: [*mut u8; CLASSES],
+    /// Debug builds: one tag per [`ALIGN`] bytes of the region, saying whether a block starts
+    /// there, its class, and whether it is free (see [`check`]). Null until the first block is
+    /// cut; taken from the system allocator (only the pages written cost memory).
+    #[cfg(debug_assertions)]
+    tags: *mut u8,
 }
 
 // SAFETY: `state` is only touched under `lock`, and each block of `region` is owned by one
@@ -90,6 +95,27 @@ impl<const N: usize> Default for Arena<N> {
     }
 }
 
+/// What a debug build found wrong with a block given back.
+#[cfg(debug_assertions)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Misuse {
+    /// Not a multiple of [`ALIGN`] from the region's start: no block starts there.
+    Misaligned,
+    /// Aligned, but no block was handed out there.
+    NotABlock,
+    /// Handed out, and already given back.
+    DoubleFree,
+    /// Handed out with another size class than the layout it is given back with.
+    WrongClass {
+        handed_out: usize,
+        given_back: usize,
+    },
+}
+
+/// A tag's bit for a free block; the low bits are the class plus one (0: no block starts here).
+#[cfg(debug_assertions)]
+const FREE: u8 = 0x80;
+
 impl<const N: usize> Arena<N> {
     /// An empty arena; as a `static`, it lies in `.bss`.
     pub const fn new() -> Self {
@@ -98,6 +124,8 @@ impl<const N: usize> Arena<N> {
             state: UnsafeCell::new(State {
                 used: 0,
                 free: [null_mut(); CLASSES],
+                #[cfg(debug_assertions)]
+                tags: null_mut(),
             }),
             region: UnsafeCell::new(Region([0; N])),
         }
@@ -124,8 +152,11 @@ impl<const N: usize> Arena<N> {
         })
     }
 
-    /// Runs `f` on the state, holding the lock. Only the thread doing the run allocates in the
-    /// binary, so the lock is never contended there.
+    /// Runs `f` on the state, holding the lock. In the binary, the main thread allocates until
+    /// the run starts; then the thread doing the run (the main thread, or the work thread while
+    /// the main one waits in `join`) and each CEL compilation's thread (while the thread that
+    /// started it waits in `join`). Threads overlap only around one's start and end, so the
+    /// lock is rarely contended, and a spin lock costs least when it is not.
     fn locked<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
         while self
             .lock
@@ -134,7 +165,8 @@ impl<const N: usize> Arena<N> {
         {
             std::hint::spin_loop();
         }
-        // SAFETY: the lock is held: no other reference to the state exists.
+        // SAFETY: the lock is held: no other reference to the state exists until it is
+        // released below, after `f` returns.
         let r = f(unsafe { &mut *self.state.get() });
         self.lock.store(false, Ordering::Release);
         r
@@ -146,17 +178,23 @@ impl<const N: usize> Arena<N> {
         let base = self.base();
         self.locked(|s| {
             let head = s.free[c];
-            if !head.is_null() {
-                // SAFETY: a free block of this class holds the next free block's address.
+            let p = if !head.is_null() {
+                // SAFETY: a block on the free list of class `c` is at least 16 bytes,
+                // 16-aligned, owned by the list, and holds the next free block's address
+                // (written by `give_back`).
                 s.free[c] = unsafe { head.cast::<*mut u8>().read() };
-                return head;
-            }
-            if N - s.used < size {
-                return null_mut();
-            }
-            // SAFETY: `used + size <= N`: the block lies inside the region.
-            let p = unsafe { base.add(s.used) };
-            s.used += size;
+                head
+            } else {
+                if N - s.used < size {
+                    return null_mut();
+                }
+                // SAFETY: `used + size <= N`: the block lies inside the region.
+                let p = unsafe { base.add(s.used) };
+                s.used += size;
+                p
+            };
+            #[cfg(debug_assertions)]
+            set_tag::<N>(s, base, p, c as u8 + 1);
             p
         })
     }
@@ -170,19 +208,81 @@ impl<const N: usize> Arena<N> {
             let fits = start + class_size(new) <= N;
             if start + class_size(old) == s.used && fits {
                 s.used = start + class_size(new);
+                #[cfg(debug_assertions)]
+                set_tag::<N>(s, self.base(), ptr, new as u8 + 1);
                 return true;
             }
             false
         })
     }
 
-    /// Returns a block of class `c` to its free list.
+    /// Returns a block of class `c` to its free list; debug builds check it first.
     fn give_back(&self, ptr: *mut u8, c: usize) {
+        self.check(ptr, c);
         self.locked(|s| {
-            // SAFETY: the block is at least 16 bytes, 16-aligned, and no longer in use.
+            #[cfg(debug_assertions)]
+            set_tag::<N>(s, self.base(), ptr, FREE | (c as u8 + 1));
+            // SAFETY: the block is one the arena handed out (debug builds check it), at least
+            // 16 bytes and 16-aligned, and its owner has given it up: the list owns it now.
             unsafe { ptr.cast::<*mut u8>().write(s.free[c]) };
             s.free[c] = ptr;
         })
+    }
+
+    /// Debug builds: panics unless `ptr` is a block of class `c` the arena handed out and that
+    /// is still in use: a free of a pointer into the region that is not one, with another
+    /// size, or twice. (Through the global allocator the panic cannot unwind: the process
+    /// ends with the message.) Release builds check nothing.
+    fn check(&self, ptr: *mut u8, c: usize) {
+        #[cfg(debug_assertions)]
+        {
+            let base = self.base();
+            let found = self.locked(|s| misuse::<N>(s, base, ptr, c));
+            if let Some(m) = found {
+                // Outside the lock: the panic allocates.
+                panic!("arena: block {ptr:p} given back as class {c}: {m:?}");
+            }
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (ptr, c);
+    }
+}
+
+/// The tag of the block at `ptr`, in debug builds.
+#[cfg(debug_assertions)]
+fn set_tag<const N: usize>(s: &mut State, base: *mut u8, ptr: *mut u8, tag: u8) {
+    if s.tags.is_null() {
+        let tags = Layout::array::<u8>(N / ALIGN).expect("the arena's tags");
+        // SAFETY: the layout has a non-zero size (the region is at least one block); the
+        // system allocator is not this arena, so the lock held here is not taken again.
+        s.tags = unsafe { System.alloc_zeroed(tags) };
+        assert!(!s.tags.is_null(), "no memory for the arena's debug tags");
+    }
+    let i = (ptr as usize - base as usize) / ALIGN;
+    // SAFETY: `ptr` lies in the region, so `i < N / ALIGN`, the tags' length.
+    unsafe { s.tags.add(i).write(tag) };
+}
+
+/// What is wrong with giving back `ptr` as a block of class `c`, in debug builds.
+#[cfg(debug_assertions)]
+fn misuse<const N: usize>(s: &State, base: *mut u8, ptr: *mut u8, c: usize) -> Option<Misuse> {
+    let offset = ptr as usize - base as usize;
+    if offset % ALIGN != 0 {
+        return Some(Misuse::Misaligned);
+    }
+    if s.tags.is_null() {
+        return Some(Misuse::NotABlock);
+    }
+    // SAFETY: `ptr` lies in the region (callers check), so the index is below N / ALIGN.
+    let tag = unsafe { s.tags.add(offset / ALIGN).read() };
+    match tag {
+        0 => Some(Misuse::NotABlock),
+        t if t & FREE != 0 => Some(Misuse::DoubleFree),
+        t if usize::from(t) != c + 1 => Some(Misuse::WrongClass {
+            handed_out: usize::from(t) - 1,
+            given_back: c,
+        }),
+        _ => None,
     }
 }
 
@@ -199,7 +299,8 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
                 return p;
             }
         }
-        system().alloc(layout)
+        // SAFETY: the caller's layout has a non-zero size (`GlobalAlloc::alloc`'s contract).
+        unsafe { system().alloc(layout) }
     }
 
     #[inline(never)]
@@ -208,29 +309,39 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
             let p = self.take(c);
             if !p.is_null() {
                 // A reused block holds old bytes.
-                p.write_bytes(0, layout.size());
+                // SAFETY: `p` is a block of at least `layout.size()` bytes, now the caller's.
+                unsafe { p.write_bytes(0, layout.size()) };
                 return p;
             }
         }
-        system().alloc_zeroed(layout)
+        // SAFETY: as in `alloc`.
+        unsafe { system().alloc_zeroed(layout) }
     }
 
     #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         match Self::class(layout) {
             Some(c) if self.owns(ptr) => self.give_back(ptr, c),
-            _ => system().dealloc(ptr, layout),
+            // SAFETY: `ptr` is not in the region, or its layout is not one the arena serves:
+            // the system allocator handed it out, with this layout (the caller's contract).
+            _ => unsafe { system().dealloc(ptr, layout) },
         }
     }
 
     #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !self.owns(ptr) {
-            return system().realloc(ptr, layout, new_size);
+            // SAFETY: a block outside the region is the system allocator's, with `layout`;
+            // `new_size` meets `realloc`'s contract (the caller's).
+            return unsafe { system().realloc(ptr, layout, new_size) };
         }
-        // SAFETY: the caller guarantees `new_size`, rounded to `align`, does not overflow.
-        let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+        // SAFETY: the caller guarantees `new_size`, rounded to `align`, does not overflow,
+        // and `layout.align()` is a power of two.
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
         let old = Self::class(layout);
+        if let Some(c) = old {
+            self.check(ptr, c);
+        }
         if old.is_some() && old == Self::class(new_layout) {
             // The block already has room (or more than is now asked for).
             return ptr;
@@ -240,10 +351,14 @@ unsafe impl<const N: usize> GlobalAlloc for Arena<N> {
                 return ptr;
             }
         }
-        let new = self.alloc(new_layout);
+        // SAFETY: `new_layout` has a non-zero size (`realloc`'s contract).
+        let new = unsafe { self.alloc(new_layout) };
         if !new.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-            self.dealloc(ptr, layout);
+            // SAFETY: both blocks hold at least the smaller size, and are distinct (the old
+            // one is still in use while the new one is handed out).
+            unsafe { std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
+            // SAFETY: `ptr` was handed out by this arena with `layout`, and is no longer used.
+            unsafe { self.dealloc(ptr, layout) };
         }
         new
     }
@@ -278,195 +393,4 @@ fn system() -> System {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An arena on the heap (built on the stack first, a large one would overflow it): all
-    /// zero bytes are an empty arena. Leaked: tests are short.
-    fn arena<const N: usize>() -> &'static Arena<N> {
-        // SAFETY: zeroed memory is a valid empty `Arena` (unlocked, nothing used, no free
-        // blocks); the layout is the arena's own.
-        unsafe { &*std::alloc::alloc_zeroed(Layout::new::<Arena<N>>()).cast::<Arena<N>>() }
-    }
-
-    fn layout(size: usize, align: usize) -> Layout {
-        Layout::from_size_align(size, align).unwrap()
-    }
-
-    /// Every size has the smallest class that holds it, and every class is a multiple of 16.
-    #[test]
-    fn size_classes() {
-        let mut last = 0;
-        for size in 1..=LARGEST_BLOCK {
-            let c = class_of(size);
-            let looked_up = Arena::<16>::class(layout(size, 1)).unwrap();
-            assert_eq!(looked_up, c, "{size}");
-            assert!(class_size(c) >= size, "{size} in class {c}");
-            assert!(
-                c == 0 || class_size(c - 1) < size,
-                "{size}: a smaller class holds it"
-            );
-            assert!(c == last || c == last + 1);
-            assert_eq!(class_size(c) % ALIGN, 0);
-            assert!(
-                size <= 64 || class_size(c) * 4 <= size * 5,
-                "{size}: over a fifth wasted"
-            );
-            last = c;
-        }
-        assert_eq!(class_size(CLASSES - 1), LARGEST_BLOCK);
-        assert_eq!(
-            (1..=10).map(class_size).collect::<Vec<_>>(),
-            [32, 48, 64, 80, 96, 112, 128, 160, 192, 224]
-        );
-    }
-
-    #[test]
-    fn small_blocks_come_from_the_region_and_are_reused() {
-        let a = arena::<4096>();
-        unsafe {
-            let p = a.alloc(layout(24, 8));
-            assert!(a.owns(p));
-            let q = a.alloc(layout(32, 8));
-            assert_eq!(q as usize - p as usize, 32, "24 bytes take a block of 32");
-            a.dealloc(p, layout(24, 8));
-            assert_eq!(
-                a.alloc(layout(17, 1)),
-                p,
-                "a freed block serves the next of its size"
-            );
-        }
-    }
-
-    #[test]
-    fn the_last_block_grows_where_it_is() {
-        let a = arena::<4096>();
-        unsafe {
-            let first = a.alloc(layout(16, 8));
-            let p = a.alloc(layout(100, 8));
-            p.write_bytes(7, 100);
-            let q = a.realloc(p, layout(100, 8), 1000);
-            assert_eq!(q, p, "the last block grows in place");
-            assert!(std::slice::from_raw_parts(q, 100).iter().all(|&b| b == 7));
-            let after = a.alloc(layout(16, 8));
-            assert_eq!(
-                after as usize - q as usize,
-                1024,
-                "the next block follows the grown one"
-            );
-            let r = a.realloc(q, layout(1000, 8), 2000);
-            assert_ne!(r, q, "a block that is no longer last moves");
-            assert!(std::slice::from_raw_parts(r, 100).iter().all(|&b| b == 7));
-            for (ptr, l) in [(first, 16), (after, 16), (r, 2000)] {
-                a.dealloc(ptr, layout(l, 8));
-            }
-        }
-    }
-
-    #[test]
-    fn large_over_aligned_and_overflowing_requests_go_to_the_system() {
-        let a = arena::<4096>();
-        unsafe {
-            let big = a.alloc(layout(LARGEST_BLOCK + 1, 8));
-            let aligned = a.alloc(layout(64, 64));
-            assert!(!a.owns(big) && !a.owns(aligned));
-            a.dealloc(big, layout(LARGEST_BLOCK + 1, 8));
-            a.dealloc(aligned, layout(64, 64));
-            let whole = a.alloc(layout(4096, 16));
-            assert!(a.owns(whole));
-            let past = a.alloc(layout(16, 16));
-            assert!(!a.owns(past), "the region is used up");
-            a.dealloc(past, layout(16, 16));
-            a.dealloc(whole, layout(4096, 16));
-        }
-    }
-
-    /// Many live blocks of mixed sizes, grown, shrunk, zeroed and freed in a scrambled order,
-    /// spilling into the system allocator: every block keeps its own bytes.
-    #[test]
-    fn blocks_keep_their_bytes_through_realloc_and_reuse() {
-        let a = arena::<{ 1 << 16 }>();
-        let mut live: Vec<(*mut u8, Layout, u8)> = Vec::new();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let check = |p: *mut u8, l: Layout, tag: u8| {
-            let bytes = unsafe { std::slice::from_raw_parts(p, l.size()) };
-            assert!(bytes.iter().all(|&b| b == tag), "a block lost its bytes");
-        };
-        for round in 0..20_000u32 {
-            let r = next();
-            let tag = round as u8;
-            match r % 4 {
-                0 | 1 => {
-                    let size = 1 + (next() as usize % if r % 8 == 0 { 3000 } else { 200 });
-                    let l = layout(size, 1 << (next() % 5));
-                    let zeroed = r % 16 == 1;
-                    let p = unsafe {
-                        if zeroed {
-                            a.alloc_zeroed(l)
-                        } else {
-                            a.alloc(l)
-                        }
-                    };
-                    if zeroed {
-                        check(p, l, 0);
-                    }
-                    unsafe { p.write_bytes(tag, size) };
-                    live.push((p, l, tag));
-                }
-                2 if !live.is_empty() => {
-                    let i = next() as usize % live.len();
-                    let (p, l, old) = live.swap_remove(i);
-                    check(p, l, old);
-                    let new_size = 1 + next() as usize % 4000;
-                    let q = unsafe { a.realloc(p, l, new_size) };
-                    let kept = l.size().min(new_size);
-                    let bytes = unsafe { std::slice::from_raw_parts(q, kept) };
-                    assert!(bytes.iter().all(|&b| b == old), "realloc lost bytes");
-                    unsafe { q.write_bytes(tag, new_size) };
-                    live.push((q, layout(new_size, l.align()), tag));
-                }
-                _ if !live.is_empty() => {
-                    let i = next() as usize % live.len();
-                    let (p, l, t) = live.swap_remove(i);
-                    check(p, l, t);
-                    unsafe { a.dealloc(p, l) };
-                }
-                _ => {}
-            }
-        }
-        for (p, l, t) in live {
-            check(p, l, t);
-            unsafe { a.dealloc(p, l) };
-        }
-    }
-
-    #[test]
-    fn threads_share_it() {
-        let a = arena::<{ 1 << 20 }>();
-        let threads: Vec<_> = (0..4u8)
-            .map(|t| {
-                std::thread::spawn(move || {
-                    for i in 0..5_000usize {
-                        let l = layout(8 + (i % 100), 8);
-                        unsafe {
-                            let p = a.alloc(l);
-                            p.write_bytes(t, l.size());
-                            let bytes = std::slice::from_raw_parts(p, l.size());
-                            assert!(bytes.iter().all(|&b| b == t));
-                            a.dealloc(p, l);
-                        }
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,205 @@
+//! The process around the function (docs/design.md, "Start and allocation"): standard
+//! descriptors closed or opened the wrong way, a stack limit too small for the input, and no
+//! address space for the work thread's stack. Through the binary, as a runner starts it.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_package-variant");
+
+/// A small package: package context data from a ConfigMap, as `kpt fn eval -- region=...`.
+fn small_package() -> String {
+    "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: kptfile.kpt.dev
+    annotations:
+      config.kubernetes.io/path: package-context.yaml
+  data:
+    name: pkg
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: function-input
+  data:
+    region: us-east1
+"
+    .to_string()
+}
+
+/// Runs the binary through `sh -c SCRIPT` (`$0` is the binary) with `input` on stdin.
+fn sh(script: &str, input: &[u8]) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sh");
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().expect("wait for sh")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn stdout_open_for_reading_fails_the_run() {
+    let dir = std::env::temp_dir().join(format!("pv-start-ro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("out.yaml");
+    std::fs::write(&file, "").unwrap();
+    let err = dir.join("err");
+    let out = sh(
+        &format!("exec \"$0\" 1<'{}' 2>'{}'", file.display(), err.display()),
+        small_package().as_bytes(),
+    );
+    let message = std::fs::read_to_string(&err).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("stdout is open for reading only") && message.contains("with >"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn closed_stdin_reads_as_empty_input() {
+    let out = sh("exec \"$0\" 0<&-", b"");
+    assert_eq!(out.status.code(), Some(1));
+    // Reopened on /dev/null, as the Rust runtime does: an empty input, not a read error.
+    assert_eq!(
+        text(&out.stderr).trim_end(),
+        "package-variant: input is empty: expected a ResourceList (config.kubernetes.io/v1) on stdin"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn closed_stderr_is_reopened_on_dev_null_and_the_run_goes_on() {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" 2>&-")
+        .arg(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start sh");
+    // The binary waits for its input: look at its descriptor 2 meanwhile.
+    let fd2 = Path::new("/proc").join(child.id().to_string()).join("fd/2");
+    let exe = Path::new("/proc").join(child.id().to_string()).join("exe");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut target = None;
+    while Instant::now() < deadline {
+        let started = std::fs::read_link(&exe).is_ok_and(|e| e == Path::new(BIN));
+        if started {
+            target = std::fs::read_link(&fd2).ok();
+            if target.is_some() {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(small_package().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(target.as_deref(), Some(Path::new("/dev/null")));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("region: us-east1"));
+}
+
+/// The address space the binary maps before it reads its input, in KiB.
+fn address_space_at_start() -> u64 {
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the binary");
+    let status = Path::new("/proc")
+        .join(child.id().to_string())
+        .join("status");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut kib = None;
+    while kib.is_none() && Instant::now() < deadline {
+        let exe = Path::new("/proc").join(child.id().to_string()).join("exe");
+        if std::fs::read_link(&exe).is_ok_and(|e| e == Path::new(BIN)) {
+            // The read of stdin has begun once the input buffer is there: wait a little.
+            std::thread::sleep(Duration::from_millis(200));
+            kib = std::fs::read_to_string(&status).ok().and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmPeak:"))
+                    .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            });
+        } else {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    drop(child.stdin.take());
+    let _ = child.wait();
+    kib.expect("read the binary's VmPeak")
+}
+
+/// `ulimit -v` leaving 40 MiB beside what the binary maps at start: less than the 64 MiB stack
+/// of the work thread, plenty for a small package.
+fn no_room_for_the_thread() -> String {
+    format!("ulimit -v {}", address_space_at_start() + 40 * 1024)
+}
+
+#[test]
+fn a_small_package_runs_when_the_work_threads_stack_cannot_be_had() {
+    let input = small_package();
+    let free = common::run(&input);
+    assert_eq!(free.code, 0, "{}", free.stderr);
+    let limited = sh(
+        &format!("ulimit -s 2048; {}; exec \"$0\"", no_room_for_the_thread()),
+        input.as_bytes(),
+    );
+    assert_eq!(limited.status.code(), Some(0), "{}", text(&limited.stderr));
+    assert_eq!(text(&limited.stdout), free.stdout, "the same output");
+}
+
+/// The deepest nesting accepted needs more stack than 512 KiB in a debug build (2.7 MiB; a
+/// release build 468 KiB): on the main thread, with no room for the work thread, the stack
+/// overflows, and the guard names the limit instead of a bare SIGSEGV.
+#[test]
+fn a_stack_overflow_names_the_limit() {
+    let deep = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/deep-block.yaml"),
+    )
+    .unwrap();
+    let out = sh(
+        &format!("ulimit -s 512; {}; exec \"$0\"", no_room_for_the_thread()),
+        &deep,
+    );
+    let stderr = text(&out.stderr);
+    if cfg!(debug_assertions) {
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(
+            stderr,
+            "package-variant: stack overflow: the input nests deeper than the stack limit allows (ulimit -s 512 KiB); raise it (ulimit -s 8192, the usual default, is enough for every input accepted)\n"
+        );
+        assert!(out.stdout.is_empty());
+    } else {
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+    }
+}
