@@ -267,7 +267,7 @@ fn set_tag<const N: usize>(s: &mut State, base: *mut u8, ptr: *mut u8, tag: u8) 
 #[cfg(debug_assertions)]
 fn misuse<const N: usize>(s: &State, base: *mut u8, ptr: *mut u8, c: usize) -> Option<Misuse> {
     let offset = ptr as usize - base as usize;
-    if offset % ALIGN != 0 {
+    if !offset.is_multiple_of(ALIGN) {
         return Some(Misuse::Misaligned);
     }
     if s.tags.is_null() {
