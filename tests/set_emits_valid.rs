@@ -145,3 +145,35 @@ fn a_valid_template_still_emits_its_variants() {
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert_eq!(common::variants(&out.stdout).len(), 2, "{}", out.stdout);
 }
+
+/// The rules that came with the strict sources hold on the set's side too: a ConfigMap's
+/// `data` holds strings only.
+#[test]
+fn non_string_config_map_data_is_refused() {
+    assert_refused(
+        "      injection:
+      - {bindingPoint: app-config, directResource: {data: {replicas: 3}}}
+",
+        "holds strings only, and \"replicas\" is a number (3)",
+        "spec.targets[0].template.injection[0].directResource.data.replicas",
+    );
+}
+
+/// ... and the names of sources and owned resources are checked as the API server would.
+#[test]
+fn source_and_owned_names_the_api_server_refuses_are_refused() {
+    assert_refused(
+        "      injection:
+      - {bindingPoint: app-config, clusterResource: {name: UPPER}}
+",
+        "\"UPPER\" is not a Kubernetes object name",
+        "spec.targets[0].template.injection[0].clusterResource.name",
+    );
+    assert_refused(
+        "      injection:
+      - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: ../../outside/pwned}}
+",
+        "\"../../outside/pwned\" is not a namespace",
+        "spec.targets[0].template.injection[0].directResource.metadata.namespace",
+    );
+}

@@ -9,6 +9,7 @@
 
 pub mod data_strings;
 pub mod function;
+pub mod identity;
 pub mod label_selector;
 pub mod names;
 pub mod package_variant;

@@ -125,6 +125,7 @@ pub fn problems_with(
             push(&mut out, format!("spec.pipelinePlacement.{f}"), m);
         }
     }
+    out.extend(super::identity::check_sources(&spec.injection));
     out
 }
 

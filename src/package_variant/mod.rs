@@ -13,7 +13,6 @@
 pub mod binding;
 pub mod cluster_objects;
 pub mod context;
-pub mod identity;
 pub mod injection;
 pub mod kptfile;
 pub mod kptfile_lists;
@@ -150,8 +149,7 @@ fn apply(
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
     let json = PackageVariant::json_of(config)?;
     let pv = PackageVariant::from_json(meta.clone(), json)?;
-    let mut problems = validate(&pv.name, &pv.spec);
-    problems.extend(identity::check_sources(&pv.spec.injection));
+    let problems = validate(&pv.name, &pv.spec);
     if !problems.is_empty() {
         return Err(problems);
     }

@@ -8,10 +8,10 @@
 //! resource the variant does not own is never overwritten: that is an error, and nothing
 //! changes.
 
+use crate::api::identity;
 use crate::api::package_variant::InjectionEntry;
 use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::results::ResultItem;
-use crate::package_variant::identity;
 use crate::package_variant::package::Package;
 use crate::package_variant::package_resource::{Lookup, Packages};
 use crate::package_variant::PackageVariant;
@@ -132,7 +132,11 @@ fn desired(
         // Its kind, namespace and name become a file name: checked before anything is written.
         let problems = identity::check_owned(&value, i, source, &from);
         if !problems.is_empty() {
-            errors.extend(problems);
+            errors.extend(
+                problems
+                    .into_iter()
+                    .map(|p| ResultItem::error(p.message).field(p.field).on_config()),
+            );
             continue;
         }
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {

@@ -7,18 +7,22 @@
 //! would write an owned file into another folder of the package, and `a/b` into a subfolder.
 //! A name the API server refuses never names anything in a cluster either: it is an error on
 //! its field that says what to write, and nothing changes.
+//!
+//! The sources' names are rules on the spec alone ([`super::variant_rules`]), so a set never
+//! emits a variant whose names the PackageVariant function would refuse; an owned resource
+//! read from another package is checked when it is read.
 
-use crate::api::names;
-use crate::api::package_variant::InjectionEntry;
-use crate::krm::results::ResultItem;
+use super::names;
+use super::package_variant::InjectionEntry;
+use super::variant_rules::Problem;
 use serde_json::Value;
 
 fn at(i: usize) -> String {
     format!("spec.injection[{i}]")
 }
 
-fn error(message: String, field: String) -> ResultItem {
-    ResultItem::error(message).field(field).on_config()
+fn error(message: String, field: String) -> Problem {
+    Problem { field, message }
 }
 
 /// What a value of each kind must be, said after "is not ...".
@@ -49,7 +53,7 @@ impl Rule {
 /// `packageResource.repo`, `.name`, `.kind` and `.apiVersion` (an empty one is reported as
 /// missing elsewhere, or means "the point's"), and the identity of a `directResource` added
 /// as a whole resource ([`check_owned`]).
-pub fn check_sources(entries: &[InjectionEntry]) -> Vec<ResultItem> {
+pub fn check_sources(entries: &[InjectionEntry]) -> Vec<Problem> {
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         let mut fields: Vec<(String, &str, Rule)> = Vec::new();
@@ -94,7 +98,7 @@ pub fn check_sources(entries: &[InjectionEntry]) -> Vec<ResultItem> {
 /// names a file: `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (when given).
 /// `source` is the entry's source field (`directResource`, `packageResource`); `from` says
 /// where the resource was read, for one read from another package (empty for an inline one).
-pub fn check_owned(value: &Value, i: usize, source: &str, from: &str) -> Vec<ResultItem> {
+pub fn check_owned(value: &Value, i: usize, source: &str, from: &str) -> Vec<Problem> {
     let mut out = Vec::new();
     for (pointer, field, rule) in [
         ("/apiVersion", "apiVersion", Rule::ApiVersion),
