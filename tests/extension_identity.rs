@@ -148,6 +148,38 @@ fn an_inline_resource_names_what_the_api_server_would_take() {
     );
 }
 
+/// RBAC objects take the API server's path segment rule, not the subdomain one: a ClusterRole
+/// `system:aggregate-to-view` is added, directly in `injected/`; `a/b` is still refused.
+#[test]
+fn an_owned_rbac_object_takes_its_own_name_rule() {
+    let items = vec![KPTFILE.to_string()];
+    let role = |name: &str| {
+        pv(&format!(
+            "  injection:\n  - directResource: {{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {{name: '{name}'}}, rules: []}}\n"
+        ))
+    };
+    let out = go(&items, &role("system:aggregate-to-view"));
+    assert_eq!(out.code, 0, "{}", results_section(&out.stdout));
+    let added = items_section(&out.stdout);
+    assert!(
+        added.contains("name: system:aggregate-to-view\n"),
+        "{added}"
+    );
+    assert!(
+        added.contains(
+            "internal.config.kubernetes.io/path: injected/clusterrole-system:aggregate-to-view.yaml\n"
+        ),
+        "{added}"
+    );
+    let out = go(&items, &role("a/b"));
+    assert_refused(
+        &out,
+        &items,
+        "\"a/b\" is not an RBAC object name: it may not contain '/'",
+        "spec.injection[0].directResource.metadata.name",
+    );
+}
+
 #[test]
 fn source_names_are_checked_before_they_are_looked_up() {
     let items = vec![

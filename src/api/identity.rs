@@ -30,6 +30,8 @@ fn error(message: String, field: String) -> Problem {
 enum Rule {
     /// `metadata.name`: a DNS-1123 subdomain.
     Name,
+    /// `metadata.name` of an RBAC object: a path segment name (`system:viewer`).
+    PathSegment,
     /// `metadata.namespace`: a DNS-1123 label.
     Namespace,
     Kind,
@@ -41,6 +43,7 @@ impl Rule {
     fn problem(self, value: &str) -> Option<String> {
         let (what, why) = match self {
             Rule::Name => ("a Kubernetes object name", names::dns1123_subdomain(value)?),
+            Rule::PathSegment => ("an RBAC object name", names::path_segment_name(value)?),
             Rule::Namespace => ("a namespace", names::dns1123_label(value)?),
             Rule::Kind => ("a kind", names::kind(value)?),
             Rule::ApiVersion => ("an apiVersion", names::api_version(value)?),
@@ -100,10 +103,16 @@ pub fn check_sources(entries: &[InjectionEntry]) -> Vec<Problem> {
 /// where the resource was read, for one read from another package (empty for an inline one).
 pub fn check_owned(value: &Value, i: usize, source: &str, from: &str) -> Vec<Problem> {
     let mut out = Vec::new();
+    let text = |p: &str| value.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let name_rule = if names::takes_path_segment_names(text("/apiVersion"), text("/kind")) {
+        Rule::PathSegment
+    } else {
+        Rule::Name
+    };
     for (pointer, field, rule) in [
         ("/apiVersion", "apiVersion", Rule::ApiVersion),
         ("/kind", "kind", Rule::Kind),
-        ("/metadata/name", "metadata.name", Rule::Name),
+        ("/metadata/name", "metadata.name", name_rule),
         ("/metadata/namespace", "metadata.namespace", Rule::Namespace),
     ] {
         let Some(v) = value.pointer(pointer) else {
@@ -164,5 +173,24 @@ mod tests {
                 "{errors:?}"
             );
         }
+    }
+
+    #[test]
+    fn rbac_names_follow_the_path_segment_rule() {
+        let role = |name: &str| {
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": name}})
+        };
+        assert!(check_owned(&role("system:aggregate-to-view"), 0, "directResource", "").is_empty());
+        for bad in ["a/b", "..", "50%"] {
+            assert_eq!(
+                check_owned(&role(bad), 0, "directResource", "").len(),
+                1,
+                "{bad}"
+            );
+        }
+        // Another kind keeps the subdomain rule.
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a:b"}});
+        assert_eq!(check_owned(&cm, 0, "directResource", "").len(), 1);
     }
 }

@@ -165,6 +165,30 @@ pub fn kind(kind: &str) -> Option<String> {
     })
 }
 
+/// Why `name` is not a path segment name, or `None`: the rule the API server holds the names
+/// of RBAC objects to (Role, ClusterRole and their bindings, `system:aggregate-to-edit`): not
+/// empty, not `.` or `..`, and no `/` or `%`.
+pub fn path_segment_name(name: &str) -> Option<String> {
+    match name {
+        "" => Some("it is empty".to_string()),
+        "." | ".." => Some(format!("it may not be {name:?}")),
+        _ => name
+            .chars()
+            .find(|c| matches!(c, '/' | '%'))
+            .map(|c| format!("it may not contain {c:?}")),
+    }
+}
+
+/// Whether the API server holds names of `kind` in `api_version` to [`path_segment_name`]
+/// rather than to a DNS-1123 subdomain.
+pub fn takes_path_segment_names(api_version: &str, kind: &str) -> bool {
+    api_version.starts_with("rbac.authorization.k8s.io/")
+        && matches!(
+            kind,
+            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
+        )
+}
+
 /// The first thing wrong with `name` as a DNS-1035 label (lower case, a letter first).
 fn dns1035_label(name: &str) -> Option<String> {
     if name.is_empty() {
