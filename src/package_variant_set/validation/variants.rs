@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 
+use crate::api::function::WhenBudget;
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::variant_rules;
@@ -41,6 +42,9 @@ pub fn check(
     let mut checked: HashSet<(usize, usize)> = HashSet::new();
     let mut refused: HashSet<usize> = HashSet::new();
     let mut out = Vec::new();
+    // One budget for every variant: each distinct pipeline `when` is parsed once, not once per
+    // variant (the templates' own check has charged the same texts already).
+    let mut when_budget = WhenBudget::default();
     for d in plan.updates.iter().map(|(_, d)| d).chain(&plan.creates) {
         if refused.contains(&d.target) {
             continue;
@@ -58,7 +62,7 @@ pub fn check(
                 continue;
             }
         };
-        let problems = variant_rules::problems(d.name(), &spec);
+        let problems = variant_rules::problems_with(d.name(), &spec, &mut when_budget);
         if problems.is_empty() {
             continue;
         }
