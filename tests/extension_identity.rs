@@ -7,10 +7,8 @@ mod common;
 mod shell;
 
 use common::{items_section, resource_list, results_section, run, KPTFILE};
-use shell::{bin_dir, path_with, Scratch};
+use shell::{bin_dir, sh, Scratch};
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 
 /// An extension PackageVariant `my-pv` with `spec` lines appended (indented by two).
 fn pv(extra: &str) -> String {
@@ -264,24 +262,6 @@ fn an_owned_resource_whose_namespace_another_function_set_is_taken_back() {
     let removed = again(&moved, &pv(""));
     assert_eq!(removed.code, 0, "{}", removed.stdout);
     assert!(!items_section(&removed.stdout).contains("name: extra"));
-}
-
-/// Runs `script` with bash in `dir`, the binary first on `PATH`.
-fn sh(dir: &Path, bin: &Path, script: &str) -> (i32, String) {
-    let out = Command::new("bash")
-        .args(["-e", "-o", "pipefail", "-c", script])
-        .current_dir(dir)
-        .env("PATH", path_with(bin))
-        .output()
-        .expect("bash");
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
 }
 
 /// Under kpt: a pipeline of the variant, then a function that sets the owned resource's

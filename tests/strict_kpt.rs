@@ -4,7 +4,7 @@
 
 mod shell;
 
-use shell::{copy_dir, Scratch};
+use shell::{copy_dir, git, Scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,21 +15,6 @@ fn bin() -> PathBuf {
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.email=e2e@example.com", "-c", "user.name=e2e"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Copies `example` into a fresh git repository as `pkg`, writes `config` (if any) next to it,

@@ -8,44 +8,8 @@
 
 mod shell;
 
-use shell::{bin_dir, path_with, Scratch};
+use shell::{bin_dir, git, sh, Scratch};
 use std::fs;
-use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.email=e2e@example.com", "-c", "user.name=e2e"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs `script` with bash (`-e -o pipefail`) in `dir`, the binary first on `PATH`; returns the
-/// exit code and stdout + stderr.
-fn sh(dir: &Path, bin: &Path, script: &str) -> (i32, String) {
-    let out = Command::new("bash")
-        .args(["-e", "-o", "pipefail", "-c", script])
-        .current_dir(dir)
-        .env("PATH", path_with(bin))
-        .output()
-        .expect("bash");
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
 
 const KPTFILE: &str = "apiVersion: kpt.dev/v1
 kind: Kptfile
