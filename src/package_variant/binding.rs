@@ -115,17 +115,8 @@ pub fn plan(
             errors.push(config_error(message, format!("{}.bindingPoint", at(i))));
             continue;
         };
-        if let Some(other) = plan.entry_of_point[j] {
-            errors.push(config_error(
-                format!(
-                    "binds injection point {:?}, which spec.injection[{other}] binds already: \
-                     one entry per point",
-                    e.binding_point
-                ),
-                format!("{}.bindingPoint", at(i)),
-            ));
-            continue;
-        }
+        // Two entries binding one point were refused with the spec (`variant_rules`).
+        debug_assert!(plan.entry_of_point[j].is_none(), "point bound twice");
         plan.entry_of_point[j] = Some(i);
         check_kind(pkg.meta(points[j].item), e, i, &mut errors);
     }
