@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{run, Run};
+use common::{example_step, run, Run};
 use package_variant::yaml;
 use serde_json::{json, Value};
 
@@ -504,31 +504,6 @@ fn porchs_kind_refuses_the_fields_and_the_annotations() {
 
 // ------------------------------------------------------------------ the example, step by step
 
-/// Every object of `examples/pvs-activation/step-<n>` (its YAML files, documents split on
-/// `---`), and the set of its `.expected/fn-config.yaml`.
-fn example_step(n: usize) -> (Vec<Value>, Value) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("examples/pvs-activation/step-{n}"));
-    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
-    let mut files = vec![
-        dir.join("packagerevisions.yaml"),
-        dir.join("repositories.yaml"),
-    ];
-    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    variants.sort();
-    files.extend(variants);
-    let mut items = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        items.extend(text.split("\n---\n").map(parse));
-    }
-    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
-    (items, config)
-}
-
 /// (name, spec, status) of each PackageVariant, the status as a controller writes it.
 fn variant_states(items: &[Value]) -> Vec<(Value, Value, bool)> {
     let mut out: Vec<_> = items
@@ -561,7 +536,7 @@ fn the_example_steps_follow_one_another() {
     ];
     let mut previous: Option<Vec<Value>> = None;
     for (n, want) in (1..=5).zip(expected) {
-        let (items, config) = example_step(n);
+        let (items, config) = example_step("pvs-activation", n);
         if let Some(prev) = &previous {
             assert_eq!(
                 variant_states(prev),

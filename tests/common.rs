@@ -291,3 +291,30 @@ pub fn variants(out: &str) -> Vec<String> {
     docs.retain(|d| d.contains("kind: PackageVariant\n"));
     docs
 }
+
+/// Every object of `examples/<example>/step-<n>` (its PackageRevisions, Repositories and
+/// PackageVariants, documents split on `---`), and the set of its `.expected/fn-config.yaml`:
+/// the step-by-step examples (`pvs-rollout`, `pvs-activation`) read as data.
+pub fn example_step(example: &str, n: usize) -> (Vec<serde_json::Value>, serde_json::Value) {
+    use package_variant::yaml;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("examples/{example}/step-{n}"));
+    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
+    let mut files = vec![
+        dir.join("packagerevisions.yaml"),
+        dir.join("repositories.yaml"),
+    ];
+    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    variants.sort();
+    files.extend(variants);
+    let mut items = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        items.extend(text.split("\n---\n").map(parse));
+    }
+    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
+    (items, config)
+}

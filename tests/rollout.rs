@@ -11,7 +11,7 @@ mod workloads;
 
 use std::collections::BTreeMap;
 
-use common::{run, Run};
+use common::{example_step, run, Run};
 use package_variant::yaml;
 use serde_json::{json, Value};
 
@@ -540,31 +540,6 @@ fn a_large_fleet_is_decided_in_bounded_time() {
 
 // ------------------------------------------------------------------ the example, step by step
 
-/// Every object of `examples/pvs-rollout/step-<n>` (its YAML files, documents split on
-/// `---`), and the set of its `.expected/fn-config.yaml`.
-fn example_step(n: usize) -> (Vec<Value>, Value) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("examples/pvs-rollout/step-{n}"));
-    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
-    let mut files = vec![
-        dir.join("packagerevisions.yaml"),
-        dir.join("repositories.yaml"),
-    ];
-    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    variants.sort();
-    files.extend(variants);
-    let mut items = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        items.extend(text.split("\n---\n").map(parse));
-    }
-    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
-    (items, config)
-}
-
 /// (name, spec, status) of each PackageVariant.
 fn variant_states(items: &[Value]) -> Vec<(Value, Value, Value)> {
     let mut out: Vec<_> = items
@@ -592,7 +567,7 @@ fn the_example_steps_follow_one_another() {
         vec!["canary-1", "east-1", "east-2", "west-1", "west-2", "west-3"],
     ];
     for (n, on_2) in (1..=3).zip(waves) {
-        let (items, config) = example_step(n);
+        let (items, config) = example_step("pvs-rollout", n);
         let (out, parsed) = go(&items, &config);
         assert_eq!(out.code, 0, "step {n}: {}", out.stdout);
         let output = items_of(&parsed);
@@ -600,7 +575,7 @@ fn the_example_steps_follow_one_another() {
         let on_2: Vec<String> = on_2.iter().map(|s| format!("base-{s}")).collect();
         assert_eq!(at(&output, 2), on_2, "step {n}");
         let reconciled = controller(&output, &[]);
-        let (next, _) = example_step(n + 1);
+        let (next, _) = example_step("pvs-rollout", n + 1);
         assert_eq!(
             variant_states(&reconciled),
             variant_states(&next),
@@ -609,7 +584,7 @@ fn the_example_steps_follow_one_another() {
         );
     }
     // The last step changes nothing.
-    let (items, config) = example_step(4);
+    let (items, config) = example_step("pvs-rollout", 4);
     let (_, parsed) = go(&items, &config);
     assert_eq!(variant_states(&items_of(&parsed)), variant_states(&items));
 }
@@ -641,7 +616,7 @@ fn the_example_set_validates_against_the_crd() {
     };
     let crd = parse("fnconfig/schemas/fn.kpt.dev/packagevariantset.yaml");
     let schema = openapi::schema_for(&crd, EXT, "PackageVariantSet").unwrap();
-    let (_, config) = example_step(1);
+    let (_, config) = example_step("pvs-rollout", 1);
     assert_eq!(openapi::validate(&schema, &config), Vec::<String>::new());
     let mut bad = config.clone();
     bad["spec"]["rollout"]["requireRedy"] = json!(true);
