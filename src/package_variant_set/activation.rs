@@ -23,7 +23,7 @@ use super::fast_hash::FastMap;
 use super::inputs::Item;
 use super::reconciliation::owned_variants;
 use super::targets::{kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND};
-use super::upstreams::revisions::{self, Revision};
+use super::upstreams::revisions::{Index, Revision};
 use super::upstreams::{tags, written, ResolvedUpstream};
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::PackageVariantSet;
@@ -244,15 +244,14 @@ impl Outcome {
     }
 }
 
-/// A tagged upstream's PackageRevisions (item indexes) and the fleet's highest revision.
-type Package = (Vec<usize>, Option<i64>);
-
 /// Moves each tagged upstream of a `Manual` set to its active revision (see the module's
-/// comment). One pass over the items, only under `Manual`.
+/// comment). `index` is the upstream resolution's: each package's revisions are a lookup;
+/// the set's own variants are read once, only under `Manual`.
 pub fn apply(
     settings: &Settings,
     set: &PackageVariantSet,
     items: &[Item],
+    index: &Index,
     namespace: &str,
     owner: &str,
     resolved: &mut [ResolvedUpstream],
@@ -265,36 +264,14 @@ pub fn apply(
     if !settings.manual || resolved.iter().all(|u| u.tag.is_none()) {
         return Ok(outcome);
     }
-    // (repo, package) of each tagged upstream → its PackageRevisions and the fleet's revision.
+    // (repo, package) of each tagged upstream → the fleet's highest revision.
     let upstreams = written(set);
-    let mut packages: FastMap<(&str, &str), Package> = FastMap::default();
+    let mut packages: FastMap<(&str, &str), Option<i64>> = FastMap::default();
     for (_, u) in upstreams.iter().filter(|(_, u)| u.tag.is_some()) {
         packages
             .entry((u.repo.as_str(), u.package.as_str()))
             .or_default();
     }
-    // PackageRevisions of either API version, read as the upstream resolution reads them.
-    for (i, item) in items.iter().enumerate() {
-        let ns = item.namespace();
-        if item.kind() != PACKAGE_REVISION_KIND
-            || !revisions::is_read_version(item.api_version())
-            || !(ns.is_empty() || ns == namespace)
-        {
-            continue;
-        }
-        let Some(r) = item.json().and_then(|j| Revision::read(i, j)) else {
-            continue;
-        };
-        if let Some((prs, _)) = packages.get_mut(&(r.repository, r.package)) {
-            prs.push(i);
-        }
-    }
-    let revision = |i: usize| {
-        items
-            .get(i)
-            .and_then(Item::json)
-            .and_then(|j| Revision::read(i, j))
-    };
     for i in owned_variants(items, namespace, owner) {
         let Some(v) = items.get(i).and_then(Item::json) else {
             continue;
@@ -304,7 +281,7 @@ pub fn apply(
             str_at(v, "/spec/upstream/package"),
         );
         let revision = json_at(v, "/spec/upstream/revision").and_then(Value::as_i64);
-        if let (Some((_, fleet)), Some(r)) = (packages.get_mut(&key), revision) {
+        if let (Some(fleet), Some(r)) = (packages.get_mut(&key), revision) {
             *fleet = (*fleet).max(Some(r));
         }
     }
@@ -319,14 +296,17 @@ pub fn apply(
         let (Some(tag), Some((_, w))) = (u.tag.clone(), upstreams.get(k)) else {
             continue;
         };
-        let (prs, fleet) = packages
+        let fleet = packages
             .get(&(w.repo.as_str(), w.package.as_str()))
-            .cloned()
-            .unwrap_or_default();
+            .copied()
+            .flatten();
+        let prs: &[Revision] = index
+            .bucket(&w.repo, &w.package)
+            .map_or(&[], |b| b.revisions.as_slice());
         let published = |r: i64| {
-            prs.iter().copied().find(|&i| {
-                revision(i).is_some_and(|pr| pr.revision == r && pr.lifecycle == "Published")
-            })
+            prs.iter()
+                .find(|pr| pr.revision == r && pr.lifecycle == "Published")
+                .map(|pr| pr.item)
         };
         let name = format!("{}/{}", u.upstream.repo, u.upstream.package);
         let activated = settings.activated.get(k).copied().flatten();
@@ -349,11 +329,10 @@ pub fn apply(
             (None, None) => offered.0,
         };
         let Some(item) = published(active) else {
-            let all: Vec<Revision> = prs.iter().filter_map(|&i| revision(i)).collect();
-            let exist = if all.is_empty() {
+            let exist = if prs.is_empty() {
                 "none is among the input items".to_string()
             } else {
-                let all: Vec<&Revision> = all.iter().collect();
+                let all: Vec<&Revision> = prs.iter().collect();
                 format!("the revisions that exist: {}", tags::named(&all))
             };
             let what = match activated {

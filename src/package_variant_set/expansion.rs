@@ -271,21 +271,33 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let namespace = effective_namespace(&set.metadata.namespace).to_string();
     // Each upstream once: its PackageRevision, a tag's concrete revision.
-    let mut resolved: Vec<ResolvedUpstream> = match upstreams::resolve(&set, items, &namespace) {
-        Ok(r) => r,
+    let index = match upstreams::revisions::Index::new(items, &namespace) {
+        Ok(index) => index,
         Err(errors) => return TypedExpansion::failed(errors),
     };
+    let mut resolved: Vec<ResolvedUpstream> =
+        match upstreams::resolve_with(&set, items, &namespace, &index) {
+            Ok(r) => r,
+            Err(errors) => return TypedExpansion::failed(errors),
+        };
     let tag_summary = upstreams::summary(&resolved, items);
     let owner = match set.metadata.uid.as_str() {
         "" => set.metadata.name.clone(),
         uid => uid.to_string(),
     };
     // Under `Manual`, each tagged upstream at its active revision, the tag's offered.
-    let activation =
-        match activation::apply(&activation, &set, items, &namespace, &owner, &mut resolved) {
-            Ok(a) => a,
-            Err(errors) => return TypedExpansion::failed(errors),
-        };
+    let activation = match activation::apply(
+        &activation,
+        &set,
+        items,
+        &index,
+        &namespace,
+        &owner,
+        &mut resolved,
+    ) {
+        Ok(a) => a,
+        Err(errors) => return TypedExpansion::failed(errors),
+    };
     let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
     let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
         Ok(c) => c,

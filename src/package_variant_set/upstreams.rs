@@ -143,8 +143,23 @@ pub fn resolve(
     items: &[Item],
     namespace: &str,
 ) -> Result<Vec<ResolvedUpstream>, Vec<ResultItem>> {
+    resolve_with(
+        set,
+        items,
+        namespace,
+        &revisions::Index::new(items, namespace)?,
+    )
+}
+
+/// [`resolve`] over the PackageRevisions already indexed (`index`, of `items` in
+/// `namespace`): the expansion builds the index once and hands it on to the activation.
+pub fn resolve_with(
+    set: &PackageVariantSet,
+    items: &[Item],
+    namespace: &str,
+    index: &revisions::Index,
+) -> Result<Vec<ResolvedUpstream>, Vec<ResultItem>> {
     let written = written(set);
-    let index = revisions::Index::new(items, namespace)?;
     let empty = revisions::Bucket::default();
     let mut tagged: FastMap<(&str, &str, &str), TagResolution> = FastMap::default();
     let mut hints = hints::Budget::default();
@@ -159,7 +174,7 @@ pub fn resolve(
                 match bucket.find(&plain) {
                     Some(r) => Ok((r.item, plain)),
                     None => {
-                        let near = hints.near(&plain, bucket, &index, items, namespace);
+                        let near = hints.near(&plain, bucket, index, items, namespace);
                         Err((field.clone(), upstream_not_found(&plain, namespace) + &near))
                     }
                 }
