@@ -441,7 +441,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     // Every variant it would emit passes the PackageVariant function's own rules; an updated
     // one keeps its name, which must pass too.
-    let mut refused = variants::updated_names(&plan, items);
+    let mut refused = variants::updated_names(&set, &plan, items);
     refused.extend(variants::check(&set, &plan, &|d| specs.of(d), &describe));
     if !refused.is_empty() {
         return failed(refused);

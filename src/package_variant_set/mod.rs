@@ -25,6 +25,7 @@
 pub mod activation;
 pub mod cel;
 pub mod conditions;
+pub mod dotted_names;
 pub mod expansion;
 pub mod explain;
 pub mod fast_hash;

@@ -8,6 +8,7 @@
 
 use std::collections::HashSet;
 
+use super::dotted_names;
 use super::inputs::Item;
 use super::naming;
 use super::reconciliation::Rendered;
@@ -204,8 +205,9 @@ pub fn check_downstreams(
 /// message. Nothing is built for a downstream without a problem.
 ///
 /// The PackageVariant's name is checked as the PackageVariant function checks it
-/// ([`names::package_variant_name_problem`]: a name Kubernetes takes, without `.`), and the
-/// problem is put on the part of the name that holds it. A part that holds what no name can
+/// ([`dotted_names::name_problem`]: a name Kubernetes takes, without `.` when the target's
+/// variants have pipeline functions), and the problem is put on the part of the name that
+/// holds it. A part that holds what no name can
 /// have, cut off a long name by Porch's 63-byte cut, is reported as the part's own problem,
 /// naming the uncut identifier: the cut name itself is valid.
 fn downstream_problem<'v>(
@@ -236,25 +238,24 @@ fn downstream_problem<'v>(
         }
     }
     // The common case, decided without building the name: parts of lower-case letters,
-    // digits and '-' (the set's name is checked to be such) make a valid name, save a short
-    // one ending with '-'; a cut one ends with its hash.
+    // digits and '-' (the set's name is a valid name, so it starts with one) make a valid
+    // name, save a short one ending with '-'; a cut one ends with its hash. A '.' anywhere,
+    // the set's name included, may sit at the cut: such a name is built and checked.
     let plain = |s: &str| {
         s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
     let long = set_name.len() + repo.len() + package.len() + 2 > naming::MAX_NAME_LEN;
-    if plain(repo) && plain(package) && (long || !package.ends_with('-')) {
+    if plain(set_name) && plain(repo) && plain(package) && (long || !package.ends_with('-')) {
         return None;
     }
     let identifier = naming::identifier(set_name, repo, package);
     let name = naming::package_variant_name(&identifier);
     let cut = name != identifier;
-    if let Some(why) = names::package_variant_name_problem(&name) {
-        // The part of the name that holds the problem: its first bad byte, else its end.
-        let at = name
-            .bytes()
-            .position(|b| !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
-            .unwrap_or(name.len().saturating_sub(1));
+    let functions = dotted_names::target_has_functions(origin.set, origin.ctx.target);
+    if let Some(why) = dotted_names::name_problem(origin.set, origin.ctx.target, &name) {
+        // The part of the name that holds the problem.
+        let at = dotted_names::problem_at(&name, functions);
         let repo_at = set_name.len() + 1;
         let (value, what) = if at < repo_at + repo.len() {
             (repo, "repo")
@@ -270,10 +271,11 @@ fn downstream_problem<'v>(
         // A part malformed in itself is said as such; a '.' that only separates words is
         // the PackageVariant function's rule.
         let part_why = names::name_part_problem(value, what == "package");
-        let message = if name.contains('.') && part_why.is_none() {
+        let message = if functions && name.contains('.') && part_why.is_none() {
             format!(
-                "{}gives the downstream {what} {value:?}, which makes the PackageVariant name {name:?}{cut_from}: PackageVariant name {name:?} {why}; the PackageVariant function refuses it, so the set does not make it",
-                from(&side)
+                "{}gives the downstream {what} {value:?}, which makes the PackageVariant name {name:?}{cut_from}: PackageVariant name {name:?} {why}; the PackageVariant function refuses it, so the set does not make it; {}",
+                from(&side),
+                dotted_names::fix(origin.ctx.target, what)
             )
         } else {
             // What Kubernetes refuses, said of the part where the part says it best.

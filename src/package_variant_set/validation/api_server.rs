@@ -10,6 +10,16 @@
 use crate::api::names;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::dotted_names;
+
+/// The first target whose variants have pipeline functions, when the set's name holds a dot.
+fn dotted_with_functions(set: &PackageVariantSet) -> Option<usize> {
+    set.metadata
+        .name
+        .contains('.')
+        .then(|| dotted_names::first_with_functions(set))
+        .flatten()
+}
 
 fn err(out: &mut Vec<ResultItem>, field: &str, message: String) {
     out.push(ResultItem::error(message).field(field).on_config());
@@ -34,16 +44,18 @@ pub fn metadata(set: &PackageVariantSet) -> Vec<ResultItem> {
                 m.name
             ),
         );
-    } else if m.name.contains('.') {
-        // Every variant's name starts with it, and the PackageVariant function refuses a dot.
+    } else if let Some(t) = dotted_with_functions(set) {
+        // Every variant's name starts with it, and the PackageVariant function refuses a dot
+        // in the name of a variant with pipeline functions.
         let example = format!("{}-<repo>-<package>", m.name);
         let why = names::package_variant_name_problem(&example).unwrap_or_default();
         err(
             &mut out,
             "metadata.name",
             format!(
-                "PackageVariantSet name {:?} prefixes the name of every PackageVariant of the set, and a PackageVariant name {why}; name the set without \".\"",
-                m.name
+                "PackageVariantSet name {:?} prefixes the name of every PackageVariant of the set, and the variants of spec.targets[{t}] have pipeline functions, so a PackageVariant name {why}; {}",
+                m.name,
+                dotted_names::fix(t, "name")
             ),
         );
     } else if m.uid.is_empty() {

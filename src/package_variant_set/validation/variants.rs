@@ -16,6 +16,7 @@ use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::variant_rules;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::dotted_names;
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::provenance::Side;
 use crate::package_variant_set::reconciliation::{DesiredVariant, Plan};
@@ -109,16 +110,23 @@ fn set_field(set: &PackageVariantSet, d: &DesiredVariant, pv_field: &str) -> Str
 
 /// Owned variants the set still wants under a name the PackageVariant function refuses: an
 /// updated variant keeps its name (and one the sync policy or the rollout leaves as it is
-/// stays refused: a doubt blocks).
-pub fn updated_names(plan: &Plan, items: &[Item]) -> Vec<ResultItem> {
+/// stays refused: a doubt blocks). A dotted name is refused only where the target's variants
+/// have pipeline functions, as the function refuses it.
+pub fn updated_names(set: &PackageVariantSet, plan: &Plan, items: &[Item]) -> Vec<ResultItem> {
     plan.updates
         .iter()
-        .filter_map(|&(i, _)| {
+        .filter_map(|(i, d)| {
+            let i = *i;
             let name = items.get(i)?.name();
-            let why = crate::api::names::package_variant_name_problem(name)?;
+            let why = dotted_names::name_problem(set, d.target, name)?;
+            let or = if dotted_names::target_has_functions(set, d.target) && name.contains('.') {
+                format!("; or: {}", dotted_names::move_functions(d.target))
+            } else {
+                String::new()
+            };
             Some(
                 ResultItem::error(format!(
-                    "owned PackageVariant {name:?} is the set's variant for its downstream, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it, and an updated variant keeps its name: rename it or remove it (the set then creates its variant under a name it can take)"
+                    "owned PackageVariant {name:?} is the set's variant for its downstream, but PackageVariant name {name:?} {why}; the PackageVariant function refuses it, and an updated variant keeps its name: rename it or remove it (the set then creates its variant under a name it can take){or}"
                 ))
                 .field("metadata.name")
                 .on_item(i),
