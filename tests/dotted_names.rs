@@ -163,6 +163,20 @@ spec:
     );
 }
 
+#[test]
+fn a_dotted_package_from_cel_with_a_pipeline_is_refused_on_the_expression() {
+    let e1 = repo("edge1");
+    let more =
+        format!("      downstream: {{packageExpr: \"'base.' + repository.name\"}}\n{PIPELINE}");
+    let r = refused(&[UPSTREAM, &e1], &set("fleet", &more));
+    assert!(
+        r.contains("gives the downstream package \"base.edge1\", which makes the PackageVariant name \"fleet-edge1-base.edge1\"")
+            && r.contains("or write the downstream package without \".\"")
+            && r.contains("path: spec.targets[0].template.downstream.packageExpr\n"),
+        "{r}"
+    );
+}
+
 /// The emitted variant, fed to the PackageVariant function with a package, is taken.
 #[test]
 fn the_dotted_variant_the_set_makes_is_taken_by_the_package_variant_function() {

@@ -2567,6 +2567,8 @@ fn an_owned_variant_whose_name_the_package_variant_function_refuses_is_not_updat
         Some("default"),
         None,
     );
+    // A dotted name is refused for a variant with pipeline functions (without any it is
+    // taken: tests/dotted_names.rs).
     let out = run_case(
         &[TRUST_PR, &trust_repo("edge1"), &owned],
         &pvs(
@@ -2574,6 +2576,8 @@ fn an_owned_variant_whose_name_the_package_variant_function_refuses_is_not_updat
             "upstream: {repo: blueprints, package: base, revision: 1}
 targets:
 - repositories: [{name: edge1}]
+  template:
+    pipeline: {mutators: [{image: gcr.io/kpt-fn/set-labels:v0.2.0}]}
 ",
         ),
         1,
