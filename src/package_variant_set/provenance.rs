@@ -207,9 +207,9 @@ pub fn check_downstreams(
 /// The PackageVariant's name is checked as the PackageVariant function checks it
 /// ([`dotted_names::name_problem`]: a name Kubernetes takes, without `.` when the target's
 /// variants have pipeline functions), and the problem is put on the part of the name that
-/// holds it. A part that holds what no name can
-/// have, cut off a long name by Porch's 63-byte cut, is reported as the part's own problem,
-/// naming the uncut identifier: the cut name itself is valid.
+/// holds it. A part that holds what no name can have, cut off a long name by Porch's 63-byte
+/// cut, is reported as the part's own problem, naming the uncut identifier: the cut name
+/// itself is valid.
 fn downstream_problem<'v>(
     set_name: &str,
     repo: &'v str,
