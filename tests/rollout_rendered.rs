@@ -400,3 +400,41 @@ fn what_is_not_understood_is_refused_and_nothing_changes() {
         );
     }
 }
+
+/// `examples/pvs-rollout/render-failed` (step 2's input and the canary's failed downstream)
+/// through the binary: nothing changes, and the summary names the canary and the message.
+#[test]
+fn the_example_render_failed_changes_nothing() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pvs-rollout/render-failed");
+    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
+    let mut files = vec![
+        dir.join("packagerevisions.yaml"),
+        dir.join("downstream-revisions.yaml"),
+        dir.join("repositories.yaml"),
+    ];
+    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    variants.sort();
+    files.extend(variants);
+    let items: Vec<Value> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.split("\n---\n").map(parse).collect::<Vec<_>>()
+        })
+        .collect();
+    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
+    let (out, parsed) = go(&items, &config);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(items_of(&parsed), items);
+    let summary = summary(&parsed);
+    assert!(
+        summary.contains("0 upgraded, 5 waiting")
+            && summary.contains("1 blocking (fleet-base-canary-1-base)")
+            && summary.contains("; 1 with a downstream not ready (fleet-base-canary-1-base: PackageRevision \"canary-1.base.packagevariant-2\" Rendered False (RenderFailed): \"pipeline.mutators[0] (set-labels): exit code 1\")"),
+        "{summary}"
+    );
+}
