@@ -324,7 +324,7 @@ fn other_packages_namespaces_and_v1alpha1_are_not_read() {
     );
     assert!(
         warning["message"].as_str().unwrap_or("").contains(
-            "the downstream PackageRevisions of 1 variants are given only in porch.kpt.dev/v1alpha1 (fleet-site-00-base), which has no render state"
+            "1 with a downstream given only in porch.kpt.dev/v1alpha1 (fleet-site-00-base): porch.kpt.dev/v1alpha1 has no render state"
         ) && warning["message"].as_str().unwrap_or("").contains("kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n default -o yaml"),
         "{warning}"
     );

@@ -36,6 +36,7 @@
 use serde_json::Value;
 
 use super::fast_hash::{FastMap, FastSet};
+use super::inputs::scope::MAX_REPORTED;
 use super::inputs::Item;
 use super::preview::Group;
 use super::reconciliation::DesiredVariant;
@@ -55,7 +56,7 @@ const MESSAGE_SHOWN: usize = 200;
 pub struct Downstreams {
     /// Item indexes (sorted) of the variants whose downstream is not ready.
     not_ready: Vec<usize>,
-    /// `; 1 downstream not ready (...)`, or empty.
+    /// `; 1 with a downstream not ready (...)`, or empty.
     pub text: String,
     /// Under `requireReady`: the variants whose downstream is given only in v1alpha1.
     pub warning: Option<ResultItem>,
@@ -101,6 +102,16 @@ impl Downstreams {
                 }
             }
         }
+        if errors.len() > MAX_REPORTED {
+            let more = errors.len() - MAX_REPORTED;
+            errors.truncate(MAX_REPORTED);
+            errors.push(
+                ResultItem::error(format!(
+                    "and {more} more downstream PackageRevisions that cannot be read, as above"
+                ))
+                .on_config(),
+            );
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -127,7 +138,7 @@ impl Downstreams {
             }
             out.warning = Some(
                 ResultItem::warning(format!(
-                    "the downstream PackageRevisions of {} variants are given only in {V1ALPHA1}{}, which has no render state (its status.conditions are the package's Kptfile conditions): requireReady cannot see whether they rendered; give the {V1ALPHA2} revisions (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n {namespace} -o yaml) to have a failed render block the rollout",
+                    "{} with a downstream given only in {V1ALPHA1}{}: {V1ALPHA1} has no render state (its status.conditions are the package's Kptfile conditions), so requireReady cannot see whether it rendered; give the {V1ALPHA2} revisions (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n {namespace} -o yaml) to have a failed render block the rollout",
                     names.len(),
                     names.listed()
                 ))
