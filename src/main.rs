@@ -64,7 +64,9 @@ HOW TO RUN
   Objects from the cluster are items: config injection reads only items annotated
   config.porch.kpt.dev/in-cluster: \"true\" in the PackageVariant's namespace; a
   PackageVariantSet reads the Repositories, the upstream PackageRevision, the existing
-  PackageVariants and the objects an objectSelector names, in the set's namespace.
+  PackageVariants and the objects an objectSelector names, in the set's namespace; given the
+  variants' downstream PackageRevisions (porch.kpt.dev/v1alpha2), it lists those whose Rendered
+  or Ready is not True in its summary, and they block rollout.requireReady.
 
 ANNOTATIONS (on the functionConfig)
   package-variant.fn.kpt.dev/cluster-objects   on a PackageVariant: the package files (paths, or

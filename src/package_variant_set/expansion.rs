@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::activation;
 use super::cel::{self, ProgramCache};
 use super::conditions;
+use super::downstream_revisions::Downstreams;
 use super::explain::Explainer;
 use super::inputs::{self, Item};
 use super::preview::{self, changed_fields, with_fields};
@@ -23,8 +24,7 @@ use super::targets::{self, effective_namespace};
 use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use super::upstreams::{self, ResolvedUpstream};
 use super::validation::{api_server, validate_package_variant_set, variants};
-use crate::api::package_variant::PackageVariantSpec;
-use crate::api::package_variant::EXTENSION_API_VERSION;
+use crate::api::package_variant::{PackageVariantSpec, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
     PACKAGE_VARIANT_SET_KIND,
@@ -506,21 +506,17 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         compared.push((*i, d, spec, fields, tag));
     }
+    let downstreams = match Downstreams::read(items, &namespace, &plan.updates, rollout.as_ref()) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
+    };
+    results.extend(downstreams.warning.clone());
     // The rollout holds back the upgrades of later waves: they keep their whole spec.
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
             let members = compared
                 .iter()
-                .map(|(i, d, _, fields, _)| rollout::Member {
-                    item: *i,
-                    name: item_name(*i),
-                    upgrade: fields.iter().any(|f| f.starts_with("spec.upstream")),
-                    ready: items
-                        .get(*i)
-                        .and_then(Item::json)
-                        .is_some_and(rollout::is_ready),
-                    desired: d,
-                })
+                .map(|(i, d, _, fields, _)| downstreams.member(items, *i, d, fields))
                 .collect();
             rollout::decide(r, &waves, members)
         }
@@ -571,6 +567,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
+    summary.message.push_str(&downstreams.text);
     summary.message.push_str(&tag_summary);
     results.push(summary);
     TypedExpansion {

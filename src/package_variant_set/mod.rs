@@ -10,6 +10,7 @@
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`conditions`]: the extension's per-target `when` condition;
 //! - [`rollout`]: the extension's upgrades in waves;
+//! - [`downstream_revisions`]: the render state of the variants' downstream PackageRevisions;
 //! - [`activation`]: the extension's manual activation of a tag's revision;
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`fast_hash`]: the seeded hasher of its maps of names;
@@ -26,6 +27,7 @@ pub mod activation;
 pub mod cel;
 pub mod conditions;
 pub mod dotted_names;
+pub mod downstream_revisions;
 pub mod expansion;
 pub mod explain;
 pub mod fast_hash;

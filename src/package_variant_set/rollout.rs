@@ -12,7 +12,8 @@
 //!   `maxUpgrades` of them (an integer, or a percentage of the existing variants rounded up),
 //!   in name order; the others *wait*, keeping their whole current spec;
 //! - with `requireReady`, no variant is upgraded while a variant already on the new upstream
-//!   does not report `Ready` `True` in its `status.conditions` (it is *blocking*);
+//!   does not report `Ready` `True` in its `status.conditions`, or its downstream
+//!   PackageRevision is not ready ([`super::downstream_revisions`]): it is *blocking*;
 //! - new targets are created at the new upstream regardless; deletions are not affected.
 //!
 //! - with `pauseAfterWave`, a wave after the first waits for a person's approval
@@ -468,7 +469,7 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
     ));
     if !blocking.is_empty() {
         text.push_str(&format!(
-            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)",
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready), and its downstream PackageRevision, when given in porch.kpt.dev/v1alpha2, reports Rendered and Ready True or not at all",
             blocking.len(),
             blocking.listed()
         ));

@@ -208,7 +208,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
         ("rollout", S::object("(extension) Upgrades of the existing variants in waves when the upstream changes (docs/fleet-safety.md).", &[
             ("maxUpgrades", S::any("At most this many existing variants are upgraded per run, an integer (5) or a percentage of the existing variants (\"25%\", rounded up); default, the whole wave.")),
             ("waveExpr", S::string("A CEL expression giving each target's wave, an int or a string, with the variables the template sees; waves are upgraded in ascending order, one per run.")),
-            ("requireReady", S::boolean("No upgrade while a variant already on the new upstream does not report Ready True in its status.conditions.")),
+            ("requireReady", S::boolean("No upgrade while a variant already on the new upstream does not report Ready True in its status.conditions, or its downstream PackageRevision (porch.kpt.dev/v1alpha2, when among the items) reports Rendered or Ready other than True.")),
             ("pauseAfterWave", S::boolean("Once a wave is on the new upstream, the next wave waits for the annotation package-variant.fn.kpt.dev/approved-wave: \"W\" (W its waveExpr value; the waves up to W may start). Needs waveExpr.")),
         ], &[])),
         ("revisionActivationPolicy", S::string("(extension) Automatic (the default: the revision a tag names reaches the fleet) or Manual (it is offered; the annotation package-variant.fn.kpt.dev/activate-revision: \"N\" activates it) (docs/fleet-safety.md).")),
