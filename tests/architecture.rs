@@ -13,11 +13,16 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level part and the parts it may use.
 const PARTS: &[(&str, &[&str])] = &[
+    ("common", &[]),
     ("yaml", &[]),
     ("api", &[]),
+    ("cel", &["common", "api"]),
     ("krm", &["yaml"]),
     ("package_variant", &["krm", "yaml", "api"]),
-    ("package_variant_set", &["krm", "yaml", "api"]),
+    (
+        "package_variant_set",
+        &["krm", "yaml", "api", "cel", "common"],
+    ),
 ];
 
 /// Inside `yaml/`: each module and the sibling modules it may use (one-way layers).

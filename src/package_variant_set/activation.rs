@@ -19,7 +19,6 @@
 
 use serde_json::Value;
 
-use super::fast_hash::FastMap;
 use super::inputs::Item;
 use super::reconciliation::owned_variants;
 use super::targets::{kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND};
@@ -28,6 +27,7 @@ use super::upstreams::{tags, written, ResolvedUpstream};
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::suggest::{did_you_mean, not_one_of};
+use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 

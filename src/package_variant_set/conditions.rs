@@ -11,11 +11,11 @@
 //!
 //! [`Target::when`]: crate::api::package_variant_set::Target::when
 
-use super::cel::{self as cel_env, Bindings, ProgramCache};
 use super::inputs::Item;
 use super::targets::DownstreamContext;
 use super::templates::{reads_repository, RepositoryIndex};
 use crate::api::package_variant_set::PackageVariantSet;
+use crate::cel::{self as cel_env, Bindings, ProgramCache};
 use crate::krm::results::ResultItem;
 
 fn field(t: usize) -> String {

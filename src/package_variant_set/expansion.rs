@@ -9,7 +9,6 @@
 use serde_json::Value;
 
 use super::activation;
-use super::cel::{self, ProgramCache};
 use super::conditions;
 use super::explain::Explainer;
 use super::inputs::{self, Item};
@@ -30,6 +29,7 @@ use crate::api::package_variant_set::{
     PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{check_strict, decode, package_variant::Upstream};
+use crate::cel::{self, ProgramCache};
 use crate::krm::results::{has_errors, ResultItem};
 use errors::{config_error, template_error};
 

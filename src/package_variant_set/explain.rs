@@ -10,12 +10,12 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use super::fast_hash::{FastMap, FastSet};
 use super::inputs::Item;
 use super::selector::{CompiledSelector, LabelSelector, Requirement};
 use super::targets::{str_at, DownstreamContext, REPOSITORY_API_VERSION, REPOSITORY_KIND};
 use crate::api::package_variant_set::{PackageVariantSet, RepositoryTarget, Target};
 use crate::api::strict::closest;
+use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
 
 /// Most targets named in one deletion warning; the rest are counted.

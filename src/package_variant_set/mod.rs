@@ -3,7 +3,7 @@
 //!
 //! - [`inputs`]: which items the expander reads, and how much of each;
 //! - [`expansion`]: the decision (validate, upstream, targets, templates, reconciliation);
-//! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
+//! - [`targets`], [`selector`], [`templates`], [`naming`], [`reconciliation`],
 //!   [`validation`]: its steps, named as Porch's controller names them;
 //! - [`provenance`]: which field made each downstream, to report a problem there;
 //! - [`sync_policy`]: which changes a run may make (sync policy, deletion guard);
@@ -12,7 +12,6 @@
 //! - [`rollout`]: the extension's upgrades in waves;
 //! - [`activation`]: the extension's manual activation of a tag's revision;
 //! - [`preview`]: the summary result, written as a plan;
-//! - [`fast_hash`]: the seeded hasher of its maps of names;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
 //! - [`new_variant`]: the PackageVariant objects it writes;
 //! - [`upstreams`]: the extension's floating tags and several upstreams, each resolved once.
@@ -23,11 +22,9 @@
 //! the API types (`crate::api`).
 
 pub mod activation;
-pub mod cel;
 pub mod conditions;
 pub mod expansion;
 pub mod explain;
-pub mod fast_hash;
 pub mod inputs;
 pub mod naming;
 pub mod new_variant;
@@ -79,7 +76,7 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
     }
     let mut changes = Changes::default();
     let mut results = std::mem::take(&mut plan.results);
-    let tag_edits: fast_hash::FastMap<usize, Option<String>> =
+    let tag_edits: crate::common::fast_hash::FastMap<usize, Option<String>> =
         std::mem::take(&mut plan.tag_edits).into_iter().collect();
     for (i, spec) in std::mem::take(&mut plan.updates) {
         let mut tree = match rl.tree(i) {

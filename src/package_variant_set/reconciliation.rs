@@ -10,8 +10,8 @@
 use crate::api::package_variant::{
     Downstream, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
+use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::fast_hash::{FastMap, FastSet};
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::naming;
 use crate::package_variant_set::provenance::Side;

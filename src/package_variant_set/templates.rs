@@ -20,8 +20,8 @@ use cel::common::types::CelMap;
 
 use crate::api::package_variant::{Downstream, PackageVariantSpec, Upstream};
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
-use crate::package_variant_set::cel::{self as cel_env, Bindings, ProgramCache};
-use crate::package_variant_set::fast_hash::FastMap;
+use crate::cel::{self as cel_env, Bindings, ProgramCache};
+use crate::common::fast_hash::FastMap;
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::record::Records;
 

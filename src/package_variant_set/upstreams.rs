@@ -19,11 +19,11 @@ pub mod hints;
 pub mod revisions;
 pub mod tags;
 
-use super::fast_hash::FastMap;
 use super::inputs::Item;
 use super::targets::{upstream_not_found, DownstreamContext, MAX_PACKAGE_VARIANTS};
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::{PackageVariantSet, SetUpstream};
+use crate::common::fast_hash::FastMap;
 use crate::krm::results::ResultItem;
 
 /// Most entries of `spec.upstreams`: each is a PackageVariant per target.

@@ -46,7 +46,7 @@ fn errors(e: &Expansion) -> Vec<String> {
     e.results
         .iter()
         .filter(|r| r.is_error())
-        .map(|r| crate::package_variant_set::cel::porch_words(&r.message))
+        .map(|r| crate::cel::porch_words(&r.message))
         .collect()
 }
 

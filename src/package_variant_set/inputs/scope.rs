@@ -19,8 +19,8 @@ use super::Item;
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::scope::{group, is_cluster_scoped};
+use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::fast_hash::{FastMap, FastSet};
 use crate::package_variant_set::targets::kubectl_get;
 
 /// Most problems of one kind reported one by one; the rest are counted in one more result.

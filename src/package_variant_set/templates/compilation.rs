@@ -3,7 +3,7 @@
 //! not a target.
 
 use crate::api::package_variant_set::{MapExpr, PackageVariantTemplate};
-use crate::package_variant_set::cel::ProgramCache;
+use crate::cel::ProgramCache;
 
 use super::RenderError;
 

@@ -1,7 +1,7 @@
 //! The bound on a template's static values copied into the variants. A static value costs
 //! nothing to render, but each target's PackageVariant carries a copy: a 100 KB value in a
 //! template of 2,000 targets was 200 MB of output from a 0.3 MB input. CEL values have their
-//! own budget ([`crate::package_variant_set::cel::MAX_OUTPUT_BYTES`]); this one counts the
+//! own budget ([`crate::cel::MAX_OUTPUT_BYTES`]); this one counts the
 //! rest, once per rendered target, so the output stays bounded whatever the input asks for.
 
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 use cel::common::types::CelMap;
 
 use super::{RenderError, RepositoryIndex};
-use crate::package_variant_set::cel::{Activation, ProgramCache};
+use crate::cel::{Activation, ProgramCache};
 use crate::package_variant_set::inputs::Item;
 use crate::package_variant_set::record::Records;
 

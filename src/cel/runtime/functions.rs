@@ -13,7 +13,7 @@ use super::meter::{charge_for, Meter};
 
 /// A function that takes its arguments as the interpreter holds them (no conversion to
 /// [`Value`], which would copy strings and lists): the `cel` crate's own `Function` type.
-pub(in crate::package_variant_set::cel) type Function = Box<
+pub(in crate::cel) type Function = Box<
     dyn for<'c, 'a> Fn(&mut FunctionContext<'c, 'a>) -> Result<CowVal<'c, 'a>, ExecutionError>
         + Send
         + Sync,
@@ -76,9 +76,7 @@ pub(super) fn matches_function(meter: Arc<Meter>) -> Function {
 }
 
 /// Go's `time.RFC3339Nano` layout: fraction without trailing zeros, `Z` for UTC.
-pub(in crate::package_variant_set::cel) fn rfc3339_nano(
-    t: &chrono::DateTime<chrono::FixedOffset>,
-) -> String {
+pub(in crate::cel) fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
     use chrono::{Datelike, Timelike};
     let mut out = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",

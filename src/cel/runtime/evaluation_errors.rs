@@ -8,7 +8,7 @@ use cel::{ExecutionError, Value};
 use super::super::VARIABLES;
 
 /// An evaluation error as cel-go words it.
-pub(in crate::package_variant_set::cel) fn execution_error(err: ExecutionError) -> String {
+pub(in crate::cel) fn execution_error(err: ExecutionError) -> String {
     match err {
         ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
         ExecutionError::UndeclaredReference(name) if VARIABLES.contains(&name.as_str()) => {

@@ -46,7 +46,7 @@ use std::sync::Arc;
 use cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use cel::Env;
 
-use super::fast_hash::FastMap;
+use crate::common::fast_hash::FastMap;
 
 pub use runtime::{
     as_val, object_input, object_val, repositories_target_input, repositories_target_val,
