@@ -15,9 +15,11 @@ use package_variant::package_variant::context::{self, ContextEdit};
 use package_variant::package_variant::package::Package;
 use package_variant::package_variant::PackageVariant;
 use package_variant::package_variant::{injection, kptfile, pipeline};
-use package_variant::package_variant_set::inputs::Item;
-use package_variant::package_variant_set::naming;
-use package_variant::package_variant_set::templates::{RenderInput, Renderer, RepositoryIndex};
+use package_variant::package_variant_set::expansion::inputs::Item;
+use package_variant::package_variant_set::expansion::naming;
+use package_variant::package_variant_set::expansion::templates::{
+    RenderInput, Renderer, RepositoryIndex,
+};
 use package_variant::yaml;
 use serde_json::json;
 use std::hint::black_box;

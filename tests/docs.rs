@@ -584,7 +584,7 @@ fn readme_limits_are_the_codes() {
         ),
         format!(
             "| PackageVariants per set | {} |",
-            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+            n(pvs::expansion::targets::MAX_PACKAGE_VARIANTS as u64)
         ),
         format!(
             "| CEL values written out | {} MiB per run |",
@@ -598,7 +598,7 @@ fn readme_limits_are_the_codes() {
         ),
         format!(
             "| a set template's static values written out | {} MiB per run, counted once per variant |",
-            pvs::templates::MAX_COPIED_BYTES >> 20
+            pvs::expansion::templates::MAX_COPIED_BYTES >> 20
         ),
         format!(
             "| results of one kind | the first {} listed, then one result counting the rest |",
@@ -649,7 +649,7 @@ fn readme_limits_are_the_codes() {
         format!("| CEL regular expressions | compiled program of {regex_mib} MiB |"),
         format!(
             "| PackageVariants per set | {} |",
-            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+            n(pvs::expansion::targets::MAX_PACKAGE_VARIANTS as u64)
         ),
         format!(
             "| items in one ResourceList | {} (2^{}) |",

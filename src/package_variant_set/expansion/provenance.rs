@@ -10,11 +10,11 @@ use std::collections::HashSet;
 
 use super::inputs::Item;
 use super::naming;
-use super::reconciliation::Rendered;
 use super::targets::DownstreamContext;
 use crate::api::names;
 use crate::api::package_variant_set::{PackageVariantSet, Target};
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::reconciliation::ensure::Rendered;
 
 /// Where one downstream comes from: the set, its context and the items.
 pub struct Origin<'a> {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::api::decode;
-use crate::package_variant_set::inputs::{from_json, Item};
+use crate::package_variant_set::expansion::inputs::{from_json, Item};
 use serde_json::{json, Value};
 
 fn pr(repo: &str, pkg: &str, ws: &str, rev: i64) -> Value {
@@ -18,7 +18,7 @@ fn find_upstream(upstream: &Upstream, items: &[Item], namespace: &str) -> Result
         "",
     )
     .map_err(|e| format!("{e:?}"))?;
-    super::super::upstreams::resolve(&set, items, namespace)
+    crate::package_variant_set::expansion::upstreams::resolve(&set, items, namespace)
         .map(|r| r[0].item)
         .map_err(|e| e[0].message.clone())
 }

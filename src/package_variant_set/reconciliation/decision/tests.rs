@@ -4,10 +4,10 @@
 use super::*;
 use crate::api::package_variant::{PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND};
 use crate::krm::results::{Severity, Subject};
-use crate::package_variant_set::reconciliation::OWNER_LABEL;
-use crate::package_variant_set::targets::{
+use crate::package_variant_set::expansion::targets::{
     PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND, REPOSITORY_API_VERSION, REPOSITORY_KIND,
 };
+use crate::package_variant_set::reconciliation::ensure::OWNER_LABEL;
 use serde_json::json;
 
 fn pvs(metadata: Value, spec: Value) -> Value {

@@ -9,19 +9,10 @@
 use serde_json::Value;
 
 use super::activation;
-use super::conditions;
 use super::explain::Explainer;
-use super::inputs::{self, Item};
 use super::preview::{self, changed_fields, with_fields};
-use super::provenance::{self, Origin, Side};
-use super::reconciliation::{self, DesiredVariant, Rendered};
-use super::record::Records;
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
-use super::targets::{self, effective_namespace};
-use super::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
-use super::upstreams::{self, ResolvedUpstream};
-use super::validation::{api_server, validate_package_variant_set, variants};
 use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::{
@@ -31,6 +22,18 @@ use crate::api::package_variant_set::{
 use crate::api::{check_strict, decode, package_variant::Upstream};
 use crate::cel::{self, ProgramCache};
 use crate::krm::results::{has_errors, ResultItem};
+use crate::package_variant_set::expansion::conditions;
+use crate::package_variant_set::expansion::inputs::{self, Item};
+use crate::package_variant_set::expansion::provenance::{self, Origin, Side};
+use crate::package_variant_set::expansion::record::Records;
+use crate::package_variant_set::expansion::targets::{self, effective_namespace};
+use crate::package_variant_set::expansion::templates::{
+    self, RenderError, RenderInput, Renderer, RepositoryIndex,
+};
+use crate::package_variant_set::expansion::upstreams::{self, ResolvedUpstream};
+use crate::package_variant_set::expansion::validation::{api_server, validate_package_variant_set};
+use crate::package_variant_set::reconciliation::ensure::{self, DesiredVariant, Rendered};
+use crate::package_variant_set::reconciliation::variants;
 use errors::{config_error, template_error};
 
 /// What the expansion does to the ResourceList.
@@ -415,14 +418,14 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .describe(),
         None => Side::at("spec.targets"),
     };
-    let desired = match reconciliation::collect_desired(&set.metadata.name, rendered, &describe) {
+    let desired = match ensure::collect_desired(&set.metadata.name, rendered, &describe) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
-    let owned = reconciliation::owned_variants(items, &namespace, &owner);
-    let plan = reconciliation::plan(&set.metadata.name, desired, items, &owned);
+    let owned = ensure::owned_variants(items, &namespace, &owner);
+    let plan = ensure::plan(&set.metadata.name, desired, items, &owned);
     let kept_by = (!policy.allows_delete()).then(|| policy.name());
-    let clashes = reconciliation::name_clashes(items, &namespace, &plan, &describe, kept_by);
+    let clashes = ensure::name_clashes(items, &namespace, &plan, &describe, kept_by);
     if !clashes.is_empty() {
         return failed(clashes);
     }

@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 
-use super::expansion::TypedExpansion;
-use super::reconciliation::DesiredVariant;
 use crate::api::package_variant::{
     PackageVariantSpec, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION,
     PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
 };
+use crate::package_variant_set::reconciliation::decision::TypedExpansion;
+use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
 impl TypedExpansion {
     /// A new PackageVariant as Porch's controller creates it, plus the path annotations kpt
@@ -91,7 +91,7 @@ struct OwnerLabel<'a> {
 }
 
 /// kpt's path annotations, and the tag the variant's upstream follows (extension; the key is
-/// [`super::upstreams::UPSTREAM_TAG_ANNOTATION`], a test checks they agree).
+/// [`crate::package_variant_set::expansion::upstreams::UPSTREAM_TAG_ANNOTATION`], a test checks they agree).
 #[derive(Debug, Serialize)]
 struct PathAnnotations<'a> {
     #[serde(rename = "config.kubernetes.io/path")]

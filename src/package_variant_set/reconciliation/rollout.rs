@@ -29,15 +29,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::inputs::Item;
 use super::preview::Group;
-use super::reconciliation::DesiredVariant;
-use super::targets::DownstreamContext;
-use super::templates::{reads_repository, RepositoryIndex};
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::cel::{self as cel_env, Bindings, IntOrString, Program, ProgramCache};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::DownstreamContext;
+use crate::package_variant_set::expansion::templates::{reads_repository, RepositoryIndex};
+use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
 const FIELD: &str = "spec.rollout";
 

@@ -12,10 +12,10 @@ use crate::api::package_variant::{
 };
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::inputs::Item;
-use crate::package_variant_set::naming;
-use crate::package_variant_set::provenance::Side;
-use crate::package_variant_set::targets::{items_of_kind, str_at};
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::naming;
+use crate::package_variant_set::expansion::provenance::Side;
+use crate::package_variant_set::expansion::targets::{items_of_kind, str_at};
 
 /// The label that marks a PackageVariant as owned by a set (value: the set's uid, or its name
 /// when it has no uid, as for a set read from a file).
@@ -36,7 +36,7 @@ pub struct DesiredVariant {
     pub target: usize,
     /// Index of the downstream context (unrolled target entry) that produced it.
     pub context: usize,
-    /// Where its render's values start in the run's [`super::record::Records`].
+    /// Where its render's values start in the run's [`crate::package_variant_set::expansion::record::Records`].
     pub record: usize,
     /// Which of the set's upstreams it is made from (extension: `spec.upstreams`; else 0).
     pub upstream: usize,
@@ -293,7 +293,7 @@ pub fn name_clashes(
 mod tests {
     use super::*;
     use crate::api::package_variant::{Downstream, PackageVariantSpec};
-    use crate::package_variant_set::inputs::from_json;
+    use crate::package_variant_set::expansion::inputs::from_json;
     use serde_json::{json, Value};
 
     /// [`collect_desired`] with one context per spec, described as `ctx<i>`.

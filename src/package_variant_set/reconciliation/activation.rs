@@ -19,17 +19,19 @@
 
 use serde_json::Value;
 
-use super::inputs::Item;
-use super::reconciliation::owned_variants;
-use super::targets::{kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND};
-use super::upstreams::revisions::{Index, Revision};
-use super::upstreams::{tags, written, ResolvedUpstream};
 use crate::api::package_variant::EXTENSION_API_VERSION;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::suggest::{did_you_mean, not_one_of};
 use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::{
+    kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
+};
+use crate::package_variant_set::expansion::upstreams::revisions::{Index, Revision};
+use crate::package_variant_set::expansion::upstreams::{tags, written, ResolvedUpstream};
+use crate::package_variant_set::reconciliation::ensure::owned_variants;
 
 /// The annotation that activates a revision: `"N"` (`"N!"` for a downgrade), or for
 /// `spec.upstreams` `"repo/package=N,..."`.

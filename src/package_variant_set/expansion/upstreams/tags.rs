@@ -7,13 +7,13 @@
 //! moves it with `kubectl label`. A tag on two revisions, on none, or on one that is not
 //! Published is an error naming the revisions: a variant never follows a guess.
 
-use super::super::targets::{
-    kubectl_get, shell_word, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
-};
 use super::revisions::{Revision, V1ALPHA2, V1ALPHA2_LATEST_LABEL};
 use crate::api::package_variant_set::SetUpstream;
 use crate::api::suggest::closest;
 use crate::krm::object::json_at;
+use crate::package_variant_set::expansion::targets::{
+    kubectl_get, shell_word, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
+};
 
 /// The tag every package has.
 pub const LATEST: &str = "latest";

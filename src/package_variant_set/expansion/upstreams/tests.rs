@@ -1,7 +1,7 @@
 use super::tags::{label_of, tag_problem, LATEST_LABEL};
 use super::*;
 use crate::api::decode;
-use crate::package_variant_set::inputs::from_json;
+use crate::package_variant_set::expansion::inputs::from_json;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -90,7 +90,7 @@ fn spread_makes_one_context_per_target_and_upstream() {
         pr("b", 1, "Published", json!({})),
     ];
     let resolved = resolve(&s, &from_json(&items), "default").unwrap_or_default();
-    let contexts = crate::package_variant_set::targets::unroll_targets(
+    let contexts = crate::package_variant_set::expansion::targets::unroll_targets(
         &s.spec,
         "a",
         &from_json(&items),

@@ -13,13 +13,13 @@
 //!   bucket, by revision and by workspace name, so 1,000 upstreams of one package with 20,000
 //!   revisions cost one pass, not 1,000.
 
-use super::super::inputs::scope::whereabouts;
-use super::super::inputs::Item;
-use super::super::targets::str_at;
 use crate::api::package_variant::Upstream;
 use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::scope::whereabouts;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::str_at;
 use serde_json::Value;
 
 /// apiVersion of Porch's aggregated-API PackageRevisions.

@@ -142,8 +142,8 @@ pub fn filter(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::package_variant_set::inputs::from_json;
-    use crate::package_variant_set::targets::unroll_targets;
+    use crate::package_variant_set::expansion::inputs::from_json;
+    use crate::package_variant_set::expansion::targets::unroll_targets;
     use serde_json::{json, Value};
 
     fn repo(name: &str, tier: &str) -> Value {

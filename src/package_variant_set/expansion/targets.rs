@@ -11,8 +11,8 @@
 
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::PackageVariantSetSpec;
-use crate::package_variant_set::inputs::Item;
-use crate::package_variant_set::selector::LabelSelector;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::selector::LabelSelector;
 
 /// apiVersion/kind of Porch Repository objects.
 pub const REPOSITORY_API_VERSION: &str = "config.porch.kpt.dev/v1alpha1";

@@ -6,8 +6,8 @@ use cel::common::types::CelMap;
 
 use super::{RenderError, RepositoryIndex};
 use crate::cel::{Activation, ProgramCache};
-use crate::package_variant_set::inputs::Item;
-use crate::package_variant_set::record::Records;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::record::Records;
 
 /// Where the expressions of a render get their values: CEL ([`Live`]), or the values an
 /// earlier render recorded ([`Replayed`]). One render body serves both, so a replay builds

@@ -10,13 +10,17 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use super::inputs::Item;
-use super::selector::{CompiledSelector, LabelSelector, Requirement};
-use super::targets::{str_at, DownstreamContext, REPOSITORY_API_VERSION, REPOSITORY_KIND};
 use crate::api::package_variant_set::{PackageVariantSet, RepositoryTarget, Target};
 use crate::api::strict::closest;
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::selector::{
+    CompiledSelector, LabelSelector, Requirement,
+};
+use crate::package_variant_set::expansion::targets::{
+    str_at, DownstreamContext, REPOSITORY_API_VERSION, REPOSITORY_KIND,
+};
 
 /// Most targets named in one deletion warning; the rest are counted.
 const TARGETS_NAMED: usize = 3;
@@ -439,7 +443,7 @@ fn hint(selector: &CompiledSelector, candidates: &[Item], kind: &str) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::package_variant_set::inputs::from_json;
+    use crate::package_variant_set::expansion::inputs::from_json;
     use serde_json::{json, Value};
 
     fn repo(name: &str, env: &str) -> Value {

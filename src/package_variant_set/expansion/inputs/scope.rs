@@ -21,7 +21,7 @@ use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::scope::{group, is_cluster_scoped};
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::targets::kubectl_get;
+use crate::package_variant_set::expansion::targets::kubectl_get;
 
 /// Most problems of one kind reported one by one; the rest are counted in one more result.
 pub const MAX_REPORTED: usize = 100;
@@ -166,7 +166,7 @@ fn duplicate(items: &[Item], first: usize, later: usize, ns: &str) -> ResultItem
 mod tests {
     use super::*;
     use crate::api::decode;
-    use crate::package_variant_set::inputs::from_json;
+    use crate::package_variant_set::expansion::inputs::from_json;
     use serde_json::{json, Value};
 
     fn set(namespace: &str) -> PackageVariantSet {

@@ -16,10 +16,10 @@ use crate::api::package_variant::PackageVariantSpec;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::variant_rules;
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::inputs::Item;
-use crate::package_variant_set::provenance::Side;
-use crate::package_variant_set::reconciliation::{DesiredVariant, Plan};
-use crate::package_variant_set::templates::{self, RenderError};
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::provenance::Side;
+use crate::package_variant_set::expansion::templates::{self, RenderError};
+use crate::package_variant_set::reconciliation::ensure::{DesiredVariant, Plan};
 
 /// The problems of the variants `plan` would create or update, at most one variant's per
 /// target. `spec_of` renders a variant's spec again; `describe` names a downstream context.

@@ -22,8 +22,8 @@ use crate::api::package_variant::{Downstream, PackageVariantSpec, Upstream};
 use crate::api::package_variant_set::{FunctionTemplate, MapExpr, PackageVariantTemplate};
 use crate::cel::{self as cel_env, Bindings, ProgramCache};
 use crate::common::fast_hash::FastMap;
-use crate::package_variant_set::inputs::Item;
-use crate::package_variant_set::record::Records;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::record::Records;
 
 pub use compilation::{compile_all, expressions};
 pub use copied::MAX_COPIED_BYTES;

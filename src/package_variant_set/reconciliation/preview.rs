@@ -7,9 +7,9 @@
 
 use serde_json::Value;
 
-use super::inputs::Item;
 use super::sync_policy::SyncPolicy;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
 
 /// Most names listed per group; the rest are counted.
 pub const NAMES_SHOWN: usize = 20;

@@ -5,12 +5,12 @@
 //! Each hint scans the items once, so only the first [`MAX_HINTS`] failures of a run get one:
 //! a thousand missing upstreams stay linear.
 
-use super::super::inputs::Item;
-use super::super::targets::str_at;
 use super::revisions::{is_read_version, Bucket, Index, KIND, V1ALPHA2};
 use crate::api::package_variant::Upstream;
 use crate::api::suggest::closest;
 use crate::krm::object::json_at;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::str_at;
 
 /// Most upstream failures of one run that get a hint.
 pub const MAX_HINTS: usize = 10;

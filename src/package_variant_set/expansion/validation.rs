@@ -15,7 +15,6 @@
 
 pub mod api_server;
 mod extension;
-pub mod variants;
 
 use std::collections::HashMap;
 
