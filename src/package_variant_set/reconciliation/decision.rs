@@ -9,32 +9,30 @@
 use serde_json::Value;
 
 use super::activation;
+use super::ensure::{self, DesiredVariant, Rendered};
 use super::explain::Explainer;
 use super::preview::{self, changed_fields, with_fields};
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
-use crate::api::package_variant::PackageVariantSpec;
-use crate::api::package_variant::EXTENSION_API_VERSION;
+use super::variants;
+use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
     PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
     PACKAGE_VARIANT_SET_KIND,
 };
-use crate::api::{check_strict, decode, package_variant::Upstream};
+use crate::api::{check_strict, decode};
 use crate::cel::{self, ProgramCache};
 use crate::krm::results::{has_errors, ResultItem};
-use crate::package_variant_set::expansion::conditions;
-use crate::package_variant_set::expansion::inputs::{self, Item};
-use crate::package_variant_set::expansion::provenance::{self, Origin, Side};
-use crate::package_variant_set::expansion::record::Records;
-use crate::package_variant_set::expansion::targets::{self, effective_namespace};
-use crate::package_variant_set::expansion::templates::{
-    self, RenderError, RenderInput, Renderer, RepositoryIndex,
-};
-use crate::package_variant_set::expansion::upstreams::{self, ResolvedUpstream};
-use crate::package_variant_set::expansion::validation::{api_server, validate_package_variant_set};
-use crate::package_variant_set::reconciliation::ensure::{self, DesiredVariant, Rendered};
-use crate::package_variant_set::reconciliation::variants;
+use crate::package_variant_set::expansion;
 use errors::{config_error, template_error};
+use expansion::conditions;
+use expansion::inputs::{self, Item};
+use expansion::provenance::{self, Origin, Side};
+use expansion::record::Records;
+use expansion::targets::{self, effective_namespace};
+use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
+use expansion::upstreams::{self, ResolvedUpstream};
+use expansion::validation::{api_server, validate_package_variant_set};
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
