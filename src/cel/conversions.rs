@@ -20,7 +20,7 @@ use cel::common::types::{CelBool, CelDouble, CelDuration, CelInt, CelString, Cel
 use cel::common::value::CowVal;
 use cel::{Context, Env, ExecutionError, FunctionContext};
 
-use super::runtime::Function;
+use super::functions::Function;
 
 /// The conversions replaced, and the name each call is renamed to.
 pub const RENAMED: [(&str, &str); 5] = [

@@ -10,7 +10,7 @@ use cel::common::types::{CelDuration, CelInt, CelString, CelTimestamp};
 use cel::common::value::CowVal;
 use cel::{ExecutionError, FunctionContext};
 
-use super::runtime::{rfc3339_nano, Function};
+use super::functions::{rfc3339_nano, Function};
 
 /// What cel-go says when a string is not a timestamp (`String.ConvertToType`).
 pub const NOT_A_TIMESTAMP: &str =

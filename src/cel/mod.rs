@@ -33,8 +33,10 @@ mod checker;
 mod constants;
 mod conversions;
 mod errors;
+mod functions;
 mod gotime;
 mod instrument;
+mod meter;
 mod runtime;
 mod stdlib;
 mod suggest;
@@ -205,7 +207,7 @@ pub fn compile(source: &str) -> Result<Program, String> {
 
 /// [`compile`], with `regex_budget` for compiling its literal patterns: the result and what
 /// those cost (each pattern is compiled to check it, as cel-go does when it builds a program;
-/// a large one costs as at run time, [`runtime::regex_compile_cost`]).
+/// a large one costs as at run time, [`meter::regex_compile_cost`]).
 fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, u64) {
     if source.len() > MAX_EXPRESSION_BYTES {
         let why = format!(

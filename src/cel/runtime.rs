@@ -9,9 +9,7 @@
 //! meter, so an `error || true` fold cannot swallow it.
 
 mod evaluation_errors;
-mod functions;
 mod key_hint;
-mod meter;
 mod values;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -23,33 +21,25 @@ use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::{Context, Env, ExecutionError, Value};
 
+use super::functions::{arg_function, matches_function, ordered_function, utc_function};
 use super::gotime::{duration_function, time_text_function, timestamp_function};
 use super::instrument::{
     ARG_FUNCTION, DURATION_FUNCTION, MATCHES_FUNCTION, ORDERED_FUNCTION, STEP_FUNCTION,
     TIMESTAMP_FUNCTION, TIME_TEXT_FUNCTION, UTC_FUNCTION,
 };
+use super::meter::Meter;
 use super::Program;
 use evaluation_errors::to_string_result;
-use functions::{arg_function, matches_function, ordered_function, utc_function};
-use meter::Meter;
 
-pub(super) use evaluation_errors::execution_error;
-pub(super) use functions::{rfc3339_nano, Function};
-pub use meter::{
+pub use super::meter::{
     compile_regex_in_classes, MAX_CACHED_PATTERN_BYTES, MAX_CACHED_PROGRAM_BYTES,
     MAX_CACHED_REGEXES, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_OUTPUT_BYTES,
     MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
 };
+pub(super) use evaluation_errors::execution_error;
 pub use values::{
     as_val, object_input, object_val, repositories_target_input, repositories_target_val,
 };
-
-/// The cost of compiling a pattern in the program size class `class` (bytes): half of it,
-/// so a pattern of the largest class costs 8,192 + 65,536 + 524,288 (more than half an
-/// expression's limit, and a run's budget pays for 17 of them: about 20 ms each).
-pub const fn regex_compile_cost(class: usize) -> u64 {
-    class as u64 / 2
-}
 
 /// A value that is an int or a string (a rollout's wave).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -219,7 +219,7 @@ fn same(got: &dyn Val, want: &V) -> bool {
             .is_some_and(|g| g.name() == *t),
         V::Ts(s) => got
             .downcast_ref::<CelTimestamp>()
-            .is_some_and(|g| super::runtime::rfc3339_nano(g.inner()) == *s),
+            .is_some_and(|g| super::functions::rfc3339_nano(g.inner()) == *s),
         V::Dur(secs, nanos) => got.downcast_ref::<CelDuration>().is_some_and(|g| {
             let d = g.inner();
             d.num_seconds() == *secs && d.subsec_nanos() == *nanos

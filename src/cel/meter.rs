@@ -11,7 +11,12 @@ use cel::common::types::{CelBytes, CelList, CelMap, CelString};
 use cel::common::value::Val;
 use cel::ExecutionError;
 
-use super::regex_compile_cost;
+/// The cost of compiling a pattern in the program size class `class` (bytes): half of it,
+/// so a pattern of the largest class costs 8,192 + 65,536 + 524,288 (more than half an
+/// expression's limit, and a run's budget pays for 17 of them: about 20 ms each).
+pub const fn regex_compile_cost(class: usize) -> u64 {
+    class as u64 / 2
+}
 
 /// Most comprehension iterations one evaluation may run, all comprehensions together.
 pub const MAX_COMPREHENSION_STEPS: u64 = 10_000;

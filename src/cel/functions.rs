@@ -1,7 +1,8 @@
 //! The functions the interpreter calls that CEL source cannot spell: the hidden `@arg`,
-//! `@ordered` and `@matches` that [`instrument`](super::super::instrument) inserts (each
+//! `@ordered` and `@matches` that [`instrument`](super::instrument) inserts (each
 //! charging the meter), and `@utc`; with Go's `time.RFC3339Nano` layout they share with
-//! `gotime`. Kept apart from the bindings, which only register them.
+//! `gotime`. Kept apart from the bindings, which only register them, and beside `runtime`
+//! rather than in it: `gotime` and `conversions` build their functions with [`Function`] too.
 
 use std::sync::Arc;
 
