@@ -18,7 +18,7 @@ pub const REPOSITORIES_TARGET_FIELDS: [&str; 2] = ["package", "repo"];
 /// two neighbours, each 1), ignoring case; `None` past `limit`.
 pub fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     let lower = |s: &str| -> String { s.chars().flat_map(char::to_lowercase).collect() };
-    crate::api::suggest::distance(&lower(a), &lower(b), limit)
+    crate::common::edit_distance::distance(&lower(a), &lower(b), limit)
 }
 
 /// The candidate closest to `written` (a third of its length apart at most, at least one),
