@@ -11,6 +11,7 @@
 //! - [`conditions`]: the extension's per-target `when` condition;
 //! - [`templates`]: template evaluation, a PackageVariant spec per downstream context;
 //! - [`record`]: what each render produced, to write its variant again after the decision;
+//! - [`kubectl`]: the commands a message offers to fetch an input it misses;
 //! - [`naming`]: the identifier and name of each desired PackageVariant;
 //! - [`provenance`]: which field made each downstream, to report a problem there.
 //!
@@ -18,6 +19,7 @@
 
 pub mod conditions;
 pub mod inputs;
+pub mod kubectl;
 pub mod naming;
 pub mod provenance;
 pub mod record;

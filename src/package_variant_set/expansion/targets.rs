@@ -12,6 +12,7 @@
 use crate::api::package_variant::Upstream;
 use crate::api::package_variant_set::PackageVariantSetSpec;
 use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::kubectl::kubectl_get;
 use crate::package_variant_set::expansion::selector::LabelSelector;
 
 /// apiVersion/kind of Porch Repository objects.
@@ -133,50 +134,6 @@ fn no_objects_of_kind(
             "no matches for kind {kind:?} in version {api_version:?} among the input items in namespace {namespace:?} (Porch: NoMatchingTargets), so nothing is created, updated or deleted; pass the objects the selector chooses from with the other inputs: {}",
             kubectl_get(api_version, kind, namespace)
         ),
-    }
-}
-
-/// `word` as one word of a shell command a message suggests: as it is when it holds nothing a
-/// shell reads specially, else single-quoted (a `'` inside as `'\''`), so that pasting the
-/// command never runs anything the input wrote.
-pub fn shell_word(word: &str) -> std::borrow::Cow<'_, str> {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,@%+".contains(&b));
-    if plain {
-        word.into()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''")).into()
-    }
-}
-
-/// `kubectl get <resource> -n <namespace> -o yaml`, each word safe to paste
-/// ([`shell_word`]).
-pub fn kubectl_get(api_version: &str, kind: &str, namespace: &str) -> String {
-    format!(
-        "kubectl get {} -n {} -o yaml",
-        shell_word(&resource_name(api_version, kind)),
-        shell_word(namespace)
-    )
-}
-
-/// kubectl's name for a kind's objects: `workloadclusters.infra.nephio.org`, `configmaps`
-/// (apimachinery's guess of the plural: `-s`, `-es` after `s`, `-ies` for a final `y`).
-pub fn resource_name(api_version: &str, kind: &str) -> String {
-    let singular = kind.to_lowercase();
-    let plural = if singular.ends_with("endpoints") {
-        singular
-    } else if singular.ends_with('s') {
-        format!("{singular}es")
-    } else if let Some(stem) = singular.strip_suffix('y') {
-        format!("{stem}ies")
-    } else {
-        format!("{singular}s")
-    };
-    match api_version.rsplit_once('/') {
-        Some((group, _)) if !group.is_empty() => format!("{plural}.{group}"),
-        _ => plural,
     }
 }
 

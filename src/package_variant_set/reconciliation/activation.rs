@@ -26,8 +26,9 @@ use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::kubectl::kubectl_get;
 use crate::package_variant_set::expansion::targets::{
-    kubectl_get, str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
+    str_at, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
 };
 use crate::package_variant_set::expansion::upstreams::revisions::{Index, Revision};
 use crate::package_variant_set::expansion::upstreams::{tags, written, ResolvedUpstream};

@@ -21,7 +21,7 @@ use crate::api::package_variant_set::PackageVariantSet;
 use crate::api::scope::{group, is_cluster_scoped};
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::expansion::targets::kubectl_get;
+use crate::package_variant_set::expansion::kubectl::kubectl_get;
 
 /// Most problems of one kind reported one by one; the rest are counted in one more result.
 pub const MAX_REPORTED: usize = 100;

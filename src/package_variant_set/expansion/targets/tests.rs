@@ -284,20 +284,6 @@ fn no_object_of_the_kind_is_an_error() {
 }
 
 #[test]
-fn kubectl_resource_names() {
-    assert_eq!(resource_name("v1", "Endpoints"), "endpoints");
-    assert_eq!(
-        resource_name("networking.k8s.io/v1", "Ingress"),
-        "ingresses.networking.k8s.io"
-    );
-    assert_eq!(resource_name("x.io/v1", "Policy"), "policies.x.io");
-    assert_eq!(
-        resource_name(REPOSITORY_API_VERSION, REPOSITORY_KIND),
-        "repositories.config.porch.kpt.dev"
-    );
-}
-
-#[test]
 fn namespace_rules() {
     assert_eq!(effective_namespace(""), "default");
     assert_eq!(effective_namespace("ns"), "ns");

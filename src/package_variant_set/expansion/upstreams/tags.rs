@@ -11,8 +11,9 @@ use super::revisions::{Revision, V1ALPHA2, V1ALPHA2_LATEST_LABEL};
 use crate::api::package_variant_set::SetUpstream;
 use crate::api::suggest::closest;
 use crate::krm::object::json_at;
+use crate::package_variant_set::expansion::kubectl::{kubectl_get, shell_word};
 use crate::package_variant_set::expansion::targets::{
-    kubectl_get, shell_word, PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
+    PACKAGE_REVISION_API_VERSION, PACKAGE_REVISION_KIND,
 };
 
 /// The tag every package has.
