@@ -12,9 +12,23 @@ use super::inputs::Item;
 use super::naming;
 use super::targets::DownstreamContext;
 use crate::api::names;
+use crate::api::package_variant::Downstream;
 use crate::api::package_variant_set::{PackageVariantSet, Target};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::reconciliation::ensure::Rendered;
+
+/// One rendered downstream, and the target and context that made it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Index of the target in `spec.targets`.
+    pub target: usize,
+    /// Index of the downstream context.
+    pub context: usize,
+    pub downstream: Downstream,
+    /// Where its render's values start in the run's records.
+    pub record: usize,
+    /// Which of the set's upstreams it is made from.
+    pub upstream: usize,
+}
 
 /// Where one downstream comes from: the set, its context and the items.
 pub struct Origin<'a> {

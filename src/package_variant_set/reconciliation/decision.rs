@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::activation;
-use super::ensure::{self, DesiredVariant, Rendered};
+use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
 use super::preview::{self, changed_fields, with_fields};
 use super::rollout::{self, WaveInputs};
@@ -27,7 +27,7 @@ use crate::package_variant_set::expansion;
 use errors::{config_error, template_error};
 use expansion::conditions;
 use expansion::inputs::{self, Item};
-use expansion::provenance::{self, Origin, Side};
+use expansion::provenance::{self, Origin, Rendered, Side};
 use expansion::record::Records;
 use expansion::targets::{self, effective_namespace};
 use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};

@@ -8,13 +8,13 @@
 //! downstream (Porch would panic on the latter).
 
 use crate::api::package_variant::{
-    Downstream, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
+    EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::naming;
-use crate::package_variant_set::expansion::provenance::Side;
+use crate::package_variant_set::expansion::provenance::{Rendered, Side};
 use crate::package_variant_set::expansion::targets::{items_of_kind, str_at};
 
 /// The label that marks a PackageVariant as owned by a set (value: the set's uid, or its name
@@ -97,20 +97,6 @@ pub fn owned_variants(items: &[Item], namespace: &str, owner: &str) -> Vec<usize
     let mut owned = variants_in(items, namespace);
     owned.retain(|&i| items.get(i).and_then(|item| item.label(OWNER_LABEL)) == Some(owner));
     owned
-}
-
-/// One rendered downstream.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Rendered {
-    /// Index of the target in `spec.targets`.
-    pub target: usize,
-    /// Index of the downstream context.
-    pub context: usize,
-    pub downstream: Downstream,
-    /// Where its render's values start in the run's records.
-    pub record: usize,
-    /// Which of the set's upstreams it is made from.
-    pub upstream: usize,
 }
 
 /// Keys rendered specs by identifier, in target order.
