@@ -1,13 +1,23 @@
-//! The CEL of PackageVariantSet templates, as Porch compiles and runs it (cel-go v0.26.1 with
-//! its standard library, `HomogeneousAggregateLiterals` and `DefaultUTCTimeZone`), with the
-//! limits a function running on untrusted configuration needs.
+//! The CEL layer: expressions compiled and evaluated as Porch does (cel-go v0.26.1 with its
+//! standard library, `HomogeneousAggregateLiterals` and `DefaultUTCTimeZone`), with the limits
+//! a function running on untrusted configuration needs. The PackageVariantSet's templates,
+//! conditions and waves use it; it knows nothing of PackageVariants, the API types or the
+//! protocol, and uses only `crate::common` (`tests/architecture.rs`). What it promises:
+//! - values: an expression evaluates to cel-go's value or fails with cel-go's error, unless one
+//!   of the limits below refuses it (`conformance`: cel-spec's tests restated and counted);
+//! - cost: Kubernetes' limits, [`MAX_EXPRESSION_COST`] per evaluation and [`MAX_RUN_COST`] per
+//!   run, with the source's size and nesting bounded before it is parsed;
+//! - determinism: a result and its message never depend on the run (a comprehension over a map
+//!   takes its keys in sorted order, where cel-go takes Go's random order; the seeded hash of
+//!   the program cache only finds programs again).
 //!
 //! - [`checker`] (with [`types`] and [`stdlib`]): cel-go's compile-time type check;
 //! - [`errors`]: cel-go's error format; [`suggest`]: "did you mean" in messages;
 //! - [`constants`]: conversions of constants that fail before evaluation, as in Porch;
 //! - [`conversions`]: `string`, `double`, `int`, `uint` and `bool` as Go's `strconv` and `%g`;
 //! - [`gotime`]: timestamps and durations read from strings as Go reads them;
-//! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds.
+//! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds
+//!   ([`functions`]: the hidden functions instrumented code calls; [`meter`]: what a run spent).
 //!
 //! Porch has no strings extension (`lowerAscii`, `split`, `format`, ...), no optional types and
 //! no Kubernetes libraries: the checker refuses them as cel-go does (`undeclared reference`).
