@@ -61,6 +61,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The `.rs` files under `dir`, in order.
+fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    files.sort();
+    files
+}
+
 /// The non-test code of a file, without comment lines.
 fn code(path: &Path) -> String {
     if path.file_name().is_some_and(|n| n == "tests.rs") {
@@ -105,9 +113,7 @@ fn part_of(path: &Path) -> Option<String> {
 #[test]
 fn parts_depend_one_way() {
     let allowed: BTreeMap<&str, &[&str]> = PARTS.iter().copied().collect();
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    files.sort();
+    let files = sorted_files(&src());
     let mut problems = Vec::new();
     for file in &files {
         let Some(part) = part_of(file) else { continue };
@@ -131,9 +137,7 @@ fn parts_depend_one_way() {
 fn yaml_layers_have_no_circle() {
     let allowed: BTreeMap<&str, &[&str]> = YAML_LAYERS.iter().copied().collect();
     let yaml = src().join("yaml");
-    let mut files = Vec::new();
-    rust_files(&yaml, &mut files);
-    files.sort();
+    let files = sorted_files(&yaml);
     let mut problems = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(&yaml).unwrap();
@@ -276,9 +280,7 @@ fn paths_named(file: &Path) -> BTreeSet<Vec<String>> {
 fn set_parts_depend_one_way() {
     let allowed: BTreeMap<&str, &[&str]> = SET_PARTS.iter().copied().collect();
     let set = src().join("package_variant_set");
-    let mut files = Vec::new();
-    rust_files(&set, &mut files);
-    files.sort();
+    let files = sorted_files(&set);
     let mut problems = Vec::new();
     for file in &files {
         let here = module_path(file);
@@ -305,9 +307,7 @@ fn set_parts_depend_one_way() {
 /// The circles among the child modules of each folder of `src/` (a child's files together):
 /// `a` uses `b` when a file of `a` names a path through `b`.
 fn circles(root: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    rust_files(root, &mut files);
-    files.sort();
+    let files = sorted_files(root);
     // folder module path -> child -> the siblings it uses
     let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
@@ -386,9 +386,7 @@ const MAX_FILE_LINES: usize = 600;
 
 #[test]
 fn files_fit_in_one_read() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    files.sort();
+    let files = sorted_files(&src());
     let long: Vec<String> = files
         .iter()
         .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
