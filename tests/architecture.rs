@@ -351,7 +351,7 @@ fn circles(root: &Path) -> Vec<String> {
                     if next == start {
                         let members: BTreeSet<&String> = trail.iter().collect();
                         if reported.insert((folder.clone(), format!("{members:?}"))) {
-                            let circle = [&trail[..], &[start.clone()]].concat();
+                            let circle = [&trail[..], std::slice::from_ref(start)].concat();
                             found.push(format!(
                                 "src/{}: {}",
                                 folder.join("/"),
