@@ -11,7 +11,8 @@
 //! its field.
 //!
 //! [`api_server`]: what the API server would refuse of the names the set writes.
-//! [`variants`]: every variant the set would emit, against the PackageVariant function's rules.
+//! Every variant the set would emit is checked against the PackageVariant function's rules
+//! after the desired set is known (`reconciliation::variants`).
 
 pub mod api_server;
 mod extension;
