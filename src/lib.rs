@@ -6,7 +6,7 @@
 
 pub mod api;
 pub mod cel;
-pub mod common;
+pub(crate) mod common;
 pub mod krm;
 pub mod package_variant;
 pub mod package_variant_set;
