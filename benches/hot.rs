@@ -8,16 +8,18 @@ mod workloads;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use package_variant::api::package_variant_set::PackageVariantSet;
+use package_variant::cel::{self as cel_env, Bindings, ProgramCache};
 use package_variant::krm::dispatch;
 use package_variant::krm::resource_list::{Changes, ResourceList};
 use package_variant::package_variant::context::{self, ContextEdit};
 use package_variant::package_variant::package::Package;
 use package_variant::package_variant::PackageVariant;
 use package_variant::package_variant::{injection, kptfile, pipeline};
-use package_variant::package_variant_set::cel::{self as cel_env, Bindings, ProgramCache};
-use package_variant::package_variant_set::inputs::Item;
-use package_variant::package_variant_set::naming;
-use package_variant::package_variant_set::templates::{RenderInput, Renderer, RepositoryIndex};
+use package_variant::package_variant_set::expansion::inputs::Item;
+use package_variant::package_variant_set::expansion::naming;
+use package_variant::package_variant_set::expansion::templates::{
+    RenderInput, Renderer, RepositoryIndex,
+};
 use package_variant::yaml;
 use serde_json::json;
 use std::hint::black_box;

@@ -5,6 +5,8 @@
 //! exit code. The binary only moves bytes between it and stdin/stdout.
 
 pub mod api;
+pub mod cel;
+pub(crate) mod common;
 pub mod krm;
 pub mod package_variant;
 pub mod package_variant_set;

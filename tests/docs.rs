@@ -537,7 +537,7 @@ fn readme_and_docs_commands_work() {
 /// `docs/reference.md`) are the code's.
 #[test]
 fn readme_limits_are_the_codes() {
-    use package_variant::{krm, package_variant_set as pvs, yaml as y};
+    use package_variant::{cel, krm, package_variant_set as pvs, yaml as y};
     let n = |v: u64| {
         let digits = v.to_string();
         let mut out = String::new();
@@ -578,27 +578,27 @@ fn readme_limits_are_the_codes() {
         ),
         format!(
             "| CEL expression | {} bytes; a cost of {} per evaluation and {} per run |",
-            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
-            n(pvs::cel::MAX_EXPRESSION_COST),
-            n(pvs::cel::MAX_RUN_COST)
+            n(cel::MAX_EXPRESSION_BYTES as u64),
+            n(cel::MAX_EXPRESSION_COST),
+            n(cel::MAX_RUN_COST)
         ),
         format!(
             "| PackageVariants per set | {} |",
-            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+            n(pvs::expansion::targets::MAX_PACKAGE_VARIANTS as u64)
         ),
         format!(
             "| CEL values written out | {} MiB per run |",
-            pvs::cel::MAX_OUTPUT_BYTES >> 20
+            cel::MAX_OUTPUT_BYTES >> 20
         ),
         format!(
             "| CEL compilation | each distinct expression costs {} plus {} per byte of the run's {} |",
-            n(pvs::cel::COMPILE_COST),
-            n(pvs::cel::COMPILE_COST_PER_BYTE),
-            n(pvs::cel::MAX_RUN_COST)
+            n(cel::COMPILE_COST),
+            n(cel::COMPILE_COST_PER_BYTE),
+            n(cel::MAX_RUN_COST)
         ),
         format!(
             "| a set template's static values written out | {} MiB per run, counted once per variant |",
-            pvs::templates::MAX_COPIED_BYTES >> 20
+            pvs::expansion::templates::MAX_COPIED_BYTES >> 20
         ),
         format!(
             "| results of one kind | the first {} listed, then one result counting the rest |",
@@ -617,7 +617,7 @@ fn readme_limits_are_the_codes() {
     }
     // The full table in docs/reliability.md, and CEL's in docs/reference.md.
     let full = section("docs/reliability.md", "## Limits");
-    let regex_mib = pvs::cel::MAX_REGEX_PROGRAM_BYTES >> 20;
+    let regex_mib = cel::MAX_REGEX_PROGRAM_BYTES >> 20;
     let full_rows = [
         format!(
             "| input size | {} MiB |",
@@ -636,20 +636,20 @@ fn readme_limits_are_the_codes() {
         ),
         format!(
             "| CEL expression source | {} bytes, {} nested brackets, {} tree levels |",
-            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
-            pvs::cel::MAX_NESTING,
-            pvs::cel::MAX_AST_DEPTH
+            n(cel::MAX_EXPRESSION_BYTES as u64),
+            cel::MAX_NESTING,
+            cel::MAX_AST_DEPTH
         ),
         format!(
             "| CEL evaluation | {} comprehension steps and a cost of {} per evaluation; a cost of {} per run |",
-            n(pvs::cel::MAX_COMPREHENSION_STEPS),
-            n(pvs::cel::MAX_EXPRESSION_COST),
-            n(pvs::cel::MAX_RUN_COST)
+            n(cel::MAX_COMPREHENSION_STEPS),
+            n(cel::MAX_EXPRESSION_COST),
+            n(cel::MAX_RUN_COST)
         ),
         format!("| CEL regular expressions | compiled program of {regex_mib} MiB |"),
         format!(
             "| PackageVariants per set | {} |",
-            n(pvs::targets::MAX_PACKAGE_VARIANTS as u64)
+            n(pvs::expansion::targets::MAX_PACKAGE_VARIANTS as u64)
         ),
         format!(
             "| items in one ResourceList | {} (2^{}) |",
@@ -672,17 +672,17 @@ fn readme_limits_are_the_codes() {
     for row in [
         format!(
             "| source | {} bytes, {} nested brackets, {} tree levels |",
-            n(pvs::cel::MAX_EXPRESSION_BYTES as u64),
-            pvs::cel::MAX_NESTING,
-            pvs::cel::MAX_AST_DEPTH
+            n(cel::MAX_EXPRESSION_BYTES as u64),
+            cel::MAX_NESTING,
+            cel::MAX_AST_DEPTH
         ),
         format!(
             "| comprehension steps | {} per evaluation |",
-            n(pvs::cel::MAX_COMPREHENSION_STEPS)
+            n(cel::MAX_COMPREHENSION_STEPS)
         ),
         format!(
             "| cost of one run | {}, all expressions of all targets |",
-            n(pvs::cel::MAX_RUN_COST)
+            n(cel::MAX_RUN_COST)
         ),
         format!("| regular expression | compiled program of {regex_mib} MiB "),
     ] {

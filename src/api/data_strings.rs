@@ -3,7 +3,7 @@
 //! does before it sends one. A value written so is refused here, with the fix, rather than
 //! injected as an object nobody can apply.
 
-use super::variant_rules::Problem;
+use super::Problem;
 use serde_json::Value;
 
 /// What a non-string value is, for messages: `a number (3)`, `a mapping`.

@@ -14,7 +14,7 @@
 
 use super::names;
 use super::package_variant::InjectionEntry;
-use super::variant_rules::Problem;
+use super::Problem;
 use serde_json::Value;
 
 fn at(i: usize) -> String {

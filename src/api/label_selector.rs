@@ -1,5 +1,5 @@
 //! `metav1.LabelSelector`, the type of a PackageVariantSet's `repositorySelector` and
-//! `objectSelector` (matching lives with the expander, in `package_variant_set::selector`).
+//! `objectSelector` (matching lives with the expander, in `package_variant_set::expansion::selector`).
 
 use std::collections::BTreeMap;
 

@@ -24,6 +24,15 @@ pub mod variant_rules;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 
+/// One problem of a PackageVariant: its field path (`spec.injection[1].bindingPoint`) and what
+/// is wrong, saying what to write instead (without the path: kpt prints it beside). Here, not
+/// in `variant_rules`, because `identity` and `data_strings`, which it uses, report them too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub field: String,
+    pub message: String,
+}
+
 /// A decode failure of a typed object, with the dotted field path where it happened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]

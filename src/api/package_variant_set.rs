@@ -71,13 +71,13 @@ pub struct PackageVariantSetSpec {
     #[serde(default)]
     pub rollout: Option<Rollout>,
     /// Extension (`fn.kpt.dev/v1alpha1` only): `Automatic` or `Manual` (a tag's revision is
-    /// offered, and activated by an annotation; see `package_variant_set::activation`).
+    /// offered, and activated by an annotation; see `package_variant_set::reconciliation::activation`).
     #[serde(default, rename = "revisionActivationPolicy")]
     pub revision_activation_policy: Option<String>,
 }
 
 /// `spec.rollout` (extension): how a change of the upstream reaches the variants that already
-/// exist (see `package_variant_set::rollout`).
+/// exist (see `package_variant_set::reconciliation::rollout`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rollout {

@@ -17,14 +17,7 @@ use super::package_variant::{
     RESERVED_CONTEXT_KEYS,
 };
 use super::suggest::did_you_mean;
-
-/// One problem of a PackageVariant: its field path (`spec.injection[1].bindingPoint`) and what
-/// is wrong, saying what to write instead (without the path: kpt prints it beside).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub field: String,
-    pub message: String,
-}
+pub use super::Problem;
 
 fn push(out: &mut Vec<Problem>, field: impl Into<String>, message: impl Into<String>) {
     out.push(Problem {

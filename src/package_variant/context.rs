@@ -9,7 +9,7 @@
 //! brings in is overridden by an explicit key, and removed by writing the merged keys out.
 
 use crate::krm::results::ResultItem;
-use crate::package_variant::package::Package;
+use crate::package_variant::package::{Package, CONTEXT_NAME};
 use crate::yaml::alias::{self, is_merge_key, Budget, Reader};
 use crate::yaml::json::field_rank;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
@@ -22,8 +22,6 @@ const MAKES_ONE: &str = "kpt pkg init makes one in a new package, and kpt pkg ge
      in a package it fetches (or add package-context.yaml: a ConfigMap named kptfile.kpt.dev, \
      annotated config.kubernetes.io/local-config: \"true\", with data.name set to the package name)";
 
-/// `metadata.name` of the package context ConfigMap.
-pub const CONTEXT_NAME: &str = "kptfile.kpt.dev";
 /// Path of the package context file, relative to the package root.
 pub const CONTEXT_PATH: &str = "package-context.yaml";
 

@@ -9,9 +9,10 @@
 
 use crate::krm::resource_list::spliced::placeholder;
 use crate::krm::results::{ResultItem, LISTED};
+use crate::package_variant::edits::{assign_at, field_json};
 use crate::package_variant::injection::InjectionPoint;
 use crate::package_variant::kptfile_lists::{KptfileLists, ListEntry, NewEntry};
-use crate::package_variant::package::{assign_at, field_json, Package};
+use crate::package_variant::package::Package;
 use crate::yaml::alias::{self, Reader};
 use crate::yaml::{from_json_sorted, Item, Node, Trivia};
 use serde_json::{json, Value};

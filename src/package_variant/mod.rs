@@ -7,12 +7,14 @@
 //! the output changes nothing.
 //!
 //! Here: the steps ([`context`], [`pipeline`], [`injection`], [`kptfile`]), the checks of the
-//! spec ([`validation`]) and the package as the function sees it ([`package`]). Not here: the
-//! typed spec (`crate::api`), the protocol (`crate::krm`), and anything of PackageVariantSets.
+//! spec ([`validation`]), the package as the function sees it ([`package`]) and the edits of its
+//! trees ([`edits`]). Not here: the typed spec (`crate::api`), the protocol (`crate::krm`), and
+//! anything of PackageVariantSets.
 
 pub mod binding;
 pub mod cluster_objects;
 pub mod context;
+pub mod edits;
 pub mod injection;
 pub mod kptfile;
 pub mod kptfile_lists;

@@ -6,7 +6,7 @@
 //! unchanged list leaves the Kptfile untouched.
 
 use crate::api::package_variant::{Function, Pipeline};
-use crate::package_variant::package::{assign_at, remove_if_present};
+use crate::package_variant::edits::{assign_at, remove_if_present};
 use crate::yaml::{from_json_sorted, Item, Kind, Node, Trivia};
 use serde_json::Value;
 

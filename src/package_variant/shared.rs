@@ -7,7 +7,7 @@
 //! does to the point's aliases) is made before the output is written, so all or nothing holds.
 
 use crate::krm::resource_list::{EditedItems, ResourceList};
-use crate::package_variant::package::{assign_at, own_path};
+use crate::package_variant::edits::{assign_at, own_path};
 use crate::yaml::alias;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
 use crate::yaml::Node;

@@ -1,52 +1,27 @@
 //! The PackageVariantSet function, "the expander": from a PackageVariantSet functionConfig and
 //! the input items, the PackageVariants Porch's controller would create, update and delete.
 //!
-//! - [`inputs`]: which items the expander reads, and how much of each;
-//! - [`expansion`]: the decision (validate, upstream, targets, templates, reconciliation);
-//! - [`targets`], [`selector`], [`templates`], [`cel`], [`naming`], [`reconciliation`],
-//!   [`validation`]: its steps, named as Porch's controller names them;
-//! - [`provenance`]: which field made each downstream, to report a problem there;
-//! - [`sync_policy`]: which changes a run may make (sync policy, deletion guard);
-//! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
-//! - [`conditions`]: the extension's per-target `when` condition;
-//! - [`rollout`]: the extension's upgrades in waves;
-//! - [`downstream_revisions`]: the render state of the variants' downstream PackageRevisions;
-//! - [`activation`]: the extension's manual activation of a tag's revision;
-//! - [`preview`]: the summary result, written as a plan;
-//! - [`fast_hash`]: the seeded hasher of its maps of names;
-//! - [`record`]: what each render produced, to write its variant again after the decision;
-//! - [`new_variant`]: the PackageVariant objects it writes;
-//! - [`upstreams`]: the extension's floating tags and several upstreams, each resolved once.
+//! Two parts, in the order of the design's reconciliation loop
+//! (`package-variant-set-reconciliation`):
+//! - [`expansion`]: which variants should exist for which targets (the desired set): the
+//!   items it reads, the set's validation, upstreams, target unrolling, template evaluation,
+//!   naming, and where each downstream came from;
+//! - [`reconciliation`]: the desired set against the PackageVariants that exist (create,
+//!   update, delete) and the policies that hold changes back (sync policy, deletion guard,
+//!   rollout, activation), what it says about them (explain, the preview), and the decision
+//!   that runs the whole loop.
 //!
-//! [`run`] turns the expansion into changes to the ResourceList. Only the items the expander
+//! `reconciliation` uses `expansion`, never the reverse (`tests/architecture.rs`).
+//!
+//! [`run`] turns the decision into changes to the ResourceList. Only the items the expander
 //! can use are converted to JSON; everything else passes through untouched. The
 //! PackageVariant function (`crate::package_variant`) is not used here: the two share only
 //! the API types (`crate::api`).
 
-pub mod activation;
-pub mod cel;
-pub mod conditions;
-pub mod dotted_names;
-pub mod downstream_revisions;
 pub mod expansion;
-pub mod explain;
-pub mod fast_hash;
-pub mod inputs;
-pub mod naming;
-pub mod new_variant;
-pub mod preview;
-pub mod provenance;
 pub mod reconciliation;
-pub mod record;
-pub mod rollout;
-pub mod selector;
-pub mod sync_policy;
-pub mod targets;
-pub mod templates;
-pub mod upstreams;
-pub mod validation;
 
-pub use expansion::{expand, expand_typed, Expansion, TypedExpansion};
+pub use reconciliation::decision::{expand, expand_typed, Expansion, TypedExpansion};
 
 use crate::krm::resource_list::{Changes, NewItems, ResourceList};
 use crate::krm::results::{has_errors, ResultItem};
@@ -68,7 +43,7 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
         }
     };
     drop(config);
-    let read = match inputs::read(rl, &config_json) {
+    let read = match expansion::inputs::read(rl, &config_json) {
         Ok(read) => read,
         Err(errors) => return (Changes::default(), errors),
     };
@@ -82,7 +57,7 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
     }
     let mut changes = Changes::default();
     let mut results = std::mem::take(&mut plan.results);
-    let tag_edits: fast_hash::FastMap<usize, Option<String>> =
+    let tag_edits: crate::common::fast_hash::FastMap<usize, Option<String>> =
         std::mem::take(&mut plan.tag_edits).into_iter().collect();
     for (i, spec) in std::mem::take(&mut plan.updates) {
         let mut tree = match rl.tree(i) {
@@ -93,13 +68,13 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
             }
         };
         let tag_edited = match tag_edits.get(&i) {
-            Some(tag) => upstreams::write_tag(&mut tree, tag.as_deref()),
+            Some(tag) => expansion::upstreams::write_tag(&mut tree, tag.as_deref()),
             None => false,
         };
         // Serialising these plain structs cannot fail; `null` should it ever.
         let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
         // The extension's kind where the spec uses an extension field, Porch's otherwise.
-        let api_version = new_variant::variant_api_version(&spec);
+        let api_version = reconciliation::new_variant::variant_api_version(&spec);
         let kind_same = tree
             .get("apiVersion")
             .is_some_and(|v| v.same_value(&Node::string(api_version)));

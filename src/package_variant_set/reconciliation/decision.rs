@@ -1,0 +1,598 @@
+//! The expansion: what the expander decides from a PackageVariantSet and the items, before it
+//! touches the ResourceList.
+//!
+//! Pipeline, as Porch reconciles: decode, validate, find the upstream PackageRevision, unroll
+//! targets, render every downstream (the first render error stops everything), then reconcile
+//! against the owned PackageVariants among the items. All or nothing: any error leaves every
+//! item as it was (no updates, deletes or creates).
+
+use serde_json::Value;
+
+use super::activation;
+use super::downstream_revisions::Downstreams;
+use super::ensure::{self, DesiredVariant};
+use super::explain::Explainer;
+use super::preview::{self, changed_fields, with_fields};
+use super::rollout::{self, WaveInputs};
+use super::sync_policy::{self, read_allowance, read_policy};
+use super::variants;
+use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
+use crate::api::package_variant_set::{
+    PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
+    PACKAGE_VARIANT_SET_KIND,
+};
+use crate::api::{check_strict, decode};
+use crate::cel::{self, ProgramCache};
+use crate::krm::results::{has_errors, ResultItem};
+use crate::package_variant_set::expansion;
+use errors::{config_error, template_error};
+use expansion::conditions;
+use expansion::inputs::{self, Item};
+use expansion::provenance::{self, Origin, Rendered, Side};
+use expansion::record::Records;
+use expansion::targets::{self, effective_namespace};
+use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
+use expansion::upstreams::{self, ResolvedUpstream};
+use expansion::validation::{api_server, validate_package_variant_set};
+
+/// What the expansion does to the ResourceList.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expansion {
+    /// Errors (on the config or an item), warnings, and one info summarising the changes.
+    pub results: Vec<ResultItem>,
+    /// (item index of an existing owned PackageVariant, its new `spec`): keep its metadata.
+    pub updates: Vec<(usize, Value)>,
+    /// Item indexes to leave out of the output (obsolete owned PackageVariants).
+    pub deletes: Vec<usize>,
+    /// New PackageVariant objects, complete, in target order.
+    pub creates: Vec<Value>,
+    /// How many distinct CEL expressions were compiled (each at most once per run).
+    pub cel_compilations: usize,
+}
+
+/// [`Expansion`] before the variants are written: the specs of updates typed, the new
+/// variants as [`DesiredVariant`]s whose specs [`TypedExpansion::spec`] renders again from what
+/// their render recorded, one at a time, and [`TypedExpansion::new_variant`] completes. The
+/// ResourceList path writes each while the output is written, so a fleet's new variants are
+/// never all held at once.
+#[derive(Debug, Clone, Default)]
+pub struct TypedExpansion {
+    pub results: Vec<ResultItem>,
+    /// (item index of an existing owned PackageVariant, its new `spec`).
+    pub updates: Vec<(usize, PackageVariantSpec)>,
+    pub deletes: Vec<usize>,
+    /// (item index of an updated variant, the tag its `upstream-tag` annotation must say, or
+    /// `None` to remove it): only where the annotation says otherwise.
+    pub tag_edits: Vec<(usize, Option<String>)>,
+    /// The variants to create, in target order.
+    pub creates: Vec<DesiredVariant>,
+    pub cel_compilations: usize,
+    /// Item indexes (sorted) of the variants the rollout upgrades: written without their
+    /// `status`, which described the old spec.
+    pub reset_status: Vec<usize>,
+    pub(super) owner: OwnerInfo,
+    specs: Specs,
+}
+
+/// What the specs of the wanted variants are rendered again from: the set's upstream and
+/// templates, and the values each render recorded (its repo and package defaults, then its
+/// expressions' values).
+#[derive(Debug, Clone, Default)]
+struct Specs {
+    /// Per upstream of the set: what its variants carry as `spec.upstream`, and the tag it
+    /// follows.
+    upstreams: Vec<(Upstream, Option<String>)>,
+    templates: Vec<Option<PackageVariantTemplate>>,
+    record: Records,
+}
+
+impl Specs {
+    fn tag(&self, d: &DesiredVariant) -> Option<&str> {
+        self.upstreams.get(d.upstream)?.1.as_deref()
+    }
+
+    fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
+        templates::replay(
+            self.upstreams.get(d.upstream).map(|(u, _)| u),
+            self.templates.get(d.target).and_then(Option::as_ref),
+            self.record.get(d.record),
+            self.record.get(d.record + 1),
+            &self.record,
+            d.record + 2,
+        )
+    }
+}
+
+/// What every new variant of the set carries: namespace, owner label, owner reference.
+#[derive(Debug, Clone, Default)]
+pub(super) struct OwnerInfo {
+    pub(super) namespace: String,
+    /// Value of the owner label: the set's uid, or its name.
+    pub(super) owner: String,
+    pub(super) set_api_version: String,
+    pub(super) set_kind: String,
+    pub(super) set_name: String,
+    /// Empty for a set read from a file: no owner reference then.
+    pub(super) set_uid: String,
+}
+
+impl TypedExpansion {
+    fn failed(results: Vec<ResultItem>) -> Self {
+        TypedExpansion {
+            results,
+            ..Default::default()
+        }
+    }
+
+    /// The spec of a wanted variant, rendered again from what its render recorded.
+    ///
+    /// The replay runs the render's own code over the values the render produced, so it
+    /// cannot fail where the render succeeded; an error here is a bug, reported as such.
+    pub fn spec(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
+        self.specs.of(d)
+    }
+
+    /// The tag a wanted variant's upstream follows (its `upstream-tag` annotation), if any.
+    pub fn tag(&self, d: &DesiredVariant) -> Option<&str> {
+        self.specs.tag(d)
+    }
+
+    /// The JSON form ([`expand`]'s result).
+    pub fn into_json(self) -> Expansion {
+        let creates = self
+            .creates
+            .iter()
+            .map(|d| {
+                self.spec(d)
+                    .ok()
+                    .and_then(|spec| serde_json::to_value(self.new_variant(d, &spec)).ok())
+                    .unwrap_or(Value::Null)
+            })
+            .collect();
+        Expansion {
+            results: self.results,
+            updates: self
+                .updates
+                .into_iter()
+                .map(|(i, spec)| (i, spec.to_json()))
+                .collect(),
+            deletes: self.deletes,
+            creates,
+            cel_compilations: self.cel_compilations,
+        }
+    }
+}
+
+/// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
+const EXPANSION_STACK_BYTES: usize = 64 << 20;
+
+/// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
+/// functionConfig as JSON.
+pub fn expand(config: &Value, items: &[Value]) -> Expansion {
+    expand_typed(config, &inputs::from_json(items)).into_json()
+}
+
+/// [`expand`] over the items as the expander reads them, with the specs and new variants
+/// still typed.
+pub fn expand_typed(config: &Value, items: &[Item]) -> TypedExpansion {
+    // The binary's work thread already has a big stack, and its panics abort the process:
+    // a thread of our own would only add its start-up and teardown.
+    if crate::krm::run::exits_after_run() {
+        return expand_here(config, items);
+    }
+    // A big stack for CEL, and a last line of defence against panics where they unwind.
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pvs-expand".into())
+            .stack_size(EXPANSION_STACK_BYTES)
+            .spawn_scoped(scope, || expand_here(config, items))
+            .map(|handle| handle.join())
+    });
+    match outcome {
+        Ok(Ok(expansion)) => expansion,
+        Ok(Err(_)) => TypedExpansion::failed(vec![ResultItem::error(
+            "internal error: the PackageVariantSet expander panicked",
+        )
+        .on_config()]),
+        // No thread available: run on this one.
+        Err(_) => expand_here(config, items),
+    }
+}
+
+fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
+    let api_version = config
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    let served =
+        api_version == PACKAGE_VARIANT_SET_API_VERSION || api_version == EXTENSION_API_VERSION;
+    if kind != PACKAGE_VARIANT_SET_KIND || !served {
+        return TypedExpansion::failed(vec![ResultItem::error(format!(
+            "functionConfig must be a {PACKAGE_VARIANT_SET_API_VERSION} {PACKAGE_VARIANT_SET_KIND}, got apiVersion {api_version:?} kind {kind:?}"
+        ))
+        .on_config()]);
+    }
+    let problems = check_strict(config, api_version, kind);
+    if !problems.is_empty() {
+        return TypedExpansion::failed(problems.into_iter().map(config_error).collect());
+    }
+    let set: PackageVariantSet = match decode(config, "") {
+        Ok(set) => set,
+        Err(e) => return TypedExpansion::failed(vec![config_error(e)]),
+    };
+    let mut results = api_server::metadata(&set);
+    results.extend(validate_package_variant_set(&set));
+    results.extend(upstreams::check(&set));
+    results.extend(api_server::object_selectors(&set));
+    let policy = read_policy(config).unwrap_or_else(|e| {
+        results.push(*e);
+        Default::default()
+    });
+    let allowance = read_allowance(config).unwrap_or_else(|e| {
+        results.push(*e);
+        None
+    });
+    let activation = activation::read(config, &set).unwrap_or_else(|e| {
+        results.extend(e);
+        Default::default()
+    });
+    // Every expression is compiled and type-checked before any is evaluated, and its errors
+    // are reported with the set's other errors: one run shows every mistake of the set.
+    let mut programs = ProgramCache::new();
+    results.extend(
+        set.spec
+            .targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, target)| target.template.as_ref().map(|t| (i, t)))
+            .flat_map(|(i, t)| {
+                templates::compile_all(&mut programs, t)
+                    .into_iter()
+                    .map(move |e| template_error(i, e))
+                    .collect::<Vec<_>>()
+            }),
+    );
+    results.extend(conditions::compile_all(&set, &mut programs));
+    let mut rollout = rollout::read(&set, &mut programs).unwrap_or_else(|errors| {
+        results.extend(errors);
+        None
+    });
+    if let Some(r) = rollout.as_mut() {
+        r.approved_wave = activation.approved_wave.clone();
+    }
+    if has_errors(&results) {
+        let mut expansion = TypedExpansion::failed(results);
+        expansion.cel_compilations = programs.compilations();
+        return expansion;
+    }
+    // Only items it can be sure are of its namespace, one per identity.
+    let problems = inputs::scope::check(&set, items);
+    if !problems.is_empty() {
+        return TypedExpansion::failed(problems);
+    }
+    let namespace = effective_namespace(&set.metadata.namespace).to_string();
+    // Each upstream once: its PackageRevision, a tag's concrete revision.
+    let index = match upstreams::revisions::Index::new(items, &namespace) {
+        Ok(index) => index,
+        Err(errors) => return TypedExpansion::failed(errors),
+    };
+    let mut resolved: Vec<ResolvedUpstream> =
+        match upstreams::resolve_with(&set, items, &namespace, &index) {
+            Ok(r) => r,
+            Err(errors) => return TypedExpansion::failed(errors),
+        };
+    let tag_summary = upstreams::summary(&resolved, items);
+    let owner = match set.metadata.uid.as_str() {
+        "" => set.metadata.name.clone(),
+        uid => uid.to_string(),
+    };
+    // Under `Manual`, each tagged upstream at its active revision, the tag's offered.
+    let activation = match activation::apply(
+        &activation,
+        &set,
+        items,
+        &index,
+        &namespace,
+        &owner,
+        &mut resolved,
+    ) {
+        Ok(a) => a,
+        Err(errors) => return TypedExpansion::failed(errors),
+    };
+    let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
+    let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
+        Ok(c) => c,
+        Err(errors) => {
+            return TypedExpansion::failed(
+                errors
+                    .into_iter()
+                    .map(|e| ResultItem::error(e.message).field(e.field).on_config())
+                    .collect(),
+            );
+        }
+    };
+    let unrolled = match upstreams::spread(unrolled, &resolved) {
+        Ok(c) => c,
+        Err(e) => return TypedExpansion::failed(vec![*e]),
+    };
+
+    // Render every downstream; the first error stops the run, as in Porch.
+    let repository_items = targets::items_of_kind(
+        items,
+        targets::REPOSITORY_API_VERSION,
+        targets::REPOSITORY_KIND,
+        &namespace,
+    );
+    let repositories = RepositoryIndex::new(
+        repository_items
+            .iter()
+            .filter_map(|&i| items.get(i).copied()),
+    );
+    let upstream_inputs: Vec<::cel::Value> = resolved
+        .iter()
+        .map(|u| {
+            items
+                .get(u.item)
+                .and_then(Item::json)
+                .map(cel::object_input)
+                .unwrap_or(::cel::Value::Null)
+        })
+        .collect();
+    let pinned: Vec<Upstream> = resolved.iter().map(|u| u.upstream.clone()).collect();
+    // The targets' `when` conditions (the extension's), before anything is rendered.
+    let contexts = match conditions::filter(
+        &set,
+        unrolled,
+        items,
+        &mut programs,
+        &upstream_inputs,
+        &repositories,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            let mut expansion = TypedExpansion::failed(vec![*e]);
+            expansion.cel_compilations = programs.compilations();
+            return expansion;
+        }
+    };
+    let mut renderer =
+        Renderer::with_upstreams(&mut programs, &pinned, &upstream_inputs, &repositories);
+    // What each render produced is recorded (defaults, then values) instead of its spec.
+    let mut record = Records::default();
+    let mut rendered = Vec::with_capacity(contexts.len());
+    for (c, ctx) in contexts.iter().enumerate() {
+        let input = RenderInput {
+            template: set
+                .spec
+                .targets
+                .get(ctx.target)
+                .and_then(|t| t.template.as_ref()),
+            repo_default: &ctx.repo_default,
+            package_default: &ctx.package_default,
+            object: ctx.object.and_then(|i| items.get(i).copied()),
+            upstream: ctx.upstream,
+        };
+        let at = record.len();
+        let result = record
+            .push(&ctx.repo_default)
+            .and_then(|()| record.push(&ctx.package_default))
+            .map_err(|_| RenderError {
+                field: "template".to_string(),
+                message: "the set's downstreams are too large to hold".to_string(),
+            })
+            .and_then(|()| renderer.record(&input, &mut record));
+        match result {
+            Ok(downstream) => rendered.push(Rendered {
+                target: ctx.target,
+                context: c,
+                downstream,
+                record: at,
+                upstream: ctx.upstream,
+            }),
+            Err(e) => {
+                let mut expansion = TypedExpansion::failed(vec![template_error(ctx.target, e)]);
+                expansion.cel_compilations = programs.compilations();
+                return expansion;
+            }
+        }
+    }
+    let cel_compilations = renderer.programs.compilations();
+    let failed = |results| TypedExpansion {
+        results,
+        cel_compilations,
+        ..Default::default()
+    };
+
+    let problems = provenance::check_downstreams(&set, &contexts, &rendered, items);
+    if !problems.is_empty() {
+        return failed(problems);
+    }
+    let describe = |c: usize| match contexts.get(c) {
+        Some(ctx) => Origin {
+            set: &set,
+            ctx,
+            items,
+        }
+        .describe(),
+        None => Side::at("spec.targets"),
+    };
+    let desired = match ensure::collect_desired(&set.metadata.name, rendered, &describe) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
+    };
+    let owned = ensure::owned_variants(items, &namespace, &owner);
+    let plan = ensure::plan(&set.metadata.name, desired, items, &owned);
+    let kept_by = (!policy.allows_delete()).then(|| policy.name());
+    let clashes = ensure::name_clashes(items, &namespace, &plan, &describe, kept_by);
+    if !clashes.is_empty() {
+        return failed(clashes);
+    }
+    let specs = Specs {
+        upstreams: resolved
+            .iter()
+            .map(|u| (u.upstream.clone(), u.tag.clone()))
+            .collect(),
+        templates: set
+            .spec
+            .targets
+            .iter()
+            .map(|t| t.template.clone())
+            .collect(),
+        record,
+    };
+    // Every variant it would emit passes the PackageVariant function's own rules; an updated
+    // one keeps its name, which must pass too.
+    let mut refused = variants::updated_names(&set, &plan, items);
+    refused.extend(variants::check(&set, &plan, &|d| specs.of(d), &describe));
+    if !refused.is_empty() {
+        return failed(refused);
+    }
+    // The rollout's waves (the extension's), while the render's variables are at hand.
+    let waves = match &rollout {
+        Some(r) => {
+            let inputs = WaveInputs {
+                contexts: &contexts,
+                items,
+                repositories: &repositories,
+                upstreams: &upstream_inputs,
+            };
+            let desired = plan.updates.iter().map(|(_, d)| d).chain(&plan.creates);
+            match rollout::waves(r, renderer.programs, desired, &inputs) {
+                Ok(w) => w,
+                Err(e) => return failed(vec![*e]),
+            }
+        }
+        None => rollout::Waves::default(),
+    };
+    let explainer = Explainer::new(&set, items, &namespace, &contexts);
+    let mut results = plan.warnings;
+    results.extend(activation.offers.iter().cloned());
+    results.extend(explainer.empty_targets());
+
+    if crate::krm::run::exits_after_run() {
+        // Freed by the exit (see `run_and_exit`): ~17,000 CEL maps and contexts on W2.
+        std::mem::forget(renderer);
+        std::mem::forget(repositories);
+        std::mem::forget(contexts);
+    }
+    let item_name = |i: usize| items.get(i).map_or("", Item::name);
+    let mut outcome = preview::Plan {
+        policy,
+        ..Default::default()
+    };
+    for d in &plan.creates {
+        outcome.created.add(|| d.name().to_string());
+    }
+    // The few variants that exist already are compared with their items now; the new ones are
+    // rendered again one at a time when they are written. Porch updates every variant still
+    // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
+    let mut compared = Vec::with_capacity(plan.updates.len());
+    for (i, d) in &plan.updates {
+        let spec = match specs.of(d) {
+            Ok(spec) => spec,
+            Err(e) => return failed(vec![template_error(d.target, e)]),
+        };
+        let current = items
+            .get(*i)
+            .and_then(Item::json)
+            .and_then(|o| crate::krm::object::json_at(o, "/spec"));
+        let mut fields = changed_fields(current, &spec.to_json());
+        if activation.holds(d.upstream) && fields.iter().any(|f| f.starts_with("spec.upstream")) {
+            continue; // not activated: it keeps its whole spec
+        }
+        // The tag it follows, when its annotation says another (or none).
+        let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
+        if tag.is_some() {
+            fields.push(upstreams::TAG_FIELD.to_string());
+        }
+        compared.push((*i, d, spec, fields, tag));
+    }
+    let downstreams = match Downstreams::read(items, &namespace, &plan.updates, rollout.as_ref()) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
+    };
+    results.extend(downstreams.warning.clone());
+    // The rollout holds back the upgrades of later waves: they keep their whole spec.
+    let decision = match &rollout {
+        Some(r) if policy.allows_update() => {
+            let members = compared
+                .iter()
+                .map(|(i, d, _, fields, _)| downstreams.member(items, *i, d, fields))
+                .collect();
+            rollout::decide(r, &waves, members)
+        }
+        _ => rollout::Decision::default(),
+    };
+    results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
+    let mut updates = Vec::with_capacity(compared.len());
+    let mut tag_edits = Vec::new();
+    for (i, _, spec, fields, tag) in compared {
+        if decision.holds(i) {
+            continue;
+        }
+        if fields.is_empty() {
+            outcome.unchanged.add(|| item_name(i).to_string());
+        } else if policy.allows_update() {
+            outcome.updated.add(|| with_fields(item_name(i), &fields));
+        } else {
+            // Kept as it is: not among the updates at all.
+            outcome
+                .kept_updates
+                .add(|| with_fields(item_name(i), &fields));
+            continue;
+        }
+        if let Some(tag) = tag {
+            tag_edits.push((i, tag));
+        }
+        updates.push((i, spec));
+    }
+    let mut deletes = plan.deletes;
+    if policy.allows_delete() {
+        // The guard's word first: the warnings say what happens.
+        let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
+        for &i in &deletes {
+            outcome.deleted.add(|| item_name(i).to_string());
+            results.extend(explainer.deletion(i, refusal.is_some()));
+        }
+        if let Some(why) = refusal {
+            let names = outcome.deleted.clone();
+            let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
+            results.push(error);
+            return failed(results);
+        }
+    } else {
+        for &i in &deletes {
+            outcome.kept_deletes.add(|| item_name(i).to_string());
+        }
+        deletes.clear();
+    }
+    let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
+    summary.message.push_str(&decision.text);
+    summary.message.push_str(&downstreams.text);
+    summary.message.push_str(&tag_summary);
+    results.push(summary);
+    TypedExpansion {
+        results,
+        updates,
+        tag_edits,
+        deletes,
+        creates: plan.creates,
+        cel_compilations,
+        reset_status: decision.upgraded,
+        owner: OwnerInfo {
+            namespace,
+            owner,
+            set_api_version: set.api_version,
+            set_kind: set.kind,
+            set_name: set.metadata.name,
+            set_uid: set.metadata.uid,
+        },
+        specs,
+    }
+}
+
+mod errors;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,343 @@
+//! Failures you can see: the render state of the variants' downstream PackageRevisions, when
+//! they are among the items (nephio#730: variants reported Ready although the render of their
+//! downstream had failed).
+//!
+//! A PackageVariant's `Ready` says its controller ensured the downstream draft, not that the
+//! draft rendered: Porch renders a `porch.kpt.dev/v1alpha2` revision on its own
+//! (`porch.kpt.dev/render-request`) and reports the outcome in the revision's
+//! `status.conditions`, `Rendered` and `Ready` (kptdev/porch
+//! `api/porch/v1alpha2/packagerevision_types.go`). So, for each existing variant the set still
+//! wants:
+//!
+//! - **Matched** by the variant's downstream: the v1alpha2 PackageRevisions of the set's
+//!   namespace whose `spec.repository` and `spec.packageName` are the variant's
+//!   `spec.downstream.repo` and `.package`. Not by `ownerReferences`: revisions read from files
+//!   often lack them (and uids), and a downstream package belongs to one variant of the set
+//!   (its name is made of it).
+//! - **Which revisions count**: the ones Porch's PackageVariant controller works on
+//!   (`getDownstreamPRs`): every Draft and Proposed one when there are any (they are newer than
+//!   any published revision: the controller makes them from the latest one), otherwise the
+//!   newest published one (highest `status.revision`; `DeletionProposed` counts as published,
+//!   as in Porch). An older published revision that failed is history and does not count.
+//! - **Not ready** when, on a revision that counts, `Rendered` or `Ready` is `False` (failed),
+//!   `Unknown`, or `True` for an older `metadata.generation` than the revision's (not known
+//!   yet). A missing condition says nothing (behaviour as before). Such a variant is
+//!   *blocking* under `rollout.requireReady`, whatever its own status says, and the summary
+//!   lists it with the condition's message.
+//! - **Not understood, so refused**: a lifecycle outside Porch's four, `status.conditions`
+//!   that is not a list, a `Rendered` or `Ready` condition twice (the API server keeps one per
+//!   type) or with a status other than `True`, `False` and `Unknown`.
+//! - `porch.kpt.dev/v1alpha1` revisions carry no render state: their `status.conditions` are
+//!   the package's Kptfile conditions. They are not read here; under `requireReady`, a warning
+//!   names the variants whose downstream is given only in v1alpha1 and what to pass instead.
+//!
+//! One pass over the items builds the index; each variant is then a lookup of its package.
+
+use serde_json::Value;
+
+use super::ensure::DesiredVariant;
+use super::preview::Group;
+use super::rollout::{self, Member, Rollout};
+use crate::common::fast_hash::{FastMap, FastSet};
+use crate::krm::object::json_at;
+use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::scope::MAX_REPORTED;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::upstreams::revisions::{KIND, V1ALPHA1, V1ALPHA2};
+
+/// The conditions read, in the order they are reported.
+const READ: [&str; 2] = ["Rendered", "Ready"];
+
+/// Most characters of a condition's message quoted in the summary.
+const MESSAGE_SHOWN: usize = 200;
+
+/// What the downstream revisions say about the existing variants.
+#[derive(Debug, Default)]
+pub struct Downstreams {
+    /// Item indexes (sorted) of the variants whose downstream is not ready.
+    not_ready: Vec<usize>,
+    /// `; 1 with a downstream not ready (...)`, or empty.
+    pub text: String,
+    /// Under `requireReady`: the variants whose downstream is given only in v1alpha1.
+    pub warning: Option<ResultItem>,
+}
+
+impl Downstreams {
+    /// Reads the downstream revisions of `variants` (item index of an existing variant, what
+    /// the set wants of it) among `items` in `namespace`. Errors are on the revisions; the
+    /// warning is only under `rollout.requireReady`.
+    pub fn read(
+        items: &[Item],
+        namespace: &str,
+        variants: &[(usize, DesiredVariant)],
+        rollout: Option<&Rollout>,
+    ) -> Result<Downstreams, Vec<ResultItem>> {
+        let require_ready = rollout.is_some_and(|r| r.require_ready);
+        let index = Index::new(items, namespace);
+        let mut errors = Vec::new();
+        // (variant name, item index, what its downstream says)
+        let mut found: Vec<(&str, usize, String)> = Vec::new();
+        let mut only_v1alpha1: Vec<&str> = Vec::new();
+        for &(item, ref d) in variants {
+            let name = items.get(item).map_or("", Item::name);
+            let Some(bucket) = index.v1alpha2.get(&d.downstream()) else {
+                if require_ready && index.v1alpha1.contains(&d.downstream()) {
+                    only_v1alpha1.push(name);
+                }
+                continue;
+            };
+            match counted(items, bucket) {
+                Err(e) => errors.push(*e),
+                Ok(counted) => {
+                    for &r in &counted {
+                        match verdict(items, r) {
+                            Err(e) => errors.push(*e),
+                            Ok(Some(said)) => {
+                                found.push((name, item, said));
+                                break;
+                            }
+                            Ok(None) => {}
+                        }
+                    }
+                }
+            }
+        }
+        if errors.len() > MAX_REPORTED {
+            let more = errors.len() - MAX_REPORTED;
+            errors.truncate(MAX_REPORTED);
+            errors.push(
+                ResultItem::error(format!(
+                    "and {more} more downstream PackageRevisions that cannot be read, as above"
+                ))
+                .on_config(),
+            );
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut out = Downstreams::default();
+        found.sort_unstable();
+        let mut group = Group::default();
+        for (name, item, said) in &found {
+            group.add(|| format!("{name}: {said}"));
+            out.not_ready.push(*item);
+        }
+        out.not_ready.sort_unstable();
+        if !group.is_empty() {
+            out.text = format!(
+                "; {} with a downstream not ready{}",
+                group.len(),
+                group.listed()
+            );
+        }
+        if !only_v1alpha1.is_empty() {
+            only_v1alpha1.sort_unstable();
+            let mut names = Group::default();
+            for n in &only_v1alpha1 {
+                names.add(|| n.to_string());
+            }
+            out.warning = Some(
+                ResultItem::warning(format!(
+                    "{} with a downstream given only in {V1ALPHA1}{}: {V1ALPHA1} has no render state (its status.conditions are the package's Kptfile conditions), so requireReady cannot see whether it rendered; give the {V1ALPHA2} revisions (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n {namespace} -o yaml) to have a failed render block the rollout",
+                    names.len(),
+                    names.listed()
+                ))
+                .field("spec.rollout.requireReady")
+                .on_config(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Whether the variant at `item` has a downstream that is not ready.
+    pub fn blocks(&self, item: usize) -> bool {
+        self.not_ready.binary_search(&item).is_ok()
+    }
+
+    /// The existing variant at `item` as a rollout member: an upgrade when a field of
+    /// `spec.upstream` changes; ready when it reports `Ready` ([`rollout::is_ready`]) and its
+    /// downstream is not known to be otherwise.
+    pub fn member<'a>(
+        &self,
+        items: &[Item<'a>],
+        item: usize,
+        desired: &'a DesiredVariant,
+        fields: &[String],
+    ) -> Member<'a> {
+        let object = items.get(item);
+        Member {
+            item,
+            name: object.map_or("", Item::name),
+            upgrade: fields.iter().any(|f| f.starts_with("spec.upstream")),
+            ready: !self.blocks(item) && object.and_then(Item::json).is_some_and(rollout::is_ready),
+            desired,
+        }
+    }
+}
+
+/// The PackageRevisions of the namespace by (repository, package): v1alpha2 item indexes, and
+/// the packages given in v1alpha1.
+#[derive(Default)]
+struct Index<'a> {
+    v1alpha2: FastMap<(&'a str, &'a str), Vec<usize>>,
+    v1alpha1: FastSet<(&'a str, &'a str)>,
+}
+
+impl<'a> Index<'a> {
+    fn new(items: &[Item<'a>], namespace: &str) -> Index<'a> {
+        let mut index = Index::default();
+        for (i, item) in items.iter().enumerate() {
+            let v2 = item.is_kind_in_namespace(V1ALPHA2, KIND, namespace);
+            if !v2 && !item.is_kind_in_namespace(V1ALPHA1, KIND, namespace) {
+                continue;
+            }
+            let Some(json) = item.json() else { continue };
+            let key = (
+                str_at(json, "/spec/repository"),
+                str_at(json, "/spec/packageName"),
+            );
+            if v2 {
+                index.v1alpha2.entry(key).or_default().push(i);
+            } else {
+                index.v1alpha1.insert(key);
+            }
+        }
+        index
+    }
+}
+
+fn str_at<'a>(json: &'a Value, pointer: &str) -> &'a str {
+    json_at(json, pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The revisions of one package that count: its drafts (Draft, Proposed), or else its newest
+/// published ones.
+fn counted<'a>(items: &[Item<'a>], bucket: &[usize]) -> Result<Vec<usize>, Box<ResultItem>> {
+    let (mut drafts, mut newest, mut top) = (Vec::new(), Vec::new(), i64::MIN);
+    for &i in bucket {
+        let Some(json) = items.get(i).and_then(Item::json) else {
+            continue;
+        };
+        match str_at(json, "/spec/lifecycle") {
+            "" | "Draft" | "Proposed" => drafts.push(i),
+            "Published" | "DeletionProposed" => {
+                let revision = json_at(json, "/status/revision")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                if revision > top {
+                    (top, newest) = (revision, vec![i]);
+                } else if revision == top {
+                    newest.push(i);
+                }
+            }
+            other => {
+                return Err(Box::new(ResultItem::error(format!(
+                    "is {other:?}: a PackageRevision's lifecycle is Draft, Proposed, Published or DeletionProposed (Porch's four); write one of them"
+                ))
+                .field("spec.lifecycle")
+                .on_item(i)))
+            }
+        }
+    }
+    Ok(if drafts.is_empty() { newest } else { drafts })
+}
+
+/// What the revision at `item` says when it is not ready: `PackageRevision "x" Rendered
+/// False (RenderFailed): "..."`; `None` when it is ready or says nothing.
+fn verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem>> {
+    let Some(json) = items.get(item).and_then(Item::json) else {
+        return Ok(None);
+    };
+    let error = |field: String, message: String| {
+        Box::new(ResultItem::error(message).field(field).on_item(item))
+    };
+    let conditions = match json_at(json, "/status/conditions") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(list)) => list,
+        Some(_) => return Err(error(
+            "status.conditions".into(),
+            "must be a list of conditions ({type, status, reason, message}), as Porch writes it"
+                .into(),
+        )),
+    };
+    let generation = json_at(json, "/metadata/generation").and_then(Value::as_i64);
+    let mut seen: [Option<&Value>; 2] = [None, None];
+    for (k, c) in conditions.iter().enumerate() {
+        let Some(at) = READ
+            .iter()
+            .position(|t| c.get("type").and_then(Value::as_str) == Some(t))
+        else {
+            continue;
+        };
+        let field = format!("status.conditions[{k}]");
+        if seen[at].is_some() {
+            return Err(error(field, format!(
+                "is a second condition of type {}: the API server keeps one condition per type (listType map); give it once, as the cluster holds it",
+                READ[at]
+            )));
+        }
+        match c.get("status").and_then(Value::as_str) {
+            Some("True" | "False" | "Unknown") => {}
+            other => {
+                return Err(error(
+                    format!("{field}.status"),
+                    format!(
+                        "is {}: a condition's status is True, False or Unknown; write one of them",
+                        other.map_or_else(|| "missing".to_string(), |s| format!("{s:?}"))
+                    ),
+                ))
+            }
+        }
+        seen[at] = Some(c);
+    }
+    for (at, c) in seen.iter().enumerate() {
+        let Some(c) = c else { continue };
+        let status = str_at(c, "/status");
+        let observed = c.get("observedGeneration").and_then(Value::as_i64);
+        let stale = matches!((observed, generation), (Some(o), Some(g)) if o < g);
+        if status == "True" && !stale {
+            continue;
+        }
+        let name = str_at(json, "/metadata/name");
+        let mut said = format!("PackageRevision {name:?} {} {status}", READ[at]);
+        if stale {
+            said.push_str(&format!(
+                " for generation {} (the revision is at {})",
+                observed.unwrap_or(0),
+                generation.unwrap_or(0)
+            ));
+        }
+        match str_at(c, "/reason") {
+            "" => {}
+            reason => said.push_str(&format!(" ({reason})")),
+        }
+        match str_at(c, "/message") {
+            "" => {}
+            message => said.push_str(&format!(": {:?}", shortened(message))),
+        }
+        return Ok(Some(said));
+    }
+    Ok(None)
+}
+
+/// `message`, cut to [`MESSAGE_SHOWN`] characters with `...`.
+fn shortened(message: &str) -> String {
+    match message.char_indices().nth(MESSAGE_SHOWN) {
+        Some((end, _)) => format!("{}...", &message[..end]),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_message_is_cut_at_a_character() {
+        let long = "é".repeat(MESSAGE_SHOWN + 5);
+        let cut = shortened(&long);
+        assert_eq!(cut.chars().count(), MESSAGE_SHOWN + 3);
+        assert!(cut.ends_with("..."));
+        assert_eq!(shortened("short"), "short");
+    }
+}

@@ -1,0 +1,26 @@
+//! Reconciliation: the desired set (`super::expansion`) against the PackageVariants that
+//! exist, as the design's set-based reconciliation does (create, update, delete), and the
+//! policies that hold changes back.
+//!
+//! - [`decision`]: the whole loop (validate, upstream, unroll, render, ensure), all or nothing;
+//! - [`ensure`]: the set operations between desired and existing PackageVariants;
+//! - [`variants`]: every variant the set would emit, against the PackageVariant function's rules;
+//! - [`sync_policy`]: which changes a run may make (sync policy, deletion guard);
+//! - [`rollout`]: the extension's upgrades in waves;
+//! - [`downstream_revisions`]: the render state of the variants' downstream PackageRevisions
+//!   (a failed render blocks `requireReady` and shows in the summary);
+//! - [`activation`]: the extension's manual activation of a tag's revision;
+//! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
+//! - [`preview`]: the summary result, written as a plan;
+//! - [`new_variant`]: the PackageVariant objects it writes.
+
+pub mod activation;
+pub mod decision;
+pub mod downstream_revisions;
+pub mod ensure;
+pub mod explain;
+pub mod new_variant;
+pub mod preview;
+pub mod rollout;
+pub mod sync_policy;
+pub mod variants;

@@ -1,0 +1,490 @@
+//! `spec.rollout` (extension): a change of the upstream reaches the variants that already
+//! exist in waves, a few per run, instead of all at once.
+//!
+//! Why: Porch updates every variant of a set when its upstream moves, so one bad blueprint
+//! revision reaches the whole fleet in one reconciliation. Here, when a run would change the
+//! `spec.upstream` of existing variants (an *upgrade*), it upgrades only some of them:
+//!
+//! - a *wave* is the group of variants whose `waveExpr` has one value (an int or a string,
+//!   evaluated per variant with the template's variables; without `waveExpr`, one wave);
+//! - a run upgrades variants of one wave only: the lowest wave that still has variants to
+//!   upgrade (so a wave starts only once every earlier wave is on the new upstream), at most
+//!   `maxUpgrades` of them (an integer, or a percentage of the existing variants rounded up),
+//!   in name order; the others *wait*, keeping their whole current spec;
+//! - with `requireReady`, no variant is upgraded while a variant already on the new upstream
+//!   does not report `Ready` `True` in its `status.conditions`, or its downstream
+//!   PackageRevision is not ready ([`super::downstream_revisions`]): it is *blocking*;
+//! - new targets are created at the new upstream regardless; deletions are not affected.
+//!
+//! - with `pauseAfterWave`, a wave after the first waits for a person's approval
+//!   ([`approval`]).
+//!
+//! A variant the run upgrades is written without its `status`: that status described the old
+//! spec, and read back by the next run it would look Ready before the controller saw the new
+//! one. Run after run, the fleet moves wave by wave and then stops changing.
+
+pub mod approval;
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::preview::Group;
+use crate::api::package_variant_set::PackageVariantSet;
+use crate::cel::{self as cel_env, Bindings, IntOrString, Program, ProgramCache};
+use crate::krm::object::json_at;
+use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::DownstreamContext;
+use crate::package_variant_set::expansion::templates::{reads_repository, RepositoryIndex};
+use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
+
+const FIELD: &str = "spec.rollout";
+
+/// How many existing variants one run may upgrade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxUpgrades {
+    /// At most this many (at least 1).
+    Count(u64),
+    /// At most this share of the existing variants, rounded up (1 to 100).
+    Percent(u64),
+}
+
+impl MaxUpgrades {
+    /// The number of upgrades one run may make in a fleet of `existing` variants: a share is
+    /// rounded up, so it is at least 1 when there is anything to upgrade.
+    pub fn limit(self, existing: usize) -> usize {
+        match self {
+            MaxUpgrades::Count(n) => usize::try_from(n).unwrap_or(usize::MAX),
+            MaxUpgrades::Percent(p) => {
+                let n = existing as u128 * u128::from(p);
+                usize::try_from(n.div_ceil(100)).unwrap_or(usize::MAX)
+            }
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            MaxUpgrades::Count(n) => n.to_string(),
+            MaxUpgrades::Percent(p) => format!("{p}%"),
+        }
+    }
+}
+
+/// The set's rollout, read and checked.
+#[derive(Debug, Clone)]
+pub struct Rollout {
+    /// `None`: the whole wave in one run.
+    pub max_upgrades: Option<MaxUpgrades>,
+    pub wave_expr: Option<Arc<Program>>,
+    pub require_ready: bool,
+    /// A wave after the first waits for the `approved-wave` annotation.
+    pub pause_after_wave: bool,
+    /// The `approved-wave` annotation's value (set by the expansion).
+    pub approved_wave: Option<String>,
+}
+
+/// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
+/// is an error on its field; `Ok(None)` without a rollout.
+pub fn read(
+    set: &PackageVariantSet,
+    programs: &mut ProgramCache,
+) -> Result<Option<Rollout>, Vec<ResultItem>> {
+    let Some(spec) = &set.spec.rollout else {
+        return Ok(None);
+    };
+    let mut errors = Vec::new();
+    let error = |field: &str, message: String| {
+        ResultItem::error(message)
+            .field(format!("{FIELD}{field}"))
+            .on_config()
+    };
+    if spec.max_upgrades.is_none()
+        && spec.wave_expr.is_none()
+        && spec.require_ready.is_none()
+        && spec.pause_after_wave.is_none()
+    {
+        errors.push(error(
+            "",
+            "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout".into(),
+        ));
+    }
+    let max_upgrades = match spec.max_upgrades.as_ref().map(max_upgrades) {
+        Some(Err(message)) => {
+            errors.push(error(".maxUpgrades", message));
+            None
+        }
+        Some(Ok(m)) => Some(m),
+        None => None,
+    };
+    let mut wave_expr = None;
+    if let Some(source) = &spec.wave_expr {
+        let problem = if source.trim().is_empty() {
+            "is empty: write a CEL expression giving each target's wave as an int or a string (e.g. int(target.labels['wave'])), or remove waveExpr".to_string()
+        } else {
+            match programs.compile(source) {
+                Err(e) => e,
+                Ok(p) if !p.may_be_int_or_string() => format!(
+                    "must give an int or a string (the target's wave), but {source:?} is of type {}; e.g. int(target.labels['wave']) or target.labels['wave']",
+                    p.output_type()
+                ),
+                Ok(p) => {
+                    wave_expr = Some(p);
+                    String::new()
+                }
+            }
+        };
+        if !problem.is_empty() {
+            errors.push(error(".waveExpr", problem));
+        }
+    }
+    let pause_after_wave = spec.pause_after_wave.unwrap_or(false);
+    if pause_after_wave && spec.wave_expr.is_none() {
+        errors.push(error(
+            ".pauseAfterWave",
+            "pauses after each wave, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove pauseAfterWave".into(),
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Some(Rollout {
+        max_upgrades,
+        wave_expr,
+        require_ready: spec.require_ready.unwrap_or(false),
+        pause_after_wave,
+        approved_wave: None,
+    }))
+}
+
+/// `maxUpgrades`: a whole number from 1, or a string `"P%"` with P from 1 to 100.
+fn max_upgrades(value: &Value) -> Result<MaxUpgrades, String> {
+    const WRITE: &str = "write a whole number of variants from 1 (maxUpgrades: 5) or a percentage of the existing variants from \"1%\" to \"100%\" (maxUpgrades: \"25%\", rounded up)";
+    match value {
+        Value::Number(n) => match n.as_u64() {
+            Some(0) => Err(format!("0 would never upgrade anything; {WRITE}")),
+            Some(n) => Ok(MaxUpgrades::Count(n)),
+            None => Err(format!("{n} is not a number of variants; {WRITE}")),
+        },
+        Value::String(s) => {
+            let percent = s
+                .strip_suffix('%')
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|d| d.parse::<u64>().ok());
+            match percent {
+                Some(p @ 1..=100) => Ok(MaxUpgrades::Percent(p)),
+                Some(0) => Err(format!("\"0%\" would never upgrade anything; {WRITE}")),
+                Some(_) => Err(format!("{s:?} is more than all of them; {WRITE}")),
+                None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => Err(format!(
+                    "{s:?} is a string: write maxUpgrades: {s} without quotes for a number of variants, or \"{s}%\" for a share"
+                )),
+                None => Err(format!("{s:?} is not a number or a percentage; {WRITE}")),
+            }
+        }
+        other => Err(format!(
+            "{} is not a number or a percentage; {WRITE}",
+            match other {
+                Value::Bool(b) => b.to_string(),
+                Value::Array(_) => "a list".into(),
+                Value::Object(_) => "a mapping".into(),
+                _ => "null".into(),
+            }
+        )),
+    }
+}
+
+/// Each wanted variant's wave (by its context index), when the rollout has a `waveExpr`.
+#[derive(Debug, Default)]
+pub struct Waves {
+    by_context: Vec<Option<IntOrString>>,
+}
+
+impl Waves {
+    fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
+        self.by_context.get(d.context).and_then(Option::as_ref)
+    }
+}
+
+/// What `waveExpr` sees of one variant: the variables of its template's render.
+pub struct WaveInputs<'a, 'r> {
+    pub contexts: &'a [DownstreamContext],
+    pub items: &'a [Item<'a>],
+    pub repositories: &'a RepositoryIndex<'r>,
+    /// The `upstream` variable of each of the set's upstreams, by the context's `upstream`.
+    pub upstreams: &'a [::cel::Value],
+}
+
+/// Evaluates `waveExpr` for every wanted variant (existing and new, so that a mistake shows
+/// whatever state the fleet is in). `target` is the selected object or the `repositories`
+/// entry, `repository` the variant's downstream Repository when it is among the items. An
+/// error, or one variant's int next to another's string, stops the run.
+pub fn waves<'d>(
+    rollout: &Rollout,
+    programs: &ProgramCache,
+    desired: impl Iterator<Item = &'d DesiredVariant>,
+    inputs: &WaveInputs<'_, '_>,
+) -> Result<Waves, Box<ResultItem>> {
+    let mut waves = Waves {
+        by_context: vec![None; inputs.contexts.len()],
+    };
+    let Some(program) = &rollout.wave_expr else {
+        return Ok(waves);
+    };
+    let error = |message: String| {
+        Box::new(
+            ResultItem::error(message)
+                .field(format!("{FIELD}.waveExpr"))
+                .on_config(),
+        )
+    };
+    let bindings: Vec<Bindings> = inputs
+        .upstreams
+        .iter()
+        .map(|u| Bindings::new(programs.env(), Some(u)))
+        .collect();
+    let reads = reads_repository(program.source());
+    // The first variant's wave, to tell a mix of ints and strings.
+    let mut first: Option<(String, IntOrString)> = None;
+    for d in desired {
+        let Some(ctx) = inputs.contexts.get(d.context) else {
+            continue;
+        };
+        let Some(bindings) = bindings.get(ctx.upstream) else {
+            continue;
+        };
+        let object = ctx.object.and_then(|i| inputs.items.get(i).copied());
+        let value = {
+            let target = match &object {
+                Some(o) => {
+                    cel_env::object_val(o.name(), o.namespace(), o.labels(), o.annotations())
+                }
+                None => cel_env::repositories_target_val(&ctx.repo_default, &ctx.package_default),
+            };
+            let mut activation =
+                bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
+            // Built once per run, and only when the expression reads it.
+            if let Some(r) = reads
+                .then(|| inputs.repositories.val(d.downstream().0))
+                .flatten()
+            {
+                activation.bind_repository(r);
+            }
+            activation.evaluate_int_or_string(program)
+        };
+        let of = match &object {
+            Some(o) => format!(
+                "{} {:?} (PackageVariant {:?})",
+                o.kind(),
+                o.name(),
+                d.name()
+            ),
+            None => format!(
+                "repository {:?} (PackageVariant {:?})",
+                ctx.repo_default,
+                d.name()
+            ),
+        };
+        let value = value.map_err(|e| error(format!("for {of}: {e}")))?;
+        match &first {
+            None => first = Some((of, value.clone())),
+            Some((first_of, first_value)) if !same_kind(first_value, &value) => {
+                return Err(error(format!(
+                    "gives {} for {first_of} but {} for {of}: the waves must be all ints or all strings (e.g. int(target.labels['wave']))",
+                    described(first_value),
+                    described(&value)
+                )));
+            }
+            Some(_) => {}
+        }
+        if let Some(slot) = waves.by_context.get_mut(d.context) {
+            *slot = Some(value);
+        }
+    }
+    approval::check(rollout, &waves)?;
+    Ok(waves)
+}
+
+fn same_kind(a: &IntOrString, b: &IntOrString) -> bool {
+    matches!(
+        (a, b),
+        (IntOrString::Int(_), IntOrString::Int(_))
+            | (IntOrString::String(_), IntOrString::String(_))
+    )
+}
+
+fn described(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(i) => format!("int {i}"),
+        IntOrString::String(s) => format!("string {s:?}"),
+    }
+}
+
+/// A wave as the summary names it: `2`, `"canary"`.
+fn wave_text(v: &IntOrString) -> String {
+    match v {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => format!("{s:?}"),
+    }
+}
+
+/// Whether a PackageVariant reports `Ready` `True` in its `status.conditions`, for its
+/// current generation: a condition with an `observedGeneration` below `metadata.generation`
+/// describes an older spec.
+///
+/// Conditions are read as Kubernetes reads them, one per type (`meta.FindStatusCondition`
+/// takes the first); more than one of type `Ready` is a status no controller writes, and a
+/// doubt blocks: such a variant is not Ready, whatever the first says.
+pub fn is_ready(variant: &Value) -> bool {
+    let generation = json_at(variant, "/metadata/generation").and_then(Value::as_i64);
+    let mut ready = json_at(variant, "/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some(READY));
+    let (Some(c), None) = (ready.next(), ready.next()) else {
+        return false;
+    };
+    let observed = c.get("observedGeneration").and_then(Value::as_i64);
+    let current = match (observed, generation) {
+        (Some(o), Some(g)) => o >= g,
+        _ => true,
+    };
+    current && c.get("status").and_then(Value::as_str) == Some("True")
+}
+
+/// The condition type `requireReady` waits for.
+const READY: &str = "Ready";
+
+/// One existing variant the set still wants.
+#[derive(Debug)]
+pub struct Member<'a> {
+    /// Its item index.
+    pub item: usize,
+    pub name: &'a str,
+    /// Its `spec.upstream` would change: an upgrade.
+    pub upgrade: bool,
+    pub ready: bool,
+    pub desired: &'a DesiredVariant,
+}
+
+/// What the rollout lets this run do.
+#[derive(Debug, Default)]
+pub struct Decision {
+    /// Item indexes of the variants upgraded now, sorted.
+    pub upgraded: Vec<usize>,
+    /// Item indexes of the variants that keep their current spec, sorted.
+    pub held: Vec<usize>,
+    /// What the summary says, `; rollout ...`, or empty when nothing is to upgrade.
+    pub text: String,
+}
+
+impl Decision {
+    pub fn holds(&self, item: usize) -> bool {
+        self.held.binary_search(&item).is_ok()
+    }
+}
+
+/// Which upgrades this run makes. One sort of the members by (wave, name); everything else is
+/// linear.
+pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) -> Decision {
+    if !members.iter().any(|m| m.upgrade) {
+        return Decision::default();
+    }
+    let order = |a: &Member, b: &Member| -> Ordering {
+        waves
+            .of(a.desired)
+            .cmp(&waves.of(b.desired))
+            .then_with(|| a.name.cmp(b.name))
+    };
+    members.sort_unstable_by(order);
+    let current = members
+        .iter()
+        .find(|m| m.upgrade)
+        .and_then(|m| waves.of(m.desired));
+    let (mut upgraded, mut waiting, mut blocking) =
+        (Group::default(), Group::default(), Group::default());
+    let mut decision = Decision::default();
+    let blocked = rollout.require_ready && members.iter().any(|m| !m.upgrade && !m.ready);
+    // A wave after the first (an earlier wave has members) waits for its approval.
+    let unapproved = current.filter(|wave| {
+        rollout.pause_after_wave
+            && members.first().and_then(|m| waves.of(m.desired)) != Some(*wave)
+            && !approval::covers(rollout.approved_wave.as_deref(), wave)
+    });
+    let limit = rollout
+        .max_upgrades
+        .map_or(usize::MAX, |m| m.limit(members.len()));
+    // The waves in order, and where the current one is among them.
+    let (mut count, mut position, mut previous) = (0usize, 0usize, None);
+    for m in &members {
+        let wave = waves.of(m.desired);
+        if count == 0 || wave != previous {
+            count += 1;
+            previous = wave;
+            if wave == current {
+                position = count;
+            }
+        }
+        if !m.upgrade {
+            if rollout.require_ready && !m.ready {
+                blocking.add(|| m.name.to_string());
+            }
+            continue;
+        }
+        if !blocked && unapproved.is_none() && wave == current && upgraded.len() < limit {
+            upgraded.add(|| m.name.to_string());
+            decision.upgraded.push(m.item);
+        } else {
+            waiting.add(|| m.name.to_string());
+            decision.held.push(m.item);
+        }
+    }
+    decision.upgraded.sort_unstable();
+    decision.held.sort_unstable();
+    let mut text = String::from("; rollout of the new upstream: ");
+    if let Some(wave) = current {
+        text.push_str(&format!(
+            "wave {} ({position} of {count}{}): ",
+            wave_text(wave),
+            rollout.max_upgrades.map_or(String::new(), |m| format!(
+                ", maxUpgrades {}: {} per run",
+                m.text(),
+                m.limit(members.len())
+            ))
+        ));
+    } else if let Some(m) = rollout.max_upgrades {
+        text.push_str(&format!(
+            "maxUpgrades {}: {} per run: ",
+            m.text(),
+            m.limit(members.len())
+        ));
+    }
+    text.push_str(&format!(
+        "{} upgraded{}, {} waiting{}",
+        upgraded.len(),
+        upgraded.listed(),
+        waiting.len(),
+        waiting.listed()
+    ));
+    if !blocking.is_empty() {
+        text.push_str(&format!(
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready), and its downstream PackageRevision, when given in porch.kpt.dev/v1alpha2, reports Rendered and Ready True or not at all",
+            blocking.len(),
+            blocking.listed()
+        ));
+    }
+    if let Some(wave) = unapproved.filter(|_| !blocked) {
+        text.push_str(&format!(
+            ", wave {} waits for approval: pauseAfterWave holds it until the set is annotated {}: \"{}\"",
+            wave_text(wave),
+            approval::ANNOTATION,
+            approval::value(wave)
+        ));
+    }
+    decision.text = text;
+    decision
+}
+
+#[cfg(test)]
+mod tests;
