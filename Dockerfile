@@ -31,9 +31,11 @@ ENV CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
     RUSTFLAGS="-C target-feature=+crt-static"
 # Dependencies first, so a source change does not fetch them again. Cargo reads every target
-# Cargo.toml declares, so the benches come along (they are not built).
+# Cargo.toml declares, so the benches come along (they are not built), and the crate its
+# `[patch.crates-io]` names (the `cel` crate's time zones).
 COPY Cargo.toml Cargo.lock ./
 COPY benches ./benches
+COPY crates ./crates
 RUN cargo fetch --locked --target "$(cat /rust-target)"
 COPY build.rs ./
 COPY src ./src

@@ -2,11 +2,12 @@
 //!
 //! 1. Release binaries on Linux/glibc are position-independent (the default: address space
 //!    randomisation applies to the binary too) with full RELRO (rustc's default), and their
-//!    relocations are packed (`-z pack-relative-relocs`, DT_RELR): the loader applies ~47,000
-//!    relative relocations at every start (most for the time-zone tables `chrono-tz` brings in
-//!    through the `cel` crate), and in packed form their table is a few hundred bytes instead of
-//!    1.1 MB to read. The dev profile is left alone (its objects are shared with every test
-//!    build). The image's musl builds (static-pie) get the same.
+//!    relocations are packed (`-z pack-relative-relocs`, DT_RELR): the loader applies every
+//!    relative relocation at every start, and in packed form their table is a fraction of the
+//!    size to read. (Most of them were chrono-tz's time-zone tables until `crates/chrono-tz`
+//!    replaced them with data that holds no pointers.) The dev profile is left alone (its
+//!    objects are shared with every test build). The image's musl builds (static-pie) get the
+//!    same.
 //! 2. `tests/yaml_test_suite.rs` needs the YAML test suite's data. When it is absent the test
 //!    is compiled `#[ignore]`d with the reason (cfg `yaml_test_suite_absent`), so `cargo test`
 //!    lists it as not run instead of passing without running anything. The same for

@@ -267,6 +267,7 @@ fn doc_paths_exist() {
         "examples/",
         "fuzz/",
         "benches/",
+        "crates/",
         "fnconfig/",
         ".ci/",
         "docs/",
