@@ -9,8 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{example_step, run, Run};
-use package_variant::yaml;
+use common::{example_step, run_json};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -61,17 +60,6 @@ fn set(policy: &str, rollout: Value, annotations: Value) -> Value {
 
 fn paused() -> Value {
     json!({"waveExpr": "int(target.labels['wave'])", "requireReady": true, "pauseAfterWave": true})
-}
-
-fn go(items: &[Value], config: &Value) -> (Run, Value) {
-    let rl = json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
-        "items": items, "functionConfig": config});
-    let out = run(&serde_json::to_string(&rl).unwrap());
-    let parsed = yaml::parse(&out.stdout)
-        .ok()
-        .and_then(|n| yaml::to_json(&n).ok())
-        .unwrap_or(Value::Null);
-    (out, parsed)
 }
 
 fn is_variant(v: &Value) -> bool {
@@ -127,7 +115,7 @@ fn controller(items: &[Value]) -> Vec<Value> {
 
 /// One run that must succeed: its items, reconciled, and its info messages.
 fn step(items: &[Value], config: &Value) -> (Vec<Value>, Vec<String>) {
-    let (out, parsed) = go(items, config);
+    let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let items = parsed["items"].as_array().cloned().unwrap_or_default();
     (controller(&items), infos(&parsed))
@@ -214,7 +202,7 @@ fn a_moved_tag_is_offered_then_activated_then_rolled_out_with_one_approval() {
     let (again, _) = step(&out, &approved);
     assert_eq!(again, out);
     // The approval left on the set is a warning once no wave is under way.
-    let (_, parsed) = go(&out, &approved);
+    let (_, parsed) = run_json(&out, &approved);
     let warnings: Vec<&str> = parsed["results"]
         .as_array()
         .into_iter()
@@ -256,7 +244,7 @@ fn automatic_is_the_default_and_follows_the_tag() {
 #[test]
 fn a_downgrade_is_refused_unless_written_with_a_bang() {
     let items = fleet_made_at(2);
-    let (run, _) = go(&items, &set("Manual", Value::Null, json!({ACTIVATE: "1"})));
+    let (run, _) = run_json(&items, &set("Manual", Value::Null, json!({ACTIVATE: "1"})));
     assert_eq!(run.code, 1);
     assert!(
         run.stdout.contains("activates revision 1 of blueprints/base, below revision 2 the fleet is on: that is a downgrade; write \"1!\" to go back to it on purpose"),
@@ -330,7 +318,7 @@ fn several_upstreams_are_activated_by_name() {
 
 /// The (message, field) of each error of a run that must fail and change nothing.
 fn errors_of(items: &[Value], config: &Value) -> Vec<(String, String)> {
-    let (out, parsed) = go(items, config);
+    let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 1, "{}", out.stdout);
     let items_back: Vec<Value> = parsed["items"].as_array().cloned().unwrap_or_default();
     assert_eq!(items_back, items, "a failed run changes nothing");

@@ -296,14 +296,22 @@ pub fn variants(out: &str) -> Vec<String> {
 /// PackageVariants, documents split on `---`), and the set of its `.expected/fn-config.yaml`:
 /// the step-by-step examples (`pvs-rollout`, `pvs-activation`) read as data.
 pub fn example_step(example: &str, n: usize) -> (Vec<serde_json::Value>, serde_json::Value) {
+    example_objects(&format!("{example}/step-{n}"))
+}
+
+/// Every object of the example folder `examples/<case>` read as a set's input (its
+/// `packagerevisions.yaml`, `downstream-revisions.yaml` when there is one, `repositories.yaml`
+/// and `packagevariants/`, in that order), and the set of its `.expected/fn-config.yaml`.
+pub fn example_objects(case: &str) -> (Vec<serde_json::Value>, serde_json::Value) {
     use package_variant::yaml;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("examples/{example}/step-{n}"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{case}"));
     let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
-    let mut files = vec![
-        dir.join("packagerevisions.yaml"),
-        dir.join("repositories.yaml"),
-    ];
+    let mut files = vec![dir.join("packagerevisions.yaml")];
+    let downstream = dir.join("downstream-revisions.yaml");
+    if downstream.is_file() {
+        files.push(downstream);
+    }
+    files.push(dir.join("repositories.yaml"));
     let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -317,4 +325,26 @@ pub fn example_step(example: &str, n: usize) -> (Vec<serde_json::Value>, serde_j
     }
     let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
     (items, config)
+}
+
+/// One run of the binary over `items` with `config` (the ResourceList written as JSON, which
+/// is YAML), and its output read back (`Null` when it does not parse).
+pub fn run_json(
+    items: &[serde_json::Value],
+    config: &serde_json::Value,
+) -> (Run, serde_json::Value) {
+    use package_variant::yaml;
+    let rl = serde_json::json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+        "items": items, "functionConfig": config});
+    let out = run(&serde_json::to_string(&rl).unwrap());
+    let parsed = yaml::parse(&out.stdout)
+        .ok()
+        .and_then(|n| yaml::to_json(&n).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (out, parsed)
+}
+
+/// The items of a ResourceList read back by [`run_json`].
+pub fn items_of(out: &serde_json::Value) -> Vec<serde_json::Value> {
+    out["items"].as_array().cloned().unwrap_or_default()
 }

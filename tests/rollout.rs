@@ -11,7 +11,7 @@ mod workloads;
 
 use std::collections::BTreeMap;
 
-use common::{example_step, run, Run};
+use common::{example_step, items_of, run, run_json};
 use package_variant::yaml;
 use serde_json::{json, Value};
 
@@ -60,23 +60,6 @@ fn set(revision: i64, rollout: Value) -> Value {
         s["spec"]["rollout"] = rollout;
     }
     s
-}
-
-/// One run of the binary over `items` with `config` (the ResourceList written as JSON, which
-/// is YAML), and the output read back.
-fn go(items: &[Value], config: &Value) -> (Run, Value) {
-    let rl = json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
-        "items": items, "functionConfig": config});
-    let out = run(&serde_json::to_string(&rl).unwrap());
-    let parsed = yaml::parse(&out.stdout)
-        .ok()
-        .and_then(|n| yaml::to_json(&n).ok())
-        .unwrap_or(Value::Null);
-    (out, parsed)
-}
-
-fn items_of(out: &Value) -> Vec<Value> {
-    out["items"].as_array().cloned().unwrap_or_default()
 }
 
 fn is_variant(v: &Value) -> bool {
@@ -150,7 +133,7 @@ fn controller(items: &[Value], not_ready: &[&str]) -> Vec<Value> {
 
 /// The fleet at revision 1, every variant Ready.
 fn at_revision_1(rollout: &Value) -> Vec<Value> {
-    let (out, parsed) = go(&fleet(), &set(1, rollout.clone()));
+    let (out, parsed) = run_json(&fleet(), &set(1, rollout.clone()));
     assert_eq!(out.code, 0, "{}", out.stdout);
     let items = items_of(&parsed);
     assert_eq!(at(&items, 1).len(), 20, "{}", out.stdout);
@@ -159,7 +142,7 @@ fn at_revision_1(rollout: &Value) -> Vec<Value> {
 
 /// One step of the rollout at revision 2: the run's output items and summary.
 fn step(items: &[Value], rollout: &Value) -> (Vec<Value>, String) {
-    let (out, parsed) = go(items, &set(2, rollout.clone()));
+    let (out, parsed) = run_json(items, &set(2, rollout.clone()));
     assert_eq!(out.code, 0, "{}", out.stdout);
     (items_of(&parsed), summary(&parsed))
 }
@@ -335,7 +318,7 @@ fn a_held_back_variant_keeps_its_whole_spec() {
     // keep their whole spec (labels and revision).
     let mut config = set(2, rollout.clone());
     config["spec"]["targets"][0]["template"]["labels"]["generation"] = json!("b");
-    let (out, parsed) = go(&items, &config);
+    let (out, parsed) = run_json(&items, &config);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let out = items_of(&parsed);
     let label = |name: &str| {
@@ -354,7 +337,7 @@ fn a_held_back_variant_keeps_its_whole_spec() {
     };
     assert_eq!(held(&out), held(&items));
     // A change without a new upstream is no upgrade: every variant takes it at once.
-    let (_, parsed) = go(&controller(&out, &[]), &{
+    let (_, parsed) = run_json(&controller(&out, &[]), &{
         let mut c = set(1, rollout.clone());
         c["spec"]["targets"][0]["template"]["labels"]["generation"] = json!("c");
         c
@@ -375,7 +358,7 @@ fn errors(rollout: Value) -> Vec<(String, String)> {
 }
 
 fn errors_of(items: &[Value], config: &Value) -> Vec<(String, String)> {
-    let (out, parsed) = go(items, config);
+    let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(!items_of(&parsed).iter().any(is_variant), "{}", out.stdout);
     parsed["results"]
@@ -568,7 +551,7 @@ fn the_example_steps_follow_one_another() {
     ];
     for (n, on_2) in (1..=3).zip(waves) {
         let (items, config) = example_step("pvs-rollout", n);
-        let (out, parsed) = go(&items, &config);
+        let (out, parsed) = run_json(&items, &config);
         assert_eq!(out.code, 0, "step {n}: {}", out.stdout);
         let output = items_of(&parsed);
         // `at` reads the names past `fleet-`: the example's set is `fleet-base`.
@@ -585,7 +568,7 @@ fn the_example_steps_follow_one_another() {
     }
     // The last step changes nothing.
     let (items, config) = example_step("pvs-rollout", 4);
-    let (_, parsed) = go(&items, &config);
+    let (_, parsed) = run_json(&items, &config);
     assert_eq!(variant_states(&items_of(&parsed)), variant_states(&items));
 }
 
@@ -682,7 +665,7 @@ fn a_moving_tag_and_a_second_upstream_roll_out_in_waves() {
         items
     };
     // The fleet made while `stable` was on revision 1.
-    let (out, parsed) = go(&revisions_now(1), &config(1));
+    let (out, parsed) = run_json(&revisions_now(1), &config(1));
     assert_eq!(out.code, 0, "{}", out.stdout);
     let made = items_of(&parsed);
     let all_at = |rev: i64| -> BTreeMap<String, i64> {
@@ -715,7 +698,7 @@ fn a_moving_tag_and_a_second_upstream_roll_out_in_waves() {
     ];
     let mut on_2: Vec<String> = Vec::new();
     for (n, upgraded) in upgraded_by_step.iter().enumerate() {
-        let (out, parsed) = go(&items, &config(2));
+        let (out, parsed) = run_json(&items, &config(2));
         assert_eq!(out.code, 0, "step {n}: {}", out.stdout);
         let output = items_of(&parsed);
         on_2.extend(upgraded.iter().map(|u| format!("fleet-{u}")));

@@ -7,8 +7,7 @@
 
 mod common;
 
-use common::{run, Run};
-use package_variant::yaml;
+use common::{example_objects, items_of, run_json};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -46,21 +45,6 @@ fn set(revision: i64, rollout: &Value) -> Value {
         s["spec"]["rollout"] = rollout.clone();
     }
     s
-}
-
-fn go(items: &[Value], config: &Value) -> (Run, Value) {
-    let rl = json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
-        "items": items, "functionConfig": config});
-    let out = run(&serde_json::to_string(&rl).unwrap());
-    let parsed = yaml::parse(&out.stdout)
-        .ok()
-        .and_then(|n| yaml::to_json(&n).ok())
-        .unwrap_or(Value::Null);
-    (out, parsed)
-}
-
-fn items_of(out: &Value) -> Vec<Value> {
-    out["items"].as_array().cloned().unwrap_or_default()
 }
 
 /// Every variant without a status reports Ready True, as Porch's controller would.
@@ -108,9 +92,9 @@ fn summary(out: &Value) -> String {
 
 /// The fleet after wave 1 went to revision 2, every variant reporting Ready True.
 fn after_wave_1() -> Vec<Value> {
-    let (out, parsed) = go(&fleet(), &set(1, &rollout()));
+    let (out, parsed) = run_json(&fleet(), &set(1, &rollout()));
     assert_eq!(out.code, 0, "{}", out.stdout);
-    let (out, parsed) = go(&controller(&items_of(&parsed)), &set(2, &rollout()));
+    let (out, parsed) = run_json(&controller(&items_of(&parsed)), &set(2, &rollout()));
     assert_eq!(out.code, 0, "{}", out.stdout);
     let items = controller(&items_of(&parsed));
     assert_eq!(on_2(&items), ["site-00", "site-01"]);
@@ -140,7 +124,7 @@ fn condition(kind: &str, status: &str, message: &str) -> Value {
 fn step(items: &[Value], extra: &[Value], rollout: &Value) -> (Vec<Value>, Vec<Value>, String) {
     let mut input = items.to_vec();
     input.extend(extra.iter().cloned());
-    let (out, parsed) = go(&input, &set(2, rollout));
+    let (out, parsed) = run_json(&input, &set(2, rollout));
     assert_eq!(out.code, 0, "{}", out.stdout);
     (input, items_of(&parsed), summary(&parsed))
 }
@@ -308,7 +292,7 @@ fn other_packages_namespaces_and_v1alpha1_are_not_read() {
     v1["apiVersion"] = json!("porch.kpt.dev/v1alpha1");
     let mut input = items.clone();
     input.push(v1);
-    let (out, parsed) = go(&input, &set(2, &rollout()));
+    let (out, parsed) = run_json(&input, &set(2, &rollout()));
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert_eq!(on_2(&items_of(&parsed)).len(), 6);
     let warning = parsed["results"]
@@ -382,7 +366,7 @@ fn what_is_not_understood_is_refused_and_nothing_changes() {
     ] {
         let mut input = items.clone();
         input.push(pr);
-        let (out, parsed) = go(&input, &set(2, &rollout()));
+        let (out, parsed) = run_json(&input, &set(2, &rollout()));
         assert_eq!(out.code, 1, "{}", out.stdout);
         assert_eq!(items_of(&parsed), input, "{message}");
         let errors: Vec<&Value> = parsed["results"]
@@ -405,29 +389,8 @@ fn what_is_not_understood_is_refused_and_nothing_changes() {
 /// through the binary: nothing changes, and the summary names the canary and the message.
 #[test]
 fn the_example_render_failed_changes_nothing() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pvs-rollout/render-failed");
-    let parse = |text: &str| yaml::to_json(&yaml::parse(text).unwrap()).unwrap();
-    let mut files = vec![
-        dir.join("packagerevisions.yaml"),
-        dir.join("downstream-revisions.yaml"),
-        dir.join("repositories.yaml"),
-    ];
-    let mut variants: Vec<_> = std::fs::read_dir(dir.join("packagevariants"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    variants.sort();
-    files.extend(variants);
-    let items: Vec<Value> = files
-        .iter()
-        .flat_map(|f| {
-            let text = std::fs::read_to_string(f).unwrap();
-            text.split("\n---\n").map(parse).collect::<Vec<_>>()
-        })
-        .collect();
-    let config = parse(&std::fs::read_to_string(dir.join(".expected/fn-config.yaml")).unwrap());
-    let (out, parsed) = go(&items, &config);
+    let (items, config) = example_objects("pvs-rollout/render-failed");
+    let (out, parsed) = run_json(&items, &config);
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert_eq!(items_of(&parsed), items);
     let summary = summary(&parsed);
