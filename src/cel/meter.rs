@@ -11,6 +11,8 @@ use cel::common::types::{CelBytes, CelList, CelMap, CelString};
 use cel::common::value::Val;
 use cel::ExecutionError;
 
+use super::re2;
+
 /// The cost of compiling a pattern in the program size class `class` (bytes): half of it,
 /// so a pattern of the largest class costs 8,192 + 65,536 + 524,288 (more than half an
 /// expression's limit, and a run's budget pays for 17 of them: about 20 ms each).
@@ -173,6 +175,17 @@ const TOO_LARGE: &str = "regular expression is too large";
 /// Compiles a pattern whose program may take at most `limit` bytes (which bounds the time
 /// compiling it takes).
 fn compile_regex_within(pattern: &str, limit: usize) -> Result<regex::Regex, String> {
+    // RE2's meaning in the crate's syntax; the crate's own message is about what was written.
+    let translated = re2::to_regex_syntax(pattern)?;
+    compile_translated(&translated, limit).map_err(|why| {
+        let original = compile_translated(pattern, limit).err();
+        original
+            .filter(|_| !why.starts_with(TOO_LARGE))
+            .unwrap_or(why)
+    })
+}
+
+fn compile_translated(pattern: &str, limit: usize) -> Result<regex::Regex, String> {
     regex::RegexBuilder::new(pattern)
         .size_limit(limit)
         .dfa_size_limit(MAX_REGEX_PROGRAM_BYTES)

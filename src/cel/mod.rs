@@ -17,7 +17,8 @@
 //! - [`conversions`]: `string`, `double`, `int`, `uint` and `bool` as Go's `strconv` and `%g`;
 //! - [`gotime`]: timestamps and durations read from strings as Go reads them;
 //! - [`instrument`] and [`runtime`]: evaluation with Kubernetes-style cost bounds
-//!   ([`functions`]: the hidden functions instrumented code calls; [`meter`]: what a run spent).
+//!   ([`functions`]: the hidden functions instrumented code calls; [`meter`]: what a run spent;
+//!   [`re2`]: `matches`' patterns read as RE2 reads them).
 //!
 //! Porch has no strings extension (`lowerAscii`, `split`, `format`, ...), no optional types and
 //! no Kubernetes libraries: the checker refuses them as cel-go does (`undeclared reference`).
@@ -47,6 +48,7 @@ mod functions;
 mod gotime;
 mod instrument;
 mod meter;
+mod re2;
 mod runtime;
 mod stdlib;
 mod suggest;

@@ -1,0 +1,101 @@
+//! `matches` reads its pattern as cel-go does, in RE2's syntax, through the binary: where the
+//! `regex` crate's syntax gives the same text another meaning (Unicode `\d`, `\w`, `\s` and
+//! `\b`; `\<`; set operations in classes; octal escapes), the answer is RE2's, and flags RE2
+//! lacks are refused as cel-go refuses them.
+
+mod common;
+
+use common::{pvs_config, resource_list, results_section, run};
+
+const PR: &str = "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: blueprints.base.v1
+  namespace: default
+spec:
+  repository: blueprints
+  packageName: base
+  revision: 1
+  lifecycle: Published
+";
+const REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: Repository
+metadata:
+  name: edge1
+  namespace: default
+spec:
+  type: git
+";
+
+/// A set whose one target gets a label `c<i>` per expression (in YAML single quotes).
+fn run_exprs(exprs: &[&str]) -> common::Run {
+    let mut targets = String::from(
+        "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n",
+    );
+    for (i, e) in exprs.iter().enumerate() {
+        targets.push_str(&format!("      - {{key: c{i}, valueExpr: '{e}'}}\n"));
+    }
+    run(&resource_list(&[PR, REPO], &pvs_config(&targets)))
+}
+
+#[test]
+fn patterns_mean_what_they_mean_in_re2() {
+    // (text, RE2 pattern, cel-go's answer)
+    let cases = [
+        ("٣", r"^\d$", false),
+        ("42", r"^\d+$", true),
+        ("edge١", r"^\w+$", false),
+        ("edge_1", r"^\w+$", true),
+        ("a\u{a0}b", r"^a\sb$", false),
+        ("a\u{a0}b", r"^a\Sb$", true),
+        ("éx", r"\bx", true),
+        ("a<b", r"^a\<b$", true),
+        ("&", r"^[a&&b]$", true),
+        ("0", r"^[a-c--b]$", true),
+        ("-", r"^[a-c-]$", true),
+        ("[", r"^[[a]$", true),
+        ("A", r"^\101$", true),
+        ("a.b", r"^\Qa.b\E$", true),
+        ("axb", r"^\Qa.b\E$", false),
+        ("Édge", r"(?i)^édge$", true),
+        ("edge-7", r"^edge-[0-9]+$", true),
+    ];
+    let exprs: Vec<String> = cases
+        .iter()
+        .map(|(text, pattern, _)| format!("string(\"{text}\".matches(r\"{pattern}\"))"))
+        .collect();
+    let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+    let out = run_exprs(&refs);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for (i, (text, pattern, want)) in cases.iter().enumerate() {
+        let line = format!("      c{i}: \"{want}\"\n");
+        assert!(
+            out.stdout.contains(&line),
+            "{text:?} matches {pattern:?} should be {want}:\n{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn flags_re2_lacks_are_refused_on_the_field() {
+    for pattern in [r"(?x)a b", r"(?u)a", r"(?R)^a$"] {
+        let expr = format!("string(\"a\".matches(r\"{pattern}\"))");
+        let out = run_exprs(&[&expr]);
+        assert_eq!(out.code, 1, "{pattern}: {}", out.stdout);
+        let results = results_section(&out.stdout);
+        assert!(
+            results.contains("is not RE2 syntax")
+                && results.contains("spec.targets[0].template.labelExprs[0].valueExpr"),
+            "{pattern}: {results}"
+        );
+    }
+    // A pattern made at run time is refused when it runs.
+    let out = run_exprs(&["string(\"a\".matches(\"(?\" + \"x)a\"))"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        results_section(&out.stdout).contains("is not RE2 syntax"),
+        "{}",
+        out.stdout
+    );
+}
