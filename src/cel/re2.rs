@@ -338,6 +338,19 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text at all: translated without a panic, and what comes out is given to the
+        /// crate (which refuses or compiles it) without one either.
+        #[test]
+        fn any_pattern_is_translated_without_a_panic(
+            pattern in r"[\\\[\]^\-&~:(?)<>a-dQEPpxX0-9{}é٣]{0,24}"
+        ) {
+            if let Ok(t) = to_regex_syntax(&pattern) {
+                let _ = regex::Regex::new(&t);
+            }
+        }
+    }
+
     #[test]
     fn unclosed_classes_and_trailing_escapes_are_copied() {
         assert_eq!(to_regex_syntax("[ab").unwrap(), "[ab");
