@@ -17,6 +17,7 @@
 /// the crate would not.
 pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
     let mut out = String::with_capacity(pattern.len() + 16);
+    let mut closes = NextClose::default();
     let mut chars = pattern.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
@@ -56,7 +57,7 @@ pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
                 },
             },
             '[' => {
-                let end = class(&pattern[i..], &mut out);
+                let end = class(pattern, i, &mut out, &mut closes);
                 while chars.peek().is_some_and(|&(j, _)| j < i + end) {
                     chars.next();
                 }
@@ -119,9 +120,33 @@ fn push_hex(out: &mut String, c: char) {
     out.push_str(&format!("\\x{{{:02X}}}", c as u32));
 }
 
-/// The class that starts `text` (at its `[`), read as RE2 reads it and written to `out`; the
-/// bytes it took. An unclosed class is copied as it stands (both refuse it).
-fn class(text: &str, out: &mut String) -> usize {
+/// Where the next `:]` of a pattern is, for `[:name:]`: asked at positions that only grow, it
+/// searches each part of the pattern once (a search per class would be quadratic on a
+/// pattern of many `[[:`).
+#[derive(Default)]
+struct NextClose {
+    /// Searched from here on: the first `:]` at `found` (or none after `from`).
+    from: usize,
+    found: Option<usize>,
+    searched: bool,
+}
+
+impl NextClose {
+    fn at_or_after(&mut self, pattern: &str, at: usize) -> Option<usize> {
+        let stale = !self.searched || at < self.from || self.found.is_some_and(|f| f < at);
+        if stale {
+            self.from = at;
+            self.found = pattern[at..].find(":]").map(|f| at + f);
+            self.searched = true;
+        }
+        self.found
+    }
+}
+
+/// The class that starts at `pattern[start]` (its `[`), read as RE2 reads it and written to
+/// `out`; the bytes it took. An unclosed class is copied as it stands (both refuse it).
+fn class(pattern: &str, start: usize, out: &mut String, closes: &mut NextClose) -> usize {
+    let text = &pattern[start..];
     let mut w = String::from("[");
     let mut rest = &text[1..];
     if let Some(r) = rest.strip_prefix('^') {
@@ -141,10 +166,12 @@ fn class(text: &str, out: &mut String) -> usize {
         }
         first = false;
         // `[:alpha:]` and `[:^alpha:]`: the same names and meaning in both.
-        if let Some(named) = rest.strip_prefix("[:") {
-            if let Some(end) = named.find(":]") {
-                w.push_str(&rest[..end + 4]);
-                rest = &rest[end + 4..];
+        if rest.starts_with("[:") {
+            let at = pattern.len() - rest.len();
+            if let Some(close) = closes.at_or_after(pattern, at + 2) {
+                let end = close + 2 - at;
+                w.push_str(&rest[..end]);
+                rest = &rest[end..];
                 continue;
             }
         }
@@ -349,6 +376,17 @@ mod tests {
                 let _ = regex::Regex::new(&t);
             }
         }
+    }
+
+    /// Hostile sizes: every part of the pattern is read a bounded number of times.
+    #[test]
+    fn many_classes_and_escapes_stay_linear() {
+        for unit in ["[[:", "[:", "[]", "\\Q", "(?", "\\p{", "[\\x{", "[a-"] {
+            let pattern = unit.repeat(200_000);
+            let _ = to_regex_syntax(&pattern);
+        }
+        let named = "[[:alpha:]".repeat(50_000) + "]";
+        assert!(to_regex_syntax(&named).is_ok());
     }
 
     #[test]
