@@ -99,3 +99,24 @@ fn flags_re2_lacks_are_refused_on_the_field() {
         out.stdout
     );
 }
+
+/// A hostile pattern from the input (a 300,000-byte label of `[[:`, an unclosed class to RE2
+/// too): each part read a bounded number of times, and refused.
+#[test]
+fn a_hostile_pattern_from_a_label_is_answered_in_bounded_time() {
+    let pattern = "[[:".repeat(100_000);
+    let repo = REPO.replace(
+        "  namespace: default\n",
+        &format!("  namespace: default\n  labels: {{p: '{pattern}'}}\n"),
+    );
+    let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
+    let input = resource_list(&[PR, &repo], &pvs_config(targets));
+    let (out, cpu) = common::run_timed(input.as_bytes());
+    common::assert_cpu_under(cpu, std::time::Duration::from_secs(20), "a 300 KB pattern");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        results_section(&out.stdout).contains("invalid regular expression"),
+        "{}",
+        out.stderr
+    );
+}
