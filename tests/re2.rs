@@ -5,27 +5,7 @@
 
 mod common;
 
-use common::{pvs_config, resource_list, results_section, run};
-
-const PR: &str = "apiVersion: porch.kpt.dev/v1alpha1
-kind: PackageRevision
-metadata:
-  name: blueprints.base.v1
-  namespace: default
-spec:
-  repository: blueprints
-  packageName: base
-  revision: 1
-  lifecycle: Published
-";
-const REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
-kind: Repository
-metadata:
-  name: edge1
-  namespace: default
-spec:
-  type: git
-";
+use common::{pvs_config, repository, resource_list, results_section, run, UPSTREAM_PR};
 
 /// A set whose one target gets a label `c<i>` per expression (in YAML single quotes).
 fn run_exprs(exprs: &[&str]) -> common::Run {
@@ -35,7 +15,10 @@ fn run_exprs(exprs: &[&str]) -> common::Run {
     for (i, e) in exprs.iter().enumerate() {
         targets.push_str(&format!("      - {{key: c{i}, valueExpr: '{e}'}}\n"));
     }
-    run(&resource_list(&[PR, REPO], &pvs_config(&targets)))
+    run(&resource_list(
+        &[UPSTREAM_PR, &repository("edge1", "{}")],
+        &pvs_config(&targets),
+    ))
 }
 
 #[test]
@@ -105,12 +88,9 @@ fn flags_re2_lacks_are_refused_on_the_field() {
 #[test]
 fn a_hostile_pattern_from_a_label_is_answered_in_bounded_time() {
     let pattern = "[[:".repeat(100_000);
-    let repo = REPO.replace(
-        "  namespace: default\n",
-        &format!("  namespace: default\n  labels: {{p: '{pattern}'}}\n"),
-    );
+    let repo = repository("edge1", &format!("{{p: '{pattern}'}}"));
     let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
-    let input = resource_list(&[PR, &repo], &pvs_config(targets));
+    let input = resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets));
     let (out, cpu) = common::run_timed(input.as_bytes());
     common::assert_cpu_under(cpu, std::time::Duration::from_secs(20), "a 300 KB pattern");
     assert_eq!(out.code, 1, "{}", out.stderr);

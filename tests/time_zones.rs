@@ -6,27 +6,7 @@
 mod common;
 
 use chrono::{DateTime, FixedOffset};
-use common::{pvs_config, resource_list, results_section, run};
-
-const PR: &str = "apiVersion: porch.kpt.dev/v1alpha1
-kind: PackageRevision
-metadata:
-  name: blueprints.base.v1
-  namespace: default
-spec:
-  repository: blueprints
-  packageName: base
-  revision: 1
-  lifecycle: Published
-";
-const REPO: &str = "apiVersion: config.porch.kpt.dev/v1alpha1
-kind: Repository
-metadata:
-  name: edge1
-  namespace: default
-spec:
-  type: git
-";
+use common::{pvs_config, repository, resource_list, results_section, run, UPSTREAM_PR};
 
 /// (zone, instant, offset in effect there): our own data, checked against chrono-tz 0.10.4
 /// up to 2099 (its tables stop there) and against the system's tz database 2025b (Python's
@@ -105,7 +85,10 @@ fn run_exprs(exprs: &[String]) -> common::Run {
     for (i, e) in exprs.iter().enumerate() {
         targets.push_str(&format!("      - {{key: c{i}, valueExpr: \"{e}\"}}\n"));
     }
-    run(&resource_list(&[PR, REPO], &pvs_config(&targets)))
+    run(&resource_list(
+        &[UPSTREAM_PR, &repository("edge1", "{}")],
+        &pvs_config(&targets),
+    ))
 }
 
 /// The local wall-clock time in `zone` at `instant`, from CEL's getters, as
