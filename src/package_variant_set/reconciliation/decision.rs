@@ -508,7 +508,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         compared.push((*i, d, spec, fields, tag));
     }
-    let downstreams = match Downstreams::read(items, &namespace, &plan.updates, rollout.as_ref()) {
+    let downstreams = match Downstreams::read(items, &index, &plan.updates, rollout.as_ref()) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };

@@ -31,19 +31,20 @@
 //!   the package's Kptfile conditions. They are not read here; under `requireReady`, a warning
 //!   names the variants whose downstream is given only in v1alpha1 and what to pass instead.
 //!
-//! One pass over the items builds the index; each variant is then a lookup of its package.
+//! The items are read in the one pass of the PackageRevision index
+//! (`expansion::upstreams::revisions::Index`); each variant is then a lookup of its package.
 
 use serde_json::Value;
 
 use super::ensure::DesiredVariant;
 use super::preview::Group;
 use super::rollout::{self, Member, Rollout};
-use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::scope::MAX_REPORTED;
 use crate::package_variant_set::expansion::inputs::Item;
-use crate::package_variant_set::expansion::upstreams::revisions::{KIND, V1ALPHA1, V1ALPHA2};
+use crate::package_variant_set::expansion::targets::str_at;
+use crate::package_variant_set::expansion::upstreams::revisions::{Index, V1ALPHA1, V1ALPHA2};
 
 /// The conditions read, in the order they are reported.
 const READ: [&str; 2] = ["Rendered", "Ready"];
@@ -64,24 +65,25 @@ pub struct Downstreams {
 
 impl Downstreams {
     /// Reads the downstream revisions of `variants` (item index of an existing variant, what
-    /// the set wants of it) among `items` in `namespace`. Errors are on the revisions; the
-    /// warning is only under `rollout.requireReady`.
+    /// the set wants of it) from the PackageRevisions `index` of `items` (the one pass the
+    /// upstreams were resolved with). Errors are on the revisions; the warning is only under
+    /// `rollout.requireReady`.
     pub fn read(
         items: &[Item],
-        namespace: &str,
+        index: &Index,
         variants: &[(usize, DesiredVariant)],
         rollout: Option<&Rollout>,
     ) -> Result<Downstreams, Vec<ResultItem>> {
         let require_ready = rollout.is_some_and(|r| r.require_ready);
-        let index = Index::new(items, namespace);
+        let namespace = index.namespace();
         let mut errors = Vec::new();
         // (variant name, item index, what its downstream says)
         let mut found: Vec<(&str, usize, String)> = Vec::new();
         let mut only_v1alpha1: Vec<&str> = Vec::new();
         for &(item, ref d) in variants {
             let name = items.get(item).map_or("", Item::name);
-            let Some(bucket) = index.v1alpha2.get(&d.downstream()) else {
-                if require_ready && index.v1alpha1.contains(&d.downstream()) {
+            let Some(bucket) = index.v1alpha2_of(d.downstream()) else {
+                if require_ready && index.has_v1alpha1(d.downstream()) {
                     only_v1alpha1.push(name);
                 }
                 continue;
@@ -173,41 +175,6 @@ impl Downstreams {
             desired,
         }
     }
-}
-
-/// The PackageRevisions of the namespace by (repository, package): v1alpha2 item indexes, and
-/// the packages given in v1alpha1.
-#[derive(Default)]
-struct Index<'a> {
-    v1alpha2: FastMap<(&'a str, &'a str), Vec<usize>>,
-    v1alpha1: FastSet<(&'a str, &'a str)>,
-}
-
-impl<'a> Index<'a> {
-    fn new(items: &[Item<'a>], namespace: &str) -> Index<'a> {
-        let mut index = Index::default();
-        for (i, item) in items.iter().enumerate() {
-            let v2 = item.is_kind_in_namespace(V1ALPHA2, KIND, namespace);
-            if !v2 && !item.is_kind_in_namespace(V1ALPHA1, KIND, namespace) {
-                continue;
-            }
-            let Some(json) = item.json() else { continue };
-            let key = (
-                str_at(json, "/spec/repository"),
-                str_at(json, "/spec/packageName"),
-            );
-            if v2 {
-                index.v1alpha2.entry(key).or_default().push(i);
-            } else {
-                index.v1alpha1.insert(key);
-            }
-        }
-        index
-    }
-}
-
-fn str_at<'a>(json: &'a Value, pointer: &str) -> &'a str {
-    json_at(json, pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The revisions of one package that count: its drafts (Draft, Proposed), or else its newest

@@ -11,10 +11,12 @@
 //!   disagree are an error naming both items;
 //! - [`Index`]: one pass over the items; each upstream is then a lookup in its (repo, package)
 //!   bucket, by revision and by workspace name, so 1,000 upstreams of one package with 20,000
-//!   revisions cost one pass, not 1,000.
+//!   revisions cost one pass, not 1,000. The same pass keeps what reconciliation's
+//!   downstream check reads: every v1alpha2 revision of each package (its drafts without a
+//!   number too: their render state is on them), and the packages given in v1alpha1.
 
 use crate::api::package_variant::Upstream;
-use crate::common::fast_hash::FastMap;
+use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::scope::whereabouts;
@@ -147,6 +149,12 @@ impl<'a> Bucket<'a> {
 pub struct Index<'a> {
     /// repository → package → its revisions (nested so that a lookup borrows nothing long).
     buckets: FastMap<&'a str, FastMap<&'a str, Bucket<'a>>>,
+    /// The namespace read.
+    namespace: String,
+    /// (repository, package) → item indexes of its v1alpha2 revisions, drafts included.
+    v1alpha2: FastMap<(&'a str, &'a str), Vec<usize>>,
+    /// The (repository, package) given in v1alpha1.
+    v1alpha1: FastSet<(&'a str, &'a str)>,
 }
 
 impl<'a> Index<'a> {
@@ -154,7 +162,10 @@ impl<'a> Index<'a> {
     /// without namespace is in it, as [`Item::is_kind_in_namespace`] says). Two of one name
     /// that disagree are errors on the later item.
     pub fn new(items: &[Item<'a>], namespace: &str) -> Result<Index<'a>, Vec<ResultItem>> {
-        let mut index = Index::default();
+        let mut index = Index {
+            namespace: namespace.to_string(),
+            ..Index::default()
+        };
         let mut by_name: FastMap<&'a str, Revision<'a>> = FastMap::default();
         let mut errors = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -165,7 +176,17 @@ impl<'a> Index<'a> {
             if !(ns.is_empty() || ns == namespace) {
                 continue;
             }
-            let Some(r) = item.json().and_then(|j| Revision::read(i, j)) else {
+            let Some(json) = item.json() else { continue };
+            let package = (
+                str_at(json, "/spec/repository"),
+                str_at(json, "/spec/packageName"),
+            );
+            if item.api_version() == V1ALPHA2 {
+                index.v1alpha2.entry(package).or_default().push(i);
+            } else {
+                index.v1alpha1.insert(package);
+            }
+            let Some(r) = Revision::read(i, json) else {
                 continue;
             };
             // Two of one version and name are the scope check's to refuse; here only versions.
@@ -197,6 +218,23 @@ impl<'a> Index<'a> {
     /// The bucket of (repository, package), if any revision is in it.
     pub fn bucket(&self, repository: &str, package: &str) -> Option<&Bucket<'a>> {
         self.buckets.get(repository)?.get(package)
+    }
+
+    /// The namespace whose revisions these are.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Item indexes of the v1alpha2 revisions of (repository, package), drafts without a
+    /// number included (a downstream's render state is on them). (`&'a self`: a shorter-lived
+    /// key is looked up in the index seen as living as short, which it may: it is covariant.)
+    pub fn v1alpha2_of(&'a self, package: (&'a str, &'a str)) -> Option<&'a [usize]> {
+        self.v1alpha2.get(&package).map(Vec::as_slice)
+    }
+
+    /// Whether (repository, package) is given in v1alpha1.
+    pub fn has_v1alpha1(&'a self, package: (&'a str, &'a str)) -> bool {
+        self.v1alpha1.contains(&package)
     }
 
     /// Every (repository, package) with revisions, for near-name hints.
