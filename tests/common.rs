@@ -206,6 +206,28 @@ data:
   name: pkg
 ";
 
+/// The smallest useful ResourceList: package context data from a ConfigMap, as
+/// `kpt fn eval -- region=us-east1` gives it.
+pub const SMALL_PACKAGE: &str = "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: kptfile.kpt.dev
+    annotations:
+      config.kubernetes.io/path: package-context.yaml
+  data:
+    name: pkg
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: function-input
+  data:
+    region: us-east1
+";
+
 /// A valid PackageVariant `my-pv` (no `metadata.namespace`, so in `default`) with `extra` appended to its spec
 /// (lines indented by two spaces, e.g. `"  injectors:\n  - name: x\n"`).
 pub fn pv_config(extra: &str) -> String {

@@ -17,6 +17,8 @@
 //! by reading it: numeric non-root USER, exec-form ENTRYPOINT, the binary copied from the build
 //! stage.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -387,26 +389,6 @@ fn elf_hardening(path: &Path) -> ElfHardening {
     h
 }
 
-const TINY_RESOURCE_LIST: &str = "apiVersion: config.kubernetes.io/v1
-kind: ResourceList
-items:
-- apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: kptfile.kpt.dev
-    annotations:
-      config.kubernetes.io/path: package-context.yaml
-  data:
-    name: pkg
-functionConfig:
-  apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: function-input
-  data:
-    region: us-east1
-";
-
 /// The build stage, from an empty directory with only the files its COPY lines take.
 #[test]
 fn build_stage_builds_from_a_clean_checkout() {
@@ -499,7 +481,7 @@ fn build_stage_builds_from_a_clean_checkout() {
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(TINY_RESOURCE_LIST.as_bytes()).unwrap();
+        stdin.write_all(common::SMALL_PACKAGE.as_bytes()).unwrap();
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());

@@ -13,30 +13,6 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_package-variant");
 
-/// A small package: package context data from a ConfigMap, as `kpt fn eval -- region=...`.
-fn small_package() -> String {
-    "apiVersion: config.kubernetes.io/v1
-kind: ResourceList
-items:
-- apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: kptfile.kpt.dev
-    annotations:
-      config.kubernetes.io/path: package-context.yaml
-  data:
-    name: pkg
-functionConfig:
-  apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: function-input
-  data:
-    region: us-east1
-"
-    .to_string()
-}
-
 /// Runs the binary through `sh -c SCRIPT` (`$0` is the binary) with `input` on stdin.
 fn sh(script: &str, input: &[u8]) -> Output {
     let mut child = Command::new("sh")
@@ -65,7 +41,7 @@ fn stdout_open_for_reading_fails_the_run() {
     let err = dir.join("err");
     let out = sh(
         &format!("exec \"$0\" 1<'{}' 2>'{}'", file.display(), err.display()),
-        small_package().as_bytes(),
+        common::SMALL_PACKAGE.as_bytes(),
     );
     let message = std::fs::read_to_string(&err).unwrap();
     assert_eq!(out.status.code(), Some(1), "{message}");
@@ -119,7 +95,7 @@ fn closed_stderr_is_reopened_on_dev_null_and_the_run_goes_on() {
         .stdin
         .take()
         .unwrap()
-        .write_all(small_package().as_bytes())
+        .write_all(common::SMALL_PACKAGE.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(target.as_deref(), Some(Path::new("/dev/null")));
@@ -167,8 +143,8 @@ fn no_room_for_the_thread() -> String {
 
 #[test]
 fn a_small_package_runs_when_the_work_threads_stack_cannot_be_had() {
-    let input = small_package();
-    let free = common::run(&input);
+    let input = common::SMALL_PACKAGE;
+    let free = common::run(input);
     assert_eq!(free.code, 0, "{}", free.stderr);
     let limited = sh(
         &format!("ulimit -s 2048; {}; exec \"$0\"", no_room_for_the_thread()),
