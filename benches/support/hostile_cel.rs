@@ -16,18 +16,28 @@ pub fn large_pattern(i: usize) -> String {
 }
 
 fn list(repositories: &str, template: &str) -> String {
+    list_with(
+        repositories,
+        "repositorySelector: {matchLabels: {env: prod}}",
+        template,
+    )
+}
+
+/// A set over `items` with one target (`selector`, e.g. `repositorySelector: {...}`) and its
+/// `template` (lines indented by eight spaces).
+fn list_with(items: &str, selector: &str, template: &str) -> String {
     format!(
         "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:
-{repositories}functionConfig:
+{items}functionConfig:
   apiVersion: config.porch.kpt.dev/v1alpha2
   kind: PackageVariantSet
   metadata: {{name: s, namespace: default}}
   spec:
     upstream: {{repo: up-repo, package: up-pkg, revision: 1}}
     targets:
-    - repositorySelector: {{matchLabels: {{env: prod}}}}
+    - {selector}
       template:
 {template}"
     )
@@ -163,22 +173,14 @@ fn one_repository(n: usize, read: bool) -> String {
     } else {
         "target.name"
     };
-    format!(
-        "apiVersion: config.kubernetes.io/v1
-kind: ResourceList
-items:
-{items}functionConfig:
-  apiVersion: config.porch.kpt.dev/v1alpha2
-  kind: PackageVariantSet
-  metadata: {{name: s, namespace: default}}
-  spec:
-    upstream: {{repo: up-repo, package: up-pkg, revision: 1}}
-    targets:
-    - objectSelector: {{apiVersion: v1, kind: ConfigMap, matchLabels: {{env: prod}}}}
-      template:
-        downstream: {{repo: hub, packageExpr: target.name}}
+    list_with(
+        &items,
+        "objectSelector: {apiVersion: v1, kind: ConfigMap, matchLabels: {env: prod}}",
+        &format!(
+            "        downstream: {{repo: hub, packageExpr: target.name}}
         labelExprs: [{{key: l, valueExpr: \"{value}\"}}]
 "
+        ),
     )
 }
 
