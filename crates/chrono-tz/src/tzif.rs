@@ -1,7 +1,8 @@
 //! Reading a zone's offsets from its TZif file (RFC 8536), version 2 or later: the 64-bit
 //! transitions, the local time types, and the footer's rule for the instants after the last
-//! transition. Read in place on every query (a header, then a binary search): the data stays
-//! the bytes the crate embeds.
+//! transition. Checked whole once, when a name is parsed ([`Zone::checked`]); then read in
+//! place on every query (the headers, then a binary search): the data stays the bytes the
+//! crate embeds.
 
 use crate::posix::Rule;
 
@@ -55,7 +56,23 @@ fn block_len([isut, isstd, leap, time, typ, chars]: [usize; 6], width: usize) ->
 
 impl<'a> Zone<'a> {
     /// The zone in `data`, or None when it is not a well-formed TZif file of version 2 or later
-    /// whose offsets chrono can represent.
+    /// whose offsets chrono can represent: [`Zone::parse`], and every transition and type
+    /// checked. Once per name, when it is parsed.
+    pub(crate) fn checked(data: &'a [u8]) -> Option<Zone<'a>> {
+        let zone = Zone::parse(data)?;
+        let (timecnt, typecnt) = (zone.type_of.len(), zone.types.len() / 6);
+        if typecnt == 0 || zone.type_of.iter().any(|&t| usize::from(t) >= typecnt) {
+            return None;
+        }
+        let offsets_fit = (0..typecnt).all(|t| zone.type_offset(t).abs() <= MAX_OFFSET)
+            && zone.rule.as_ref().is_none_or(Rule::fits);
+        let ascending = (1..timecnt).all(|i| zone.time(i - 1) < zone.time(i));
+        (offsets_fit && ascending).then_some(zone)
+    }
+
+    /// The parts of `data` found from its headers, without the checks of [`Zone::checked`]:
+    /// for a file that passed them, on every query (a few header reads, not a pass over every
+    /// transition).
     pub(crate) fn parse(data: &'a [u8]) -> Option<Zone<'a>> {
         let v1 = counts(data, 0)?;
         if *data.get(4)? < b'2' {
@@ -76,19 +93,12 @@ impl<'a> Zone<'a> {
             [] => None,
             text => Some(Rule::parse(core::str::from_utf8(text).ok()?)?),
         };
-        if typecnt == 0 || type_of.iter().any(|&t| usize::from(t) >= typecnt) {
-            return None;
-        }
-        let zone = Zone {
+        Some(Zone {
             times,
             type_of,
             types,
             rule,
-        };
-        let offsets_fit = (0..typecnt).all(|t| zone.type_offset(t).abs() <= MAX_OFFSET)
-            && zone.rule.as_ref().is_none_or(Rule::fits);
-        let ascending = (1..timecnt).all(|i| zone.time(i - 1) < zone.time(i));
-        (offsets_fit && ascending).then_some(zone)
+        })
     }
 
     fn time(&self, i: usize) -> i64 {
