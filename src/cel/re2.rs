@@ -21,41 +21,12 @@ pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
     let mut chars = pattern.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
-            '\\' => match chars.next() {
-                None => out.push('\\'),
-                Some((_, e)) => match perl_class(e) {
-                    Some(class) => out.push_str(class.outside),
-                    None => match e {
-                        'b' => out.push_str("(?-u:\\b)"),
-                        'B' => out.push_str("(?-u:\\B)"),
-                        // Escaped punctuation is the character itself in RE2 (`\<` too).
-                        e if e.is_ascii() && !e.is_ascii_alphanumeric() => push_hex(&mut out, e),
-                        '0'..='7' if octal(e, &pattern[i + 2..]).is_some() => {
-                            let (c, digits) = octal(e, &pattern[i + 2..]).unwrap_or(('\0', 0));
-                            push_literal(&mut out, c);
-                            for _ in 0..digits {
-                                chars.next();
-                            }
-                        }
-                        'Q' => {
-                            let rest = &pattern[i + 2..];
-                            let (quoted, skip) = match rest.find("\\E") {
-                                Some(end) => (&rest[..end], end + 2),
-                                None => (rest, rest.len()),
-                            };
-                            quoted.chars().for_each(|q| push_literal(&mut out, q));
-                            let until = i + 2 + skip;
-                            while chars.peek().is_some_and(|&(j, _)| j < until) {
-                                chars.next();
-                            }
-                        }
-                        _ => {
-                            out.push('\\');
-                            out.push(e);
-                        }
-                    },
-                },
-            },
+            '\\' => {
+                let end = escape(pattern, i, &mut out);
+                while chars.peek().is_some_and(|&(j, _)| j < i + end) {
+                    chars.next();
+                }
+            }
             '[' => {
                 let end = class(pattern, i, &mut out, &mut closes);
                 while chars.peek().is_some_and(|&(j, _)| j < i + end) {
@@ -85,6 +56,45 @@ pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// The escape that starts at `pattern[start]` (its `\\`), outside a class, written to `out`;
+/// the bytes it took. What a class also holds (punctuation, octal, the rest) is read as in a
+/// class ([`class_char`]).
+fn escape(pattern: &str, start: usize, out: &mut String) -> usize {
+    let text = &pattern[start..];
+    let Some(e) = text[1..].chars().next() else {
+        out.push('\\');
+        return 1;
+    };
+    if let Some(class) = perl_class(e) {
+        out.push_str(class.outside);
+        return 2;
+    }
+    match e {
+        'b' => out.push_str("(?-u:\\b)"),
+        'B' => out.push_str("(?-u:\\B)"),
+        'Q' => {
+            let rest = &text[2..];
+            let (quoted, skip) = match rest.find("\\E") {
+                Some(end) => (&rest[..end], end + 2),
+                None => (rest, rest.len()),
+            };
+            quoted.chars().for_each(|q| push_literal(out, q));
+            return 2 + skip;
+        }
+        // Escaped punctuation is the character itself in RE2 (`\<` too), and so is an octal
+        // escape; other escapes are copied.
+        _ => {
+            let Some((c, after)) = class_char(text) else {
+                out.push_str(text);
+                return text.len();
+            };
+            c.write(out);
+            return text.len() - after.len();
+        }
+    }
+    2
 }
 
 /// RE2's Perl classes, ASCII only: as a class of their own and as a class's items.
@@ -254,7 +264,11 @@ fn class_char(text: &str) -> Option<(ClassChar<'_>, &str)> {
     // A letter escape: as far as its hex digits go.
     let len = match e {
         'x' if rest.starts_with('{') => rest.find('}').map_or(rest.len(), |end| end + 1),
-        'x' => rest.chars().take(2).map(char::len_utf8).sum(),
+        'x' => rest
+            .bytes()
+            .take(2)
+            .take_while(u8::is_ascii_hexdigit)
+            .count(),
         _ => 0,
     };
     let end = 1 + e.len_utf8() + len;
