@@ -100,3 +100,30 @@ fn a_hostile_pattern_from_a_label_is_answered_in_bounded_time() {
         out.stderr
     );
 }
+
+/// A long invalid pattern is quoted by a window around its fault, not whole: the message stays
+/// short whatever the pattern's size, and says where the fault is.
+#[test]
+fn a_long_invalid_pattern_is_quoted_by_a_window() {
+    let pattern = format!("{}(unclosed", "a".repeat(300_000));
+    let repo = repository("edge1", &format!("{{p: '{pattern}'}}"));
+    let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
+    let out = run(&resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets)));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let results = results_section(&out.stdout);
+    assert!(
+        results.contains("invalid regular expression: regex parse error at byte 300000 of the 300009 bytes of the pattern")
+            && results.contains("unclosed group"),
+        "{}",
+        &results[..results.len().min(2000)]
+    );
+    assert!(results.len() < 4000, "results are {} bytes", results.len());
+    // A short one is quoted whole, as the regex crate writes it.
+    let out = run_exprs(&["string(\"a\".matches(\"(b\"))"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        results_section(&out.stdout).contains("    (b\n"),
+        "{}",
+        out.stdout
+    );
+}

@@ -195,8 +195,42 @@ fn compile_translated(pattern: &str, limit: usize) -> Result<regex::Regex, Strin
                 "{TOO_LARGE}: its compiled program exceeds the limit of {limit} bytes; use a \
                  shorter pattern or fewer repetitions"
             ),
-            other => format!("invalid regular expression: {other}"),
+            other => format!(
+                "invalid regular expression: {}",
+                syntax_message(pattern, other)
+            ),
         })
+}
+
+/// Patterns up to this long are quoted whole in a syntax error, as the `regex` crate writes
+/// it (the pattern, and a caret line under the fault); a longer one by a window around the
+/// fault, so that a hostile 300 KB pattern does not make a 600 KB message.
+const MAX_QUOTED_PATTERN: usize = 256;
+
+/// The crate's message for a short `pattern`; for a long one, where and what the fault is.
+fn syntax_message(pattern: &str, error: regex::Error) -> String {
+    if pattern.len() <= MAX_QUOTED_PATTERN {
+        return error.to_string();
+    }
+    // The crate's parser, as the `regex` crate configures it by default (same nesting limit).
+    let (offset, kind) = match regex_syntax::Parser::new().parse(pattern) {
+        Err(regex_syntax::Error::Parse(e)) => (e.span().start.offset, e.kind().to_string()),
+        Err(regex_syntax::Error::Translate(e)) => (e.span().start.offset, e.kind().to_string()),
+        // Not a fault of the syntax: the crate's message names no pattern then.
+        _ => return error.to_string(),
+    };
+    let (mut from, mut to) = (offset.saturating_sub(30), (offset + 30).min(pattern.len()));
+    while !pattern.is_char_boundary(from) {
+        from -= 1;
+    }
+    while !pattern.is_char_boundary(to) {
+        to += 1;
+    }
+    format!(
+        "regex parse error at byte {offset} of the {} bytes of the pattern, near {:?}: {kind}",
+        pattern.len(),
+        &pattern[from..to]
+    )
 }
 
 /// The size of a value as the meter counts it: bytes of strings, plus one per element.
