@@ -3,46 +3,52 @@
 # call of the release binary on a 20-resource ResourceList (W1 at 20 items: a PackageVariant
 # over a package) against a tiny Rust program that reads stdin and writes it to stdout, and
 # prints the ratios. Target: at most 1.5x the read-and-write program built the default way
-# (`rustc -O`, dynamic glibc), for every binary timed; the ratio to the read-and-write program
-# built the same way as each binary is printed beside it.
+# (`rustc -O`, dynamic glibc), for every shipped binary timed; the ratio to the read-and-write program
+# built the same way as each binary is printed beside it. The release binary is static-pie
+# on x86_64 glibc (build.rs), so a read-and-write program linked statically is timed too.
 #
-#   benches/per_call.sh [-n RUNS] [--static] [--musl] [--no-pie]
+#   benches/per_call.sh [-n RUNS] [--dynamic] [--musl] [--no-pie]
 #
-#   -n RUNS   runs of each program, interleaved (default 200); the wall clock is the median
-#   --static  also the release binary linked statically against glibc (crt-static, static-pie;
-#             a second release build, in target/static), and the read-and-write program
-#             linked the same way
-#   --musl    also the image's binary: the Dockerfile's x86_64 musl build (static-pie,
-#             rust-lld), and the read-and-write program built the same way
-#   --no-pie  also the release binary linked at a fixed address, as before issue 30 (a
-#             second release build, in target/no-pie): what position independence costs
+#   -n RUNS    runs of each program, interleaved (default 200); the wall clock is the median
+#   --dynamic  also the release binary linked dynamically against glibc, position-independent
+#              (PACKAGE_VARIANT_STATIC=0: a second release build, in target/dynamic), as
+#              before it was static
+#   --musl     also the image's binary: the Dockerfile's x86_64 musl build (static-pie,
+#              rust-lld), and the read-and-write program built the same way
+#   --no-pie   also the release binary linked dynamically at a fixed address, as before issue
+#              30 (a second release build, in target/no-pie): what position independence cost
 #
 # Needs: cargo and rustc, Linux; --musl needs the x86_64-unknown-linux-musl target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=200; MUSL=0; NOPIE=0; STATIC=0; MUSL_REF=; STATIC_REF=
+RUNS=200; MUSL=0; NOPIE=0; DYNAMIC=0; MUSL_REF=; STATIC_REF=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) RUNS=$2; shift 2 ;;
     --musl) MUSL=1; shift ;;
     --no-pie) NOPIE=1; shift ;;
-    --static) STATIC=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --dynamic) DYNAMIC=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "per_call.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 
 cargo build --release --locked --bin package-variant
-BINS=(target/release/package-variant); NAMES=("release (glibc, PIE)")
 # Shipped binaries are position-independent with full RELRO and packed relocations.
 elf_ok() {
   readelf -h "$1" | grep -q 'DYN (' && readelf -d "$1" | grep -Eq 'BIND_NOW|FLAGS_1.*NOW' \
     && readelf -d "$1" | grep -q '(RELR)' \
     || { echo "per_call.sh: $1 is not PIE with BIND_NOW and packed relocations" >&2; exit 1; }
 }
+is_static() { ! readelf -l "$1" | grep -q INTERP; }
 elf_ok target/release/package-variant
+if is_static target/release/package-variant; then
+  BINS=(target/release/package-variant); NAMES=("release (glibc, static-pie)")
+else
+  BINS=(target/release/package-variant); NAMES=("release (glibc, PIE)")
+fi
 cat > "$WORK/read_write.rs" <<'RS'
 use std::io::{Read, Write};
 fn main() {
@@ -53,23 +59,23 @@ fn main() {
 RS
 rustc -C opt-level=3 -C panic=abort -o "$WORK/read_write" "$WORK/read_write.rs"
 BINS+=("$WORK/read_write"); NAMES+=("read-and-write (glibc)")
-
-if [ "$NOPIE" = 1 ]; then
-  CARGO_TARGET_DIR=target/no-pie PACKAGE_VARIANT_NO_PIE=1 \
-    cargo build --release --locked --bin package-variant
-  BINS+=(target/no-pie/release/package-variant); NAMES+=("release (glibc, fixed)")
-fi
-if [ "$STATIC" = 1 ]; then
-  # As docs/runners.md builds the binary for exec runners: --target keeps the flags off the
-  # build scripts and proc macros, which cannot be static.
-  RUSTFLAGS="-C target-feature=+crt-static" CARGO_TARGET_DIR=target/static \
-    cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-gnu
-  BINS+=(target/static/x86_64-unknown-linux-gnu/release/package-variant); NAMES+=("release (glibc, static)")
-  elf_ok target/static/x86_64-unknown-linux-gnu/release/package-variant
+if is_static target/release/package-variant; then
   rustc -C opt-level=3 -C panic=abort -C target-feature=+crt-static \
     -o "$WORK/read_write_static" "$WORK/read_write.rs"
   STATIC_REF=${#BINS[@]}
   BINS+=("$WORK/read_write_static"); NAMES+=("read-and-write (glibc, static)")
+fi
+
+if [ "$DYNAMIC" = 1 ]; then
+  CARGO_TARGET_DIR=target/dynamic PACKAGE_VARIANT_STATIC=0 \
+    cargo build --release --locked --bin package-variant
+  elf_ok target/dynamic/release/package-variant
+  BINS+=(target/dynamic/release/package-variant); NAMES+=("release (glibc, dynamic PIE)")
+fi
+if [ "$NOPIE" = 1 ]; then
+  CARGO_TARGET_DIR=target/no-pie PACKAGE_VARIANT_NO_PIE=1 \
+    cargo build --release --locked --bin package-variant
+  BINS+=(target/no-pie/release/package-variant); NAMES+=("release (glibc, fixed)")
 fi
 if [ "$MUSL" = 1 ]; then
   # As the Dockerfile's build stage and .ci/image-targets build it.
@@ -109,7 +115,7 @@ echo "input: W1 at 20 items, $(wc -c < "$WORK/w1-20.yaml") bytes; $RUNS runs of 
 mapfile -t T < "$WORK/times"
 # Each binary against the issue's reference, the read-and-write program built the default way
 # (dynamic glibc: what `cargo build --release` gives), and against the one built the same way.
-ref_of() { case "${NAMES[$1]}" in *musl*) echo "$MUSL_REF" ;; *static\)) echo "$STATIC_REF" ;; *) echo 1 ;; esac; }
+ref_of() { case "${NAMES[$1]}" in *musl*) echo "$MUSL_REF" ;; *static-pie\)) echo "$STATIC_REF" ;; *) echo 1 ;; esac; }
 ratio() { echo "$1/$2" | bc -l; }
 read -r dw dc <<< "${T[1]}"
 printf '%-28s %8s %8s %14s %14s %16s\n' program "wall ms" "cpu ms" "cpu / default" "wall / default" "cpu / same build"
@@ -123,8 +129,11 @@ for i in "${!BINS[@]}"; do
       read -r _ sc <<< "${T[$(ref_of "$i")]}"
       printf '%-28s %8.2f %8.2f %13.2fx %13.2fx %15.2fx\n' "${NAMES[$i]}" "$(ratio "$w" 1000)" \
         "$(ratio "$c" 1000)" "$(ratio "$c" "$dc")" "$(ratio "$w" "$dw")" "$(ratio "$c" "$sc")"
-      if [ "$(echo "$c > 1.5 * $dc" | bc -l)" = 1 ]; then met=0; fi ;;
+      # The comparison builds (--dynamic, --no-pie) are printed, not judged: not shipped.
+      case "${NAMES[$i]}" in *dynamic*|*fixed*) ;; *)
+        if [ "$(echo "$c > 1.5 * $dc" | bc -l)" = 1 ]; then met=0; fi ;;
+      esac ;;
   esac
 done
 echo "target: at most 1.50x the read-and-write program built the default way (cpu / default)"
-if [ "$met" = 1 ]; then echo "target met by every binary timed"; else echo "target NOT met by every binary timed"; fi
+if [ "$met" = 1 ]; then echo "target met by every shipped binary timed"; else echo "target NOT met by every shipped binary timed"; fi
