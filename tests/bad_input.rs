@@ -49,6 +49,32 @@ fn pvs_list(targets: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A set over edge1 and the variant it made, whose downstream (`edge1`, `base`) has a
+/// v1alpha2 revision with `lifecycle` and `conditions` (JSON).
+fn downstream_revision(lifecycle: &str, conditions: serde_json::Value) -> Vec<u8> {
+    use serde_json::json;
+    let config = json!({"apiVersion": "config.porch.kpt.dev/v1alpha2", "kind": "PackageVariantSet",
+        "metadata": {"name": "my-set"},
+        "spec": {"upstream": {"repo": "blueprints", "package": "base", "revision": 1},
+            "targets": [{"repositories": [{"name": "edge1"}]}]}});
+    let upstream = json!({"apiVersion": "porch.kpt.dev/v1alpha1", "kind": "PackageRevision",
+        "metadata": {"name": "blueprints.base.v1"},
+        "spec": {"repository": "blueprints", "packageName": "base", "revision": 1}});
+    let repo = json!({"apiVersion": "config.porch.kpt.dev/v1alpha1", "kind": "Repository",
+        "metadata": {"name": "edge1"}, "spec": {"type": "git"}});
+    let (_, out) = common::run_json(&[upstream, repo], &config);
+    let mut items = common::items_of(&out);
+    items.push(
+        json!({"apiVersion": "porch.kpt.dev/v1alpha2", "kind": "PackageRevision",
+        "metadata": {"name": "edge1.base.v1", "generation": 1},
+        "spec": {"repository": "edge1", "packageName": "base", "lifecycle": lifecycle},
+        "status": {"conditions": conditions}}),
+    );
+    let list = json!({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+        "items": items, "functionConfig": config});
+    serde_json::to_vec(&list).unwrap()
+}
+
 fn pvs_expr(field: &str, expr: &str) -> Vec<u8> {
     pvs_list(&format!(
         "  targets:\n  - repositorySelector: {{matchLabels: {{env: prod}}}}\n    template:\n      downstream:\n        {field}: \"{expr}\"\n"
@@ -324,6 +350,17 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
                 &pvs_config("  targets:\n  - repositories: [{name: edge1}]\n"),
             )
             .into_bytes(),
+        ),
+        (
+            "a variant's downstream PackageRevision (`porch.kpt.dev/v1alpha2`) with a lifecycle outside Porch's four",
+            downstream_revision("Archived", serde_json::json!([])),
+        ),
+        (
+            "a variant's downstream PackageRevision whose `Rendered` status is not True, False or Unknown",
+            downstream_revision(
+                "Draft",
+                serde_json::json!([{"type": "Rendered", "status": "Yes", "observedGeneration": 1}]),
+            ),
         ),
         (
             "a billion-laughs functionConfig",
