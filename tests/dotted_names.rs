@@ -290,6 +290,24 @@ fn a_cut_that_leaves_a_dot_before_the_hash_is_refused_as_kubernetes_would() {
     );
 }
 
+/// The set's own name holds the '.' Porch's cut leaves before the hash: the error is on
+/// `metadata.name`, not on the Repository that only lengthened the name.
+#[test]
+fn a_cut_inside_a_dotted_set_name_is_refused_on_the_set_name() {
+    // The set's 54th byte is its '.', the last byte kept.
+    let name = format!("{}.edge", "f".repeat(53));
+    let r = refused(&[UPSTREAM, &repo("edge1")], &set(&name, ""));
+    assert!(
+        r.contains(&format!(
+            "the set's name \"{name}\" makes the PackageVariant name"
+        )) && r.contains("Kubernetes would refuse it")
+            && r.contains("rename the set so that its byte 54 is not \".\"")
+            && r.contains("path: metadata.name\n")
+            && !r.contains("selected Repository"),
+        "{r}"
+    );
+}
+
 /// Under kpt: `kpt fn eval` writes the dotted variants as files named after them, and one of
 /// them, as the functionConfig of a second `kpt fn eval`, renders its package.
 #[test]

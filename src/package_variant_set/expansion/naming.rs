@@ -7,7 +7,7 @@
 /// The longest name kept as is.
 pub const MAX_NAME_LEN: usize = 63;
 /// Bytes of the identifier kept before the hash suffix (54 + `-` + 8 hex = 63).
-const PREFIX_LEN: usize = 54;
+pub const PREFIX_LEN: usize = 54;
 
 /// `<set name>-<downstream repo>-<downstream package>`. Not sanitised, as in Porch.
 pub fn identifier(set_name: &str, repo: &str, package: &str) -> String {

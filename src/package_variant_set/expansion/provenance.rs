@@ -225,7 +225,7 @@ pub fn check_downstreams(
 /// cut, is reported as the part's own problem, naming the uncut identifier: the cut name
 /// itself is valid.
 fn downstream_problem<'v>(
-    set_name: &str,
+    set_name: &'v str,
     repo: &'v str,
     package: &'v str,
     origin: &Origin,
@@ -270,6 +270,17 @@ fn downstream_problem<'v>(
     if let Some(why) = dotted_names::name_problem(origin.set, origin.ctx.target, &name) {
         // The part of the name that holds the problem.
         let at = dotted_names::problem_at(&name, functions);
+        if at < set_name.len() {
+            // In the set's own name (valid alone): Porch's cut left its '.' before the '-'
+            // and the hash. A dotted set name refused for pipeline functions was refused on
+            // `metadata.name` before any render (`validation::api_server`).
+            let why = names::dns1123_subdomain(&name).unwrap_or(why);
+            let message = format!(
+                "the set's name {set_name:?} makes the PackageVariant name {name:?} (cut from {identifier:?}) invalid: {why}; Kubernetes would refuse it. Porch keeps the first {n} bytes of a longer name, then '-' and a hash: rename the set so that its byte {n} is not \".\", or shorter",
+                n = naming::PREFIX_LEN
+            );
+            return Some((Side::at("metadata.name"), set_name, message));
+        }
         let repo_at = set_name.len() + 1;
         let (value, what) = if at < repo_at + repo.len() {
             (repo, "repo")
