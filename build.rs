@@ -10,7 +10,7 @@
 //!    same.
 //! 2. The release binary on x86_64 Linux/glibc, with `lean-start`, is linked statically
 //!    (static-pie): a call then maps no shared library and runs no dynamic loader, which was
-//!    half the cost of a small call (docs/runners.md, "The per-call floor"). rustc links
+//!    a fifth of a small call's CPU (docs/runners.md, "The per-call floor"). rustc links
 //!    statically only with `-C target-feature=+crt-static`, a flag cargo would also give the
 //!    proc macros, which cannot be static; so [`static_libraries`] gives the linker the static
 //!    archives under the names rustc's dynamic link line asks for, and `-static-pie` makes the
