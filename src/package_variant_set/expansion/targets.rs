@@ -10,7 +10,7 @@
 //! input's, which the caller controls).
 
 use crate::api::package_variant::Upstream;
-use crate::api::package_variant_set::PackageVariantSetSpec;
+use crate::api::package_variant_set::{PackageVariantSetSpec, Target};
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::kubectl::kubectl_get;
 use crate::package_variant_set::expansion::selector::LabelSelector;
@@ -107,6 +107,30 @@ pub struct TargetError {
 }
 
 /// The error when the targets would produce more than [`MAX_PACKAGE_VARIANTS`], at target `t`.
+/// What a selector target selects: the apiVersion and kind of its objects, its label
+/// selector, and its field (`repositorySelector` or `objectSelector`). None for a target
+/// without a selector. `repositorySelector` takes precedence (having both fails validation
+/// anyway).
+pub fn selector_of(target: &Target) -> Option<(&str, &str, LabelSelector, &'static str)> {
+    if let Some(rs) = &target.repository_selector {
+        Some((
+            REPOSITORY_API_VERSION,
+            REPOSITORY_KIND,
+            rs.clone(),
+            "repositorySelector",
+        ))
+    } else {
+        target.object_selector.as_ref().map(|os| {
+            (
+                os.api_version.as_str(),
+                os.kind.as_str(),
+                os.label_selector(),
+                "objectSelector",
+            )
+        })
+    }
+}
+
 fn too_many(t: usize) -> TargetError {
     TargetError {
         target: t,
@@ -176,25 +200,9 @@ pub fn unroll_targets(
             }
             continue;
         }
-        // repositorySelector takes precedence (having both fails validation anyway).
-        let (api_version, kind, selector, field): (&str, &str, LabelSelector, &str) =
-            if let Some(rs) = &target.repository_selector {
-                (
-                    REPOSITORY_API_VERSION,
-                    REPOSITORY_KIND,
-                    rs.clone(),
-                    "repositorySelector",
-                )
-            } else if let Some(os) = &target.object_selector {
-                (
-                    os.api_version.as_str(),
-                    os.kind.as_str(),
-                    os.label_selector(),
-                    "objectSelector",
-                )
-            } else {
-                continue;
-            };
+        let Some((api_version, kind, selector, field)) = selector_of(target) else {
+            continue;
+        };
         let compiled = match selector.compile() {
             Ok(c) => c,
             Err(message) => {

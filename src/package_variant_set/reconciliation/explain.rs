@@ -15,12 +15,8 @@ use crate::api::strict::closest;
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
-use crate::package_variant_set::expansion::selector::{
-    CompiledSelector, LabelSelector, Requirement,
-};
-use crate::package_variant_set::expansion::targets::{
-    str_at, DownstreamContext, REPOSITORY_API_VERSION, REPOSITORY_KIND,
-};
+use crate::package_variant_set::expansion::selector::{CompiledSelector, Requirement};
+use crate::package_variant_set::expansion::targets::{selector_of, str_at, DownstreamContext};
 
 /// Most targets named in one deletion warning; the rest are counted.
 const TARGETS_NAMED: usize = 3;
@@ -310,24 +306,7 @@ impl<'a> Explainer<'a> {
         if target.repositories.as_ref().is_some_and(|r| !r.is_empty()) {
             return None;
         }
-        let (api_version, kind, selector, field): (&'a str, &'a str, LabelSelector, &str) =
-            if let Some(rs) = &target.repository_selector {
-                (
-                    REPOSITORY_API_VERSION,
-                    REPOSITORY_KIND,
-                    rs.clone(),
-                    "repositorySelector",
-                )
-            } else if let Some(os) = &target.object_selector {
-                (
-                    os.api_version.as_str(),
-                    os.kind.as_str(),
-                    os.label_selector(),
-                    "objectSelector",
-                )
-            } else {
-                return None;
-            };
+        let (api_version, kind, selector, field) = selector_of(target)?;
         let selector = selector.compile().ok()?;
         let mut by_name: FastMap<&'a str, usize> = FastMap::default();
         let mut candidates = Vec::new();
@@ -444,6 +423,7 @@ fn hint(selector: &CompiledSelector, candidates: &[Item], kind: &str) -> String 
 mod tests {
     use super::*;
     use crate::package_variant_set::expansion::inputs::from_json;
+    use crate::package_variant_set::expansion::targets::{REPOSITORY_API_VERSION, REPOSITORY_KIND};
     use serde_json::{json, Value};
 
     fn repo(name: &str, env: &str) -> Value {
