@@ -466,16 +466,9 @@ pub fn children(e: &IdedExpr) -> Vec<&IdedExpr> {
             &c.result,
         ],
         Expr::List(l) => l.elements.iter().collect(),
-        Expr::Map(m) => m
-            .entries
-            .iter()
-            .flat_map(|e| match &e.expr {
-                EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
-                EntryExpr::StructField(sf) => vec![&sf.value],
-            })
-            .collect(),
-        Expr::Struct(s) => s
-            .entries
+        // A map's and a struct's entries hold the same kinds of subexpressions.
+        Expr::Map(cel::common::ast::MapExpr { entries })
+        | Expr::Struct(cel::common::ast::StructExpr { entries, .. }) => entries
             .iter()
             .flat_map(|e| match &e.expr {
                 EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
