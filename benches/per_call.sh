@@ -44,11 +44,9 @@ elf_ok() {
 }
 is_static() { ! readelf -l "$1" | grep -q INTERP; }
 elf_ok target/release/package-variant
-if is_static target/release/package-variant; then
-  BINS=(target/release/package-variant); NAMES=("release (glibc, static-pie)")
-else
-  BINS=(target/release/package-variant); NAMES=("release (glibc, PIE)")
-fi
+RELEASE_STATIC=0; is_static target/release/package-variant && RELEASE_STATIC=1
+BINS=(target/release/package-variant)
+if [ "$RELEASE_STATIC" = 1 ]; then NAMES=("release (glibc, static-pie)"); else NAMES=("release (glibc, PIE)"); fi
 cat > "$WORK/read_write.rs" <<'RS'
 use std::io::{Read, Write};
 fn main() {
@@ -59,7 +57,7 @@ fn main() {
 RS
 rustc -C opt-level=3 -C panic=abort -o "$WORK/read_write" "$WORK/read_write.rs"
 BINS+=("$WORK/read_write"); NAMES+=("read-and-write (glibc)")
-if is_static target/release/package-variant; then
+if [ "$RELEASE_STATIC" = 1 ]; then
   rustc -C opt-level=3 -C panic=abort -C target-feature=+crt-static \
     -o "$WORK/read_write_static" "$WORK/read_write.rs"
   STATIC_REF=${#BINS[@]}
