@@ -245,6 +245,11 @@ fn quick_start_runs_on_a_clean_copy_as_shown() {
         .env("CARGO_PROFILE_RELEASE_LTO", "false")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .env("PATH", shell::path_with(&install_root.join("bin")))
+        // git lengthens its abbreviated hashes as a repository grows (8 at 16,384 objects):
+        // the README's diff must not depend on how many objects the reader's clone holds.
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "core.abbrev")
+        .env("GIT_CONFIG_VALUE_0", "12")
         .output()
         .unwrap();
     let stdout =
