@@ -26,9 +26,10 @@ RUN arch="${TARGETARCH:-$(uname -m)}" \
 # ships with Rust links either target from either build platform; +crt-static makes the binary
 # static explicitly (no libc at run time: it would run on distroless/static or scratch too). It
 # is a static-pie with full RELRO (address space randomisation applies to it), its relocations
-# packed by build.rs (see docs/design.md, "Start and allocation").
+# packed by build.rs (see docs/design.md, "Start and allocation"). aarch64's linker is the one
+# .cargo/config.toml names: rust-lld, through a script that makes the link static-pie (Rust's
+# aarch64 musl target would link at a fixed address).
 ENV CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
-    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
     RUSTFLAGS="-C target-feature=+crt-static"
 # Dependencies first, so a source change does not fetch them again. Cargo reads every target
 # Cargo.toml declares, so the benches come along (they are not built), and the crate its
@@ -38,6 +39,7 @@ COPY benches ./benches
 COPY crates ./crates
 RUN cargo fetch --locked --target "$(cat /rust-target)"
 COPY build.rs ./
+COPY .cargo ./.cargo
 COPY src ./src
 RUN cargo build --release --locked --bin package-variant --target "$(cat /rust-target)" \
  && cp "target/$(cat /rust-target)/release/package-variant" /package-variant

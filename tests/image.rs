@@ -439,6 +439,7 @@ fn build_stage_builds_from_a_clean_checkout() {
             *file == "Cargo.toml"
                 || *file == "Cargo.lock"
                 || *file == "build.rs"
+                || file.starts_with(".cargo/")
                 || file.starts_with("src/")
                 || file.starts_with("crates/")
                 || file.starts_with("benches/"),
@@ -554,12 +555,28 @@ fn platform_maps_to_a_musl_target() {
             }
         }
     }
-    // Each target the RUN can pick has its linker set.
+    // Each target the RUN can pick has its linker set: x86_64's by ENV, aarch64's by the
+    // .cargo/config.toml the stage copies (an ENV would override it and link at a fixed
+    // address).
     let env: Vec<(String, String)> = build.all("ENV").into_iter().flat_map(env_pairs).collect();
-    for target in ["X86_64_UNKNOWN_LINUX_MUSL", "AARCH64_UNKNOWN_LINUX_MUSL"] {
-        let key = format!("CARGO_TARGET_{target}_LINKER");
-        assert!(env.iter().any(|(k, _)| *k == key), "ENV {key} is not set");
-    }
+    let key = "CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER";
+    assert!(env.iter().any(|(k, _)| *k == key), "ENV {key} is not set");
+    let key = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER";
+    assert!(
+        !env.iter().any(|(k, _)| *k == key),
+        "ENV {key} overrides .cargo/config.toml's static-pie linker"
+    );
+    assert!(
+        build.all("COPY").contains(&".cargo ./.cargo"),
+        "the build stage does not copy .cargo/"
+    );
+    let config = fs::read_to_string(root().join(".cargo/config.toml")).unwrap();
+    assert!(
+        config.contains(
+            "[target.aarch64-unknown-linux-musl]\nlinker = \".cargo/aarch64-musl-static-pie-ld\""
+        ),
+        "{config}"
+    );
     assert!(env
         .iter()
         .any(|(k, v)| k == "RUSTFLAGS" && v.contains("+crt-static")));
@@ -672,4 +689,96 @@ fn dockerfile_parsing() {
         ),
         "cp \"t/$(cat /r/rust-target)/release/package-variant\" /r/package-variant"
     );
+}
+
+/// `.cargo/aarch64-musl-static-pie-ld` turns rustc's static link into a static-pie one, and
+/// refuses a link line of another shape rather than pass it on (which would link at a fixed
+/// address without a word). `rust-lld` is replaced by a script that prints its arguments.
+/// `.ci/image-targets` links the real arm64 binary with it and runs it under qemu.
+#[test]
+fn aarch64_linker_makes_static_pie() {
+    let dir = scratch("aarch64-linker");
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("rust-lld");
+    fs::write(&fake, "#!/bin/sh\nprintf '%s\\n' \"$@\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let link = |args: &[&str]| {
+        Command::new("sh")
+            .arg(root().join(".cargo/aarch64-musl-static-pie-ld"))
+            .args(args)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .output()
+            .unwrap()
+    };
+    let sc = "/sysroot/lib/rustlib/aarch64-unknown-linux-musl/lib/self-contained";
+    let (crt1, crti, begin) = (
+        format!("{sc}/crt1.o"),
+        format!("{sc}/crti.o"),
+        format!("{sc}/crtbegin.o"),
+    );
+    let (end, crtn) = (format!("{sc}/crtend.o"), format!("{sc}/crtn.o"));
+    let rustc_line = [
+        crt1.as_str(),
+        &crti,
+        &begin,
+        "main.o",
+        "-lc",
+        "-o",
+        "out dir/package-variant",
+        "-static",
+        "-z",
+        "now",
+        &end,
+        &crtn,
+    ];
+    let out = link(&rustc_line);
+    assert!(out.status.success(), "{out:?}");
+    let expected = [
+        "-flavor".to_string(),
+        "gnu".to_string(),
+        format!("{sc}/rcrt1.o"),
+        crti.clone(),
+        format!("{sc}/crtbeginS.o"),
+        "main.o".to_string(),
+        "-lc".to_string(),
+        "-o".to_string(),
+        "out dir/package-variant".to_string(),
+        "-static".to_string(),
+        "-pie".to_string(),
+        "--no-dynamic-linker".to_string(),
+        "-z".to_string(),
+        "text".to_string(),
+        "-z".to_string(),
+        "now".to_string(),
+        format!("{sc}/crtendS.o"),
+        crtn.clone(),
+    ];
+    let printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(printed, expected);
+
+    // Not rustc's static link (no -static: a dynamic one), or the arguments in a file.
+    let without_static: Vec<&str> = rustc_line
+        .iter()
+        .copied()
+        .filter(|a| *a != "-static")
+        .collect();
+    for (args, says) in [
+        (without_static, "found 1, 1, 1 and 0"),
+        (vec!["@/tmp/rustc/linker-arguments"], "response file"),
+    ] {
+        let out = link(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: rust-lld ran");
+        assert!(
+            stderr.contains(says) && stderr.contains("LINKER=rust-lld"),
+            "{stderr}"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
 }
