@@ -13,6 +13,7 @@
 //! | alias expansion | 100,000 values and 64 MiB of text (`yaml::json::MAX_ALIAS_EXPANSION`, `MAX_ALIAS_EXPANSION_BYTES`) | only when read as data |
 //! | output | 8 x input + 64 MiB (`krm::output::limit`), checked by the writer before anything is written | every output; config injection counts it early |
 //! | CEL source | 10,000 bytes, 20 nested brackets, 40 tree levels (`cel_env`) | PVS templates |
+//! | CEL compile errors | 100 shown; a line over 256 characters quoted 60 either side of the column (`cel::errors`) | PVS templates |
 //! | CEL evaluation | 10,000 comprehension steps, cost 1,000,000 per expression and 10,000,000 per run, regex programs of 1 MiB (`cel`) | PVS templates |
 //! | CEL regular expressions | compiling costs half the program size class (16 KiB, 128 KiB, 1 MiB) from the same budgets; 16 kept compiled, 64 KiB of patterns, 4 MiB of classes (`cel`) | PVS templates |
 //! | CEL values written out | 16 MiB per run (`cel::MAX_OUTPUT_BYTES`) | PVS templates |
@@ -414,6 +415,61 @@ fn limit_cel_expression_nesting() {
             PACKAGE_EXPR,
         ],
     );
+}
+
+/// cel-go quotes the whole source line under each of up to 100 errors: on one 10,000-byte
+/// line that was 2 MB per expression (an input a hundred times smaller than its output). A
+/// line over 256 characters is quoted by 60 characters either side of the error's column.
+#[test]
+fn limit_cel_errors_quote_a_long_line_around_the_column() {
+    // About 1,500 undeclared references on one line.
+    let mut list = String::from("[v0");
+    let mut i = 1;
+    while list.len() < 9_900 {
+        list.push_str(&format!(",v{i}"));
+        i += 1;
+    }
+    let v99 = list.find(",v99,").unwrap() + 1;
+    let input = pvs_with_expr(&format!("{list}][0]"));
+    let out = run_bounded(&input);
+    assert_error_result(
+        &input,
+        &out,
+        &[
+            "ERROR: <input>:1:2: undeclared reference to 'v0' (in container '')",
+            // 60 characters either side of the error's, the caret under it.
+            &format!(
+                "ERROR: <input>:1:{}: undeclared reference to 'v99' (in container '')\n     | ...{}...\n     | ...{}^\n",
+                v99 + 1,
+                &list[v99 - 60..v99 + 60],
+                ".".repeat(60)
+            ),
+            &format!("{} more errors were truncated", i - 100),
+            PACKAGE_EXPR,
+        ],
+    );
+    let results = results_section(&out.stdout);
+    assert!(
+        results.len() < 64 << 10,
+        "{} bytes of results",
+        results.len()
+    );
+
+    // A syntax error at the end of a long line: the window ends there.
+    let tail = format!("size('{}') +", "x".repeat(9_000));
+    let out = run_bounded(&pvs_with_expr(&tail));
+    let results = results_section(&out.stdout);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(results.contains("ERROR: <input>:1:9011: Syntax error: mismatched input '<EOF>'"));
+    assert!(
+        results.contains(&format!(
+            "     | ...{}') +\n     | ...{}^\n",
+            "x".repeat(56),
+            ".".repeat(60)
+        )),
+        "{results}"
+    );
+    assert!(results.len() < 4 << 10, "{results}");
 }
 
 #[test]

@@ -1,11 +1,19 @@
 //! Compile errors in cel-go's format (`common/errors.go`), so that a message here reads as
 //! the one Porch reports: `ERROR: <input>:L:C: msg`, the source line, and a caret line; all
-//! errors sorted by position, at most 100 shown.
+//! errors sorted by position, at most 100 shown. A line longer than [`MAX_QUOTED_LINE`] is
+//! quoted by a window around the column: cel-go quotes it whole under every error, and 100
+//! errors on one 10,000-byte line made a 3 MB message (an input 100 times smaller than its
+//! output).
 
 use cel::common::ast::SourceInfo;
 
 /// cel-go shows at most this many errors, then says how many more there were.
 const MAX_ERRORS_SHOWN: usize = 100;
+
+/// Lines up to this many characters are quoted whole, as cel-go does; a longer one by
+/// [`QUOTED_EITHER_SIDE`] characters either side of the column, cut ends marked `...`.
+const MAX_QUOTED_LINE: usize = 256;
+const QUOTED_EITHER_SIDE: usize = 60;
 
 /// One error at a 1-based line and column (in characters).
 struct Located {
@@ -30,11 +38,12 @@ pub fn syntax_errors(source: &str, errors: &cel::ParseErrors) -> String {
 
 /// Checker errors at the nodes they concern (`id`s of `info`), in cel-go's format.
 pub fn compile_errors(source: &str, info: &SourceInfo, issues: Vec<(u64, String)>) -> String {
+    let lines = LineStarts::new(source);
     let located = issues
         .into_iter()
         .map(|(id, message)| {
             let offset = info.offset_for(id).map(|(s, _)| s as usize).unwrap_or(0);
-            let (line, column) = line_and_column(source, offset);
+            let (line, column) = lines.line_and_column(offset);
             Located {
                 line,
                 column,
@@ -45,18 +54,33 @@ pub fn compile_errors(source: &str, info: &SourceInfo, issues: Vec<(u64, String)
     display(source, located, true)
 }
 
-/// The 1-based line and column of the character at `offset` (in characters).
-fn line_and_column(source: &str, offset: usize) -> (usize, usize) {
-    let (mut line, mut column) = (1usize, 1usize);
-    for c in source.chars().take(offset) {
-        if c == '\n' {
-            line += 1;
-            column = 1;
-        } else {
-            column += 1;
+/// Where each line starts, in characters: one pass over the source, then a binary search per
+/// error (an expression can have thousands of errors).
+struct LineStarts {
+    starts: Vec<usize>,
+    chars: usize,
+}
+
+impl LineStarts {
+    fn new(source: &str) -> LineStarts {
+        let mut starts = vec![0];
+        let mut chars = 0;
+        for c in source.chars() {
+            chars += 1;
+            if c == '\n' {
+                starts.push(chars);
+            }
         }
+        LineStarts { starts, chars }
     }
-    (line, column)
+
+    /// The 1-based line and column of the character at `offset` (in characters; past the
+    /// end counts as the end).
+    fn line_and_column(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.chars);
+        let line = self.starts.partition_point(|&s| s <= offset);
+        (line, offset - self.starts[line - 1] + 1)
+    }
 }
 
 fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
@@ -64,6 +88,7 @@ fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
         errors.sort_by_key(|e| (e.line, e.column));
     }
     let total = errors.len();
+    let lines: Vec<&str> = source.lines().collect();
     let mut out: Vec<String> = errors
         .iter()
         .take(MAX_ERRORS_SHOWN)
@@ -74,16 +99,9 @@ fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
                 None => (e.message.as_str(), None),
             };
             let mut text = format!("ERROR: <input>:{}:{}: {message}", e.line, e.column);
-            if let Some(line) = source.lines().nth(e.line.saturating_sub(1)) {
-                // cel-go marks each character before the column with a dot, a wide one for
-                // characters outside ASCII, so the caret lines up in a terminal.
-                let dots: String = line
-                    .chars()
-                    .chain(std::iter::repeat(' '))
-                    .take(e.column.saturating_sub(1))
-                    .map(|c| if c.is_ascii() { '.' } else { '\u{FF0E}' })
-                    .collect();
-                text.push_str(&format!("\n | {}\n | {dots}^", line.replace('\t', " ")));
+            if let Some(line) = lines.get(e.line.saturating_sub(1)) {
+                let (quoted, dots) = quote(line, e.column);
+                text.push_str(&format!("\n | {quoted}\n | {dots}^"));
             }
             if let Some(hint) = hint {
                 text.push('\n');
@@ -101,13 +119,82 @@ fn display(source: &str, mut errors: Vec<Located>, sort: bool) -> String {
     out.join("\n")
 }
 
+/// The source line as quoted under an error at `column`, and the dots before its caret.
+/// cel-go marks each character before the column with a dot, a wide one for characters
+/// outside ASCII, so that the caret lines up in a terminal; tabs are shown as spaces.
+fn quote(line: &str, column: usize) -> (String, String) {
+    let mut before = column.saturating_sub(1);
+    let length = line.chars().count();
+    let (from, to) = if length <= MAX_QUOTED_LINE {
+        (0, length)
+    } else {
+        // A column past the end (the parser's end of input) has its caret at the end.
+        before = before.min(length);
+        (
+            before.saturating_sub(QUOTED_EITHER_SIDE),
+            (before + QUOTED_EITHER_SIDE).min(length),
+        )
+    };
+    let window = || line.chars().skip(from).take(to - from);
+    let mut quoted = String::new();
+    let mut dots = String::new();
+    if from > 0 {
+        quoted.push_str("...");
+        dots.push_str("...");
+    }
+    quoted.extend(window().map(|c| if c == '\t' { ' ' } else { c }));
+    if to < length {
+        quoted.push_str("...");
+    }
+    dots.extend(
+        window()
+            .chain(std::iter::repeat(' '))
+            .take(before - from)
+            .map(|c| if c.is_ascii() { '.' } else { '\u{FF0E}' }),
+    );
+    (quoted, dots)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn positions_count_characters() {
-        assert_eq!(line_and_column("ab\ncd", 4), (2, 2));
-        assert_eq!(line_and_column("é + 1", 2), (1, 3));
+        let at = |source: &str, offset| LineStarts::new(source).line_and_column(offset);
+        assert_eq!(at("ab\ncd", 4), (2, 2));
+        assert_eq!(at("ab\ncd", 3), (2, 1));
+        assert_eq!(at("ab\ncd", 2), (1, 3));
+        assert_eq!(at("é + 1", 2), (1, 3));
+        assert_eq!(at("ab", 9), (1, 3));
+        assert_eq!(at("", 0), (1, 1));
+    }
+
+    #[test]
+    fn long_lines_are_quoted_around_the_column() {
+        // Short lines whole, as cel-go quotes them.
+        assert_eq!(quote("a\tb", 3), ("a b".to_string(), "..".to_string()));
+        assert_eq!(
+            quote("é+x", 3),
+            ("é+x".to_string(), "\u{FF0E}.".to_string())
+        );
+        let line: String = (0..400)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        // Near the start: cut at the end only.
+        let (quoted, dots) = quote(&line, 5);
+        assert_eq!(quoted, format!("{}...", &line[..64]));
+        assert_eq!(dots, "....");
+        // In the middle: 60 characters either side, and the caret under the column's one.
+        let (quoted, dots) = quote(&line, 201);
+        assert_eq!(quoted, format!("...{}...", &line[140..260]));
+        assert_eq!(dots.len(), 63);
+        assert_eq!(quoted.as_bytes()[dots.len()], line.as_bytes()[200]);
+        // At the end: cut at the start only; a column past the end keeps its caret there.
+        let (quoted, dots) = quote(&line, 401);
+        assert_eq!(quoted, format!("...{}", &line[340..]));
+        assert_eq!(dots.len(), 63);
+        let (_, dots) = quote(&line, 1000);
+        assert_eq!(dots.len(), 63);
     }
 }
