@@ -37,13 +37,10 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 
 cargo build --release --locked --bin package-variant
 # Shipped binaries are position-independent with full RELRO and packed relocations.
-elf_ok() {
-  readelf -h "$1" | grep -q 'DYN (' && readelf -d "$1" | grep -Eq 'BIND_NOW|FLAGS_1.*NOW' \
-    && readelf -d "$1" | grep -q '(RELR)' \
-    || { echo "per_call.sh: $1 is not PIE with BIND_NOW and packed relocations" >&2; exit 1; }
-}
+fail() { echo "per_call.sh: $*" >&2; exit 1; }
+. .ci/binaries.sh
 is_static() { ! readelf -l "$1" | grep -q INTERP; }
-elf_ok target/release/package-variant
+check_hardened target/release/package-variant
 RELEASE_STATIC=0; is_static target/release/package-variant && RELEASE_STATIC=1
 BINS=(target/release/package-variant)
 if [ "$RELEASE_STATIC" = 1 ]; then NAMES=("release (glibc, static-pie)"); else NAMES=("release (glibc, PIE)"); fi
@@ -67,7 +64,7 @@ fi
 if [ "$DYNAMIC" = 1 ]; then
   CARGO_TARGET_DIR=target/dynamic PACKAGE_VARIANT_STATIC=0 \
     cargo build --release --locked --bin package-variant
-  elf_ok target/dynamic/release/package-variant
+  check_hardened target/dynamic/release/package-variant
   BINS+=(target/dynamic/release/package-variant); NAMES+=("release (glibc, dynamic PIE)")
 fi
 if [ "$NOPIE" = 1 ]; then
@@ -82,7 +79,7 @@ if [ "$MUSL" = 1 ]; then
     CARGO_TARGET_DIR=target/image \
     cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-musl
   BINS+=(target/image/x86_64-unknown-linux-musl/release/package-variant); NAMES+=("image (musl, static)")
-  elf_ok target/image/x86_64-unknown-linux-musl/release/package-variant
+  check_hardened target/image/x86_64-unknown-linux-musl/release/package-variant
   rustc -C opt-level=3 -C panic=abort --target x86_64-unknown-linux-musl -C linker=rust-lld \
     -C target-feature=+crt-static \
     -o "$WORK/read_write_musl" "$WORK/read_write.rs"
