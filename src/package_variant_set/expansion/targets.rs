@@ -106,7 +106,6 @@ pub struct TargetError {
     pub message: String,
 }
 
-/// The error when the targets would produce more than [`MAX_PACKAGE_VARIANTS`], at target `t`.
 /// What a selector target selects: the apiVersion and kind of its objects, its label
 /// selector, and its field (`repositorySelector` or `objectSelector`). None for a target
 /// without a selector. `repositorySelector` takes precedence (having both fails validation
@@ -131,6 +130,7 @@ pub fn selector_of(target: &Target) -> Option<(&str, &str, LabelSelector, &'stat
     }
 }
 
+/// The error when the targets would produce more than [`MAX_PACKAGE_VARIANTS`], at target `t`.
 fn too_many(t: usize) -> TargetError {
     TargetError {
         target: t,
