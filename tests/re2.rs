@@ -83,14 +83,19 @@ fn flags_re2_lacks_are_refused_on_the_field() {
     );
 }
 
+/// A set whose expression matches against `pattern`, the label `p` of its one Repository.
+fn pattern_from_a_label(pattern: &str) -> String {
+    let repo = repository("edge1", &format!("{{p: '{pattern}'}}"));
+    let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
+    resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets))
+}
+
 /// A hostile pattern from the input (a 300,000-byte label of `[[:`, an unclosed class to RE2
 /// too): each part read a bounded number of times, and refused.
 #[test]
 fn a_hostile_pattern_from_a_label_is_answered_in_bounded_time() {
     let pattern = "[[:".repeat(100_000);
-    let repo = repository("edge1", &format!("{{p: '{pattern}'}}"));
-    let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
-    let input = resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets));
+    let input = pattern_from_a_label(&pattern);
     let (out, cpu) = common::run_timed(input.as_bytes());
     common::assert_cpu_under(cpu, std::time::Duration::from_secs(20), "a 300 KB pattern");
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -106,9 +111,7 @@ fn a_hostile_pattern_from_a_label_is_answered_in_bounded_time() {
 #[test]
 fn a_long_invalid_pattern_is_quoted_by_a_window() {
     let pattern = format!("{}(unclosed", "a".repeat(300_000));
-    let repo = repository("edge1", &format!("{{p: '{pattern}'}}"));
-    let targets = "  targets:\n  - repositories: [{name: edge1}]\n    template:\n      labelExprs:\n      - {key: m, valueExpr: \"string(target.repo.matches(repository.labels['p']))\"}\n";
-    let out = run(&resource_list(&[UPSTREAM_PR, &repo], &pvs_config(targets)));
+    let out = run(&pattern_from_a_label(&pattern));
     assert_eq!(out.code, 1, "{}", out.stderr);
     let results = results_section(&out.stdout);
     assert!(
