@@ -3,20 +3,10 @@
 //! `kpt fn doc` shows); its field reference is rendered from `api::schema`, the schemas strict
 //! decoding walks.
 
-#![cfg_attr(all(target_os = "linux", feature = "lean-start", not(test)), no_main)]
-
 mod reference;
 
 use package_variant::krm::run::start::{self, Stdout};
 use std::io::{IsTerminal, Read};
-
-/// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`). Without
-/// the `lean-start` feature the binary uses the system allocator, which tools can see into.
-#[cfg(feature = "lean-start")]
-#[global_allocator]
-static ALLOCATOR: package_variant::krm::run::arena::Arena<
-    { package_variant::krm::run::arena::ARENA_BYTES },
-> = package_variant::krm::run::arena::Arena::new();
 
 const ABOUT: &str = "\
 package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and
@@ -158,23 +148,19 @@ EXAMPLES
 
 ";
 
-// With the `lean-start` feature (the default) the binary starts at C's `main` on Linux, not
-// through the Rust runtime's: its set-up (an alternate signal stack, the main thread's stack
-// bounds read from `/proc/self/maps`, the standard descriptors polled) costs a tenth of a call
-// on a small package, and Porch starts one process per call. `start::prepare` does the part
-// the function needs (docs/design.md, "Start and allocation").
-#[cfg(all(target_os = "linux", feature = "lean-start", not(test)))]
-#[no_mangle]
-extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    let stdout = start::prepare();
-    // SAFETY: `argc` and `argv` are what the C runtime passed to `main`.
-    let args = unsafe { start::args(argc, argv) };
-    run(args, stdout)
-}
+/// Looks at descriptor 1 among the program's constructors, before the Rust runtime's start
+/// puts `/dev/null` in place of a closed one (`krm::run::start`): a closed stdout then fails
+/// the run instead of losing its output.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = {
+    extern "C" fn note() {
+        start::note_closed_stdout()
+    }
+    note
+};
 
-/// The standard start: the Rust runtime has ignored SIGPIPE, reopened closed descriptors on
-/// `/dev/null` (a closed stdout among them: that one is not seen) and guards the stacks.
-#[cfg(any(not(target_os = "linux"), not(feature = "lean-start"), test))]
 fn main() {
     run(std::env::args_os().skip(1).collect(), start::stdout_state())
 }

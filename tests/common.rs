@@ -370,3 +370,16 @@ pub fn run_json(
 pub fn items_of(out: &serde_json::Value) -> Vec<serde_json::Value> {
     out["items"].as_array().cloned().unwrap_or_default()
 }
+
+/// Whether `strace` runs. When it does not, says that `test` is skipped and why (cargo test has
+/// no skip at run time): `.ci/run` installs strace and fails without it.
+pub fn strace_available(test: &str) -> bool {
+    let ok = Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED {test}: strace is not on PATH (apt-get install -y strace; .ci/run installs it)");
+    }
+    ok
+}
