@@ -1,6 +1,6 @@
-//! The per-call floor (docs/runners.md): the binary runs on its main thread when the stack
-//! limit lets that stack grow as far as the deepest input accepted needs, and starts a thread
-//! with a stack of its own only when it does not. Starting that thread was a quarter of a call
+//! The work's stack (docs/runners.md, "Memory and stack limits"): the binary runs on its main
+//! thread when the stack limit lets that stack grow as far as the deepest input accepted needs,
+//! and starts a thread with a stack of its own only when it does not. Starting that thread was a quarter of a call
 //! on a small package. Both ways give the same output, byte for byte, on the deepest inputs.
 //!
 //! The limit is set with `ulimit -s` in `sh`. Debug builds (these tests) need the thread's
