@@ -21,18 +21,7 @@ data:
 
 /// An in-cluster ConfigMap `name` of namespace `ns`.
 fn in_cluster(name: &str, ns: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {name}
-  namespace: {ns}
-  annotations:
-    config.porch.kpt.dev/in-cluster: \"true\"
-data:
-  db: {name}
-"
-    )
+    common::in_cluster_config_map(name, ns, name)
 }
 
 /// A PackageVariant of `api_version` in namespace `default` with `spec` appended.

@@ -743,16 +743,7 @@ fn pv_unfilled(api_version: &str, value: &str, extra: &str) -> String {
 /// what to write.
 #[test]
 fn unfilled_error_makes_an_unfilled_required_point_fail_the_run() {
-    let cluster = "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: us-east1-endpoints
-  namespace: default
-  annotations:
-    config.porch.kpt.dev/in-cluster: \"true\"
-data:
-  db: db.us-east1
-";
+    let cluster = &common::in_cluster_config_map("us-east1-endpoints", "default", "db.us-east1");
     let typo = "  injectors:\n  - name: us-east1-endpoint\n";
     for api_version in ["config.porch.kpt.dev/v1alpha1", "fn.kpt.dev/v1alpha1"] {
         let items = [KPTFILE, common::INJECTION_POINT, cluster];

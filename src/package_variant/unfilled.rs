@@ -44,12 +44,12 @@ impl Unfilled {
                 if let Some(close) = closest(other, VALUES.into_iter()) {
                     message.push_str(&format!("; did you mean {close:?}?"));
                 }
-                message.push_str(&format!(
+                message.push_str(
                     " Write \"error\" (a required injection point left unfilled stops the run, \
                      nothing changed, exit 1) or \"warning\" (Porch's behaviour, the default: \
                      the run succeeds and the point's readiness gate stays False), or leave the \
-                     annotation out"
-                ));
+                     annotation out",
+                );
                 Err(Box::new(
                     ResultItem::error(message).field(UNFILLED_FIELD).on_config(),
                 ))
