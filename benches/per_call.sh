@@ -66,7 +66,7 @@ cat > "$WORK/eval.sh" <<SH
 #!/bin/sh
 set -e
 rm -rf "$WORK/pkg" && cp -r examples/injection "$WORK/pkg"
-exec kpt fn eval "$WORK/pkg" --exec "$BIN" --fn-config examples/injection/.expected/fn-config.yaml >/dev/null 2>&1
+exec kpt fn eval "$WORK/pkg" --exec "$BIN" --fn-config examples/injection/fn-config.yaml >/dev/null 2>&1
 SH
 # kpt resolves `exec: package-variant` on PATH: the binary timed comes first there.
 mkdir "$WORK/path" && cp "$BIN" "$WORK/path/package-variant"
@@ -77,7 +77,7 @@ rm -rf "$WORK/pkg" && cp -r examples/render-pipeline "$WORK/pkg"
 PATH="$WORK/path:\$PATH" exec kpt fn render "$WORK/pkg" --allow-exec >/dev/null 2>&1
 SH
 chmod +x "$WORK/eval.sh" "$WORK/render.sh"
-kpt fn source examples/injection --fn-config examples/injection/.expected/fn-config.yaml > "$WORK/eval-input.yaml"
+kpt fn source examples/injection --fn-config examples/injection/fn-config.yaml > "$WORK/eval-input.yaml"
 kpt fn source examples/render-pipeline --fn-config examples/render-pipeline/variant.yaml > "$WORK/render-input.yaml"
 "$BIN" < "$WORK/eval-input.yaml" > /dev/null || fail "the quick start's input fails"
 "$BIN" < "$WORK/render-input.yaml" > /dev/null || fail "render-pipeline's input fails"
