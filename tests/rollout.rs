@@ -463,7 +463,7 @@ fn rollout_typos_and_empties_are_refused() {
     );
     assert_one_error(
         errors(json!({})),
-        "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout",
+        "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])), requireReady: true, readyExpr or deletionOrder: Reverse, or remove rollout",
         "spec.rollout",
     );
     let mut config = set(2, Value::Null);

@@ -9,10 +9,14 @@
 use serde_json::Value;
 
 use super::activation;
+use super::deletion_order;
 use super::downstream_revisions::Downstreams;
 use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
+use super::new_variant;
+use super::per_target;
 use super::preview::{self, changed_fields, with_fields};
+use super::readiness::Readiness;
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
@@ -70,8 +74,13 @@ pub struct TypedExpansion {
     /// Item indexes (sorted) of the variants the rollout upgrades: written without their
     /// `status`, which described the old spec.
     pub reset_status: Vec<usize>,
+    /// (item index of an upgraded variant, its wave): where its wave annotation says
+    /// otherwise ([`deletion_order::ANNOTATION`]).
+    pub wave_edits: Vec<(usize, String)>,
     pub(super) owner: OwnerInfo,
     specs: Specs,
+    /// Each wanted variant's wave, when the rollout has waves.
+    pub(super) waves: rollout::Waves,
 }
 
 /// What the specs of the wanted variants are rendered again from: the set's upstream and
@@ -514,20 +523,30 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     };
     results.extend(downstreams.warning.clone());
     // The rollout holds back the upgrades of later waves: they keep their whole spec.
+    let readiness = rollout
+        .as_ref()
+        .and_then(|r| r.ready_expr.clone())
+        .map(Readiness::new);
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
             let members = compared
                 .iter()
-                .map(|(i, d, _, fields, _)| downstreams.member(items, *i, d, fields))
+                .map(|(i, d, _, fields, _)| {
+                    downstreams.member(items, &index, readiness.as_ref(), *i, d, fields)
+                })
                 .collect();
             rollout::decide(r, &waves, members)
         }
         _ => rollout::Decision::default(),
     };
+    // Each upgraded variant records its wave (reverse deletions read it).
+    let wave_of = |d: &DesiredVariant| waves.of(d).map(deletion_order::text);
+    let mut wave_edits = Vec::new();
+    let mut upgraded = Vec::new();
     results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
-    for (i, _, spec, fields, tag) in compared {
+    for (i, d, spec, fields, tag) in compared {
         if decision.holds(i) {
             continue;
         }
@@ -545,9 +564,32 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if let Some(tag) = tag {
             tag_edits.push((i, tag));
         }
+        let upgrade = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        if upgrade {
+            upgraded.push(i);
+        }
+        if let Some(wave) = wave_of(d)
+            .filter(|w| upgrade && deletion_order::annotation(items, i) != Some(w.as_str()))
+        {
+            wave_edits.push((i, wave));
+        }
         updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
+    // Reverse deletions: this run's wave only; the others stay.
+    let deletions = match &rollout {
+        Some(r) if r.reverse_deletions && policy.allows_delete() => {
+            let d = deletion_order::order(
+                items,
+                &deletes,
+                r.pause_after_wave,
+                r.approved_wave.as_deref(),
+            );
+            deletes.clone_from(&d.now);
+            d
+        }
+        _ => deletion_order::Deletions::default(),
+    };
     if policy.allows_delete() {
         // The guard's word first: the warnings say what happens.
         let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
@@ -569,13 +611,47 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
+    summary.message.push_str(&deletions.text);
     summary.message.push_str(&downstreams.text);
     summary.message.push_str(&tag_summary);
     results.push(summary);
+    if rollout.is_some() {
+        let upstreams: Vec<Value> = specs
+            .upstreams
+            .iter()
+            .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
+            .collect();
+        let mut existing: Vec<(usize, Option<String>, usize)> = plan
+            .updates
+            .iter()
+            .map(|(i, d)| (*i, wave_of(d), d.upstream))
+            .collect();
+        existing.sort_unstable_by_key(|e| e.0);
+        upgraded.sort_unstable();
+        results.extend(per_target::results(&per_target::Run {
+            items,
+            namespace: &namespace,
+            upstreams: &upstreams,
+            creates: &plan.creates,
+            existing: &existing,
+            upgraded: &upgraded,
+            decision: &decision,
+            deleted: &deletes,
+            deletion_held: &deletions.held,
+            wave_of: &wave_of,
+            api_version_of: &|d| {
+                specs
+                    .of(d)
+                    .ok()
+                    .map(|s| new_variant::variant_api_version(&s))
+            },
+        }));
+    }
     TypedExpansion {
         results,
         updates,
         tag_edits,
+        wave_edits,
         deletes,
         creates: plan.creates,
         cel_compilations,
@@ -589,6 +665,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             set_uid: set.metadata.uid,
         },
         specs,
+        waves,
     }
 }
 

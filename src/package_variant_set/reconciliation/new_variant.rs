@@ -8,6 +8,7 @@ use crate::api::package_variant::{
     PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
 };
 use crate::package_variant_set::reconciliation::decision::TypedExpansion;
+use crate::package_variant_set::reconciliation::deletion_order;
 use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
 impl TypedExpansion {
@@ -32,6 +33,7 @@ impl TypedExpansion {
                     path: path.clone(),
                     internal_path: path,
                     upstream_tag: self.tag(d),
+                    wave: self.waves.of(d).map(deletion_order::text),
                 },
                 finalizers: [PACKAGE_VARIANT_FINALIZER],
                 // Only a set read from the cluster has a uid to own by.
@@ -103,6 +105,13 @@ struct PathAnnotations<'a> {
         skip_serializing_if = "Option::is_none"
     )]
     upstream_tag: Option<&'a str>,
+    /// The variant's wave, under a rollout with `waveExpr` (the key is
+    /// [`deletion_order::ANNOTATION`], a test checks they agree).
+    #[serde(
+        rename = "package-variant.fn.kpt.dev/wave",
+        skip_serializing_if = "Option::is_none"
+    )]
+    wave: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

@@ -40,7 +40,7 @@ use crate::package_variant_set::expansion::targets::DownstreamContext;
 use crate::package_variant_set::expansion::templates::{reads_repository, RepositoryIndex};
 use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
-const FIELD: &str = "spec.rollout";
+pub(super) const FIELD: &str = "spec.rollout";
 
 /// How many existing variants one run may upgrade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +83,10 @@ pub struct Rollout {
     pub pause_after_wave: bool,
     /// The `approved-wave` annotation's value (set by the expansion).
     pub approved_wave: Option<String>,
+    /// `readyExpr`, checked to give a bool ([`super::readiness`]).
+    pub ready_expr: Option<Arc<Program>>,
+    /// `deletionOrder: Reverse` ([`super::deletion_order`]).
+    pub reverse_deletions: bool,
 }
 
 /// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
@@ -104,10 +108,12 @@ pub fn read(
         && spec.wave_expr.is_none()
         && spec.require_ready.is_none()
         && spec.pause_after_wave.is_none()
+        && spec.ready_expr.is_none()
+        && spec.deletion_order.is_none()
     {
         errors.push(error(
             "",
-            "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout".into(),
+            "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])), requireReady: true, readyExpr or deletionOrder: Reverse, or remove rollout".into(),
         ));
     }
     let max_upgrades = match spec.max_upgrades.as_ref().map(max_upgrades) {
@@ -146,15 +152,32 @@ pub fn read(
             "pauses after each wave, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove pauseAfterWave".into(),
         ));
     }
+    let ready_expr = match super::readiness::compile(spec, programs) {
+        Ok(p) => p,
+        Err(e) => {
+            errors.push(*e);
+            None
+        }
+    };
+    let reverse_deletions = match super::deletion_order::read(spec) {
+        Ok(r) => r,
+        Err(e) => {
+            errors.push(*e);
+            false
+        }
+    };
     if !errors.is_empty() {
         return Err(errors);
     }
     Ok(Some(Rollout {
         max_upgrades,
         wave_expr,
-        require_ready: spec.require_ready.unwrap_or(false),
+        // readyExpr defines what requireReady waits for.
+        require_ready: spec.require_ready.unwrap_or(ready_expr.is_some()),
         pause_after_wave,
         approved_wave: None,
+        ready_expr,
+        reverse_deletions,
     }))
 }
 
@@ -195,13 +218,14 @@ fn max_upgrades(value: &Value) -> Result<MaxUpgrades, String> {
 }
 
 /// Each wanted variant's wave (by its context index), when the rollout has a `waveExpr`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Waves {
     by_context: Vec<Option<IntOrString>>,
 }
 
 impl Waves {
-    fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
+    /// The wave of a wanted variant.
+    pub fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
         self.by_context.get(d.context).and_then(Option::as_ref)
     }
 }
@@ -365,6 +389,8 @@ pub struct Member<'a> {
     /// Its `spec.upstream` would change: an upgrade.
     pub upgrade: bool,
     pub ready: bool,
+    /// Why it is not ready (for its own result), or empty.
+    pub reason: String,
     pub desired: &'a DesiredVariant,
 }
 
@@ -377,6 +403,10 @@ pub struct Decision {
     pub held: Vec<usize>,
     /// What the summary says, `; rollout ...`, or empty when nothing is to upgrade.
     pub text: String,
+    /// (item index, why) of each blocking variant, in (wave, name) order.
+    pub blocking: Vec<(usize, String)>,
+    /// (item index, why) of each held variant, in (wave, name) order.
+    pub waiting: Vec<(usize, String)>,
 }
 
 impl Decision {
@@ -429,6 +459,7 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
         if !m.upgrade {
             if rollout.require_ready && !m.ready {
                 blocking.add(|| m.name.to_string());
+                decision.blocking.push((m.item, m.reason.clone()));
             }
             continue;
         }
@@ -438,6 +469,21 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
         } else {
             waiting.add(|| m.name.to_string());
             decision.held.push(m.item);
+            let why = if blocked {
+                "requireReady: a variant on the new upstream is blocking".to_string()
+            } else if let Some(w) = unapproved {
+                format!(
+                    "wave {} waits for approval ({}: \"{}\")",
+                    wave_text(w),
+                    approval::ANNOTATION,
+                    approval::value(w)
+                )
+            } else if wave != current {
+                "a later wave".to_string()
+            } else {
+                "maxUpgrades: the run's limit is reached".to_string()
+            };
+            decision.waiting.push((m.item, why));
         }
     }
     decision.upgraded.sort_unstable();
@@ -469,9 +515,13 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
     ));
     if !blocking.is_empty() {
         text.push_str(&format!(
-            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready), and its downstream PackageRevision, when given in porch.kpt.dev/v1alpha2, reports Rendered and Ready True or not at all",
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream {}, and its downstream, when given (a porch.kpt.dev/v1alpha2 PackageRevision, or the Kptfile in a v1alpha1 PackageRevisionResources), reports Rendered (and Ready) True or not at all",
             blocking.len(),
-            blocking.listed()
+            blocking.listed(),
+            match &rollout.ready_expr {
+                Some(p) => format!("makes readyExpr {:?} true", p.source()),
+                None => "reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)".into(),
+            }
         ));
     }
     if let Some(wave) = unapproved.filter(|_| !blocked) {
