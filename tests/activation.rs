@@ -177,7 +177,11 @@ fn a_moved_tag_is_offered_then_activated_then_rolled_out_with_one_approval() {
     assert!(!infos.iter().any(|m| m.contains("offered")), "{infos:?}");
     let (out, infos) = step(&out, &activated);
     assert_eq!(fleet_at(&out), [2, 2, 1, 1, 1, 1], "{infos:?}");
-    let summary = infos.last().unwrap();
+    // The summary, before the per-target results.
+    let summary = infos
+        .iter()
+        .find(|m| m.starts_with("PackageVariantSet"))
+        .unwrap();
     assert!(
         summary.contains("wave 2 (2 of 2): 0 upgraded, 4 waiting")
             && summary.contains(

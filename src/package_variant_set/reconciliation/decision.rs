@@ -13,17 +13,15 @@ use super::deletion_order;
 use super::downstream_revisions::Downstreams;
 use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
-use super::new_variant;
 use super::per_target;
 use super::preview::{self, changed_fields, with_fields};
-use super::readiness::Readiness;
+use super::readiness::{self, Readiness};
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
 use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
-    PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
-    PACKAGE_VARIANT_SET_KIND,
+    PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{check_strict, decode};
 use crate::cel::{self, ProgramCache};
@@ -83,35 +81,6 @@ pub struct TypedExpansion {
     pub(super) waves: rollout::Waves,
 }
 
-/// What the specs of the wanted variants are rendered again from: the set's upstream and
-/// templates, and the values each render recorded (its repo and package defaults, then its
-/// expressions' values).
-#[derive(Debug, Clone, Default)]
-struct Specs {
-    /// Per upstream of the set: what its variants carry as `spec.upstream`, and the tag it
-    /// follows.
-    upstreams: Vec<(Upstream, Option<String>)>,
-    templates: Vec<Option<PackageVariantTemplate>>,
-    record: Records,
-}
-
-impl Specs {
-    fn tag(&self, d: &DesiredVariant) -> Option<&str> {
-        self.upstreams.get(d.upstream)?.1.as_deref()
-    }
-
-    fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
-        templates::replay(
-            self.upstreams.get(d.upstream).map(|(u, _)| u),
-            self.templates.get(d.target).and_then(Option::as_ref),
-            self.record.get(d.record),
-            self.record.get(d.record + 1),
-            &self.record,
-            d.record + 2,
-        )
-    }
-}
-
 /// What every new variant of the set carries: namespace, owner label, owner reference.
 #[derive(Debug, Clone, Default)]
 pub(super) struct OwnerInfo {
@@ -123,53 +92,6 @@ pub(super) struct OwnerInfo {
     pub(super) set_name: String,
     /// Empty for a set read from a file: no owner reference then.
     pub(super) set_uid: String,
-}
-
-impl TypedExpansion {
-    fn failed(results: Vec<ResultItem>) -> Self {
-        TypedExpansion {
-            results,
-            ..Default::default()
-        }
-    }
-
-    /// The spec of a wanted variant, rendered again from what its render recorded.
-    ///
-    /// The replay runs the render's own code over the values the render produced, so it
-    /// cannot fail where the render succeeded; an error here is a bug, reported as such.
-    pub fn spec(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
-        self.specs.of(d)
-    }
-
-    /// The tag a wanted variant's upstream follows (its `upstream-tag` annotation), if any.
-    pub fn tag(&self, d: &DesiredVariant) -> Option<&str> {
-        self.specs.tag(d)
-    }
-
-    /// The JSON form ([`expand`]'s result).
-    pub fn into_json(self) -> Expansion {
-        let creates = self
-            .creates
-            .iter()
-            .map(|d| {
-                self.spec(d)
-                    .ok()
-                    .and_then(|spec| serde_json::to_value(self.new_variant(d, &spec)).ok())
-                    .unwrap_or(Value::Null)
-            })
-            .collect();
-        Expansion {
-            results: self.results,
-            updates: self
-                .updates
-                .into_iter()
-                .map(|(i, spec)| (i, spec.to_json()))
-                .collect(),
-            deletes: self.deletes,
-            creates,
-            cel_compilations: self.cel_compilations,
-        }
-    }
 }
 
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
@@ -267,6 +189,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results.extend(errors);
         None
     });
+    let extras = readiness::read_extras(set.spec.rollout.as_ref(), rollout.as_mut(), &mut programs);
+    results.extend(extras);
     if let Some(r) = rollout.as_mut() {
         r.approved_wave = activation.approved_wave.clone();
     }
@@ -540,10 +464,15 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         _ => rollout::Decision::default(),
     };
     // Each upgraded variant records its wave (reverse deletions read it).
-    let wave_of = |d: &DesiredVariant| waves.of(d).map(deletion_order::text);
     let mut wave_edits = Vec::new();
     let mut upgraded = Vec::new();
-    results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
+    // Reverse deletion waves read the approval too: it is not stale while they go.
+    let deleting =
+        rollout.as_ref().is_some_and(|r| r.reverse_deletions) && !plan.deletes.is_empty();
+    results.extend(
+        activation
+            .stale_approval(decision.text.is_empty() && decision.held.is_empty() && !deleting),
+    );
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
     for (i, d, spec, fields, tag) in compared {
@@ -568,7 +497,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if upgrade {
             upgraded.push(i);
         }
-        if let Some(wave) = wave_of(d)
+        if let Some(wave) = waves
+            .text(d)
             .filter(|w| upgrade && deletion_order::annotation(items, i) != Some(w.as_str()))
         {
             wave_edits.push((i, wave));
@@ -577,19 +507,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
     let mut deletes = plan.deletes;
     // Reverse deletions: this run's wave only; the others stay.
-    let deletions = match &rollout {
-        Some(r) if r.reverse_deletions && policy.allows_delete() => {
-            let d = deletion_order::order(
-                items,
-                &deletes,
-                r.pause_after_wave,
-                r.approved_wave.as_deref(),
-            );
-            deletes.clone_from(&d.now);
-            d
-        }
-        _ => deletion_order::Deletions::default(),
-    };
+    let reverse = rollout
+        .as_ref()
+        .filter(|r| r.reverse_deletions && policy.allows_delete());
+    let deletions = deletion_order::this_run(reverse, items, &mut deletes);
     if policy.allows_delete() {
         // The guard's word first: the warnings say what happens.
         let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
@@ -616,35 +537,18 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     summary.message.push_str(&tag_summary);
     results.push(summary);
     if rollout.is_some() {
-        let upstreams: Vec<Value> = specs
-            .upstreams
-            .iter()
-            .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
-            .collect();
-        let mut existing: Vec<(usize, Option<String>, usize)> = plan
-            .updates
-            .iter()
-            .map(|(i, d)| (*i, wave_of(d), d.upstream))
-            .collect();
-        existing.sort_unstable_by_key(|e| e.0);
-        upgraded.sort_unstable();
-        results.extend(per_target::results(&per_target::Run {
+        results.extend(per_target::results(per_target::Run {
             items,
             namespace: &namespace,
-            upstreams: &upstreams,
+            upstreams: &specs.upstreams,
             creates: &plan.creates,
-            existing: &existing,
-            upgraded: &upgraded,
+            existing: &plan.updates,
+            upgraded,
             decision: &decision,
             deleted: &deletes,
             deletion_held: &deletions.held,
-            wave_of: &wave_of,
-            api_version_of: &|d| {
-                specs
-                    .of(d)
-                    .ok()
-                    .map(|s| new_variant::variant_api_version(&s))
-            },
+            waves: &waves,
+            api_version_of: &|d| specs.of(d).ok().map(|s| s.api_version()),
         }));
     }
     TypedExpansion {
@@ -670,6 +574,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
 }
 
 mod errors;
+mod specs;
+use specs::Specs;
 
 #[cfg(test)]
 mod tests;

@@ -20,7 +20,7 @@
 //! `AllAtOnce` (the default) deletes them all in one run, as before.
 
 use super::rollout::approval;
-use super::rollout::FIELD;
+use super::rollout::{Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
 use crate::cel::IntOrString;
 use crate::krm::object::json_at;
@@ -54,8 +54,24 @@ pub fn read(spec: &RolloutSpec) -> Result<bool, Box<ResultItem>> {
 }
 
 /// A wave as the annotation's value says it.
-pub fn text(wave: &IntOrString) -> String {
+fn text(wave: &IntOrString) -> String {
     approval::value(wave)
+}
+
+/// This run's deletions: under `rollout` (given when it deletes in reverse waves and the
+/// sync policy lets the run delete), `deletes` keeps only this run's wave; otherwise all.
+pub fn this_run(rollout: Option<&Rollout>, items: &[Item], deletes: &mut Vec<usize>) -> Deletions {
+    let Some(r) = rollout else {
+        return Deletions::default();
+    };
+    let d = order(
+        items,
+        deletes,
+        r.pause_after_wave,
+        r.approved_wave.as_deref(),
+    );
+    deletes.clone_from(&d.now);
+    d
 }
 
 /// What a run deletes in reverse waves.
@@ -136,8 +152,9 @@ pub fn order(
         Wave::Unknown => "the variants without a wave".to_string(),
     };
     out.text = format!(
-        "; deletions in reverse waves: {wave} (1 of {}, highest first): {} deleted{}, {} waiting{}",
+        "; deletions in reverse waves: {wave} ({} {} to delete, highest first): {} deleted{}, {} waiting{}",
         distinct.len(),
+        if distinct.len() == 1 { "wave" } else { "waves" },
         deleted.len(),
         deleted.listed(),
         waiting.len(),

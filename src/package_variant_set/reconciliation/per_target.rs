@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use super::deletion_order;
 use super::ensure::DesiredVariant;
-use super::rollout::Decision;
-use crate::api::package_variant::PACKAGE_VARIANT_KIND;
+use super::rollout::{Decision, Waves};
+use crate::api::package_variant::{Upstream, PACKAGE_VARIANT_KIND};
 use crate::krm::object::json_at;
 use crate::krm::results::{ResourceRef, ResultItem, Severity};
 use crate::package_variant_set::expansion::inputs::Item;
@@ -28,39 +28,50 @@ pub const MAX_VALUE: usize = 253;
 pub struct Run<'a, 'i> {
     pub items: &'a [Item<'i>],
     pub namespace: &'a str,
-    /// `spec.upstream` of the set's variants, per upstream of the set.
-    pub upstreams: &'a [Value],
+    /// Per upstream of the set: its variants' `spec.upstream` (and the tag it follows).
+    pub upstreams: &'a [(Upstream, Option<String>)],
     pub creates: &'a [DesiredVariant],
-    /// (item index, wave, upstream of the set) of every existing variant the set still
-    /// wants, sorted by item index.
-    pub existing: &'a [(usize, Option<String>, usize)],
-    /// Item indexes (sorted) of the variants whose `spec.upstream` this run changes.
-    pub upgraded: &'a [usize],
+    /// (item index, what the set wants of it) of every existing variant the set still wants.
+    pub existing: &'a [(usize, DesiredVariant)],
+    /// Item indexes of the variants whose `spec.upstream` this run changes.
+    pub upgraded: Vec<usize>,
     pub decision: &'a Decision,
     /// Item indexes deleted now, and held for a later run.
     pub deleted: &'a [usize],
     pub deletion_held: &'a [usize],
-    pub wave_of: &'a dyn Fn(&DesiredVariant) -> Option<String>,
+    pub waves: &'a Waves,
     /// The apiVersion a new variant is written with.
     pub api_version_of: &'a dyn Fn(&DesiredVariant) -> Option<&'static str>,
 }
 
 /// The results of one run: created (in target order), then the existing variants (upgraded,
-/// waiting, blocking) and the deletions, in item order. Linear but for one sort.
-pub fn results(run: &Run) -> Vec<ResultItem> {
+/// waiting, blocking) and the deletions, in item order. Linear but for two sorts.
+pub fn results(run: Run) -> Vec<ResultItem> {
+    let upstreams: Vec<Value> = run
+        .upstreams
+        .iter()
+        .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
+        .collect();
     let mut out = Vec::with_capacity(run.creates.len() + run.existing.len());
     for d in run.creates {
         let t = Target {
             action: Action::Created,
             name: d.name(),
-            wave: (run.wave_of)(d),
+            wave: run.waves.text(d),
             before: None,
-            after: run.upstreams.get(d.upstream),
+            after: upstreams.get(d.upstream),
             reason: "",
         };
         let api_version = (run.api_version_of)(d).unwrap_or_default();
         out.push(t.result(None, || reference(api_version, d.name(), run.namespace)));
     }
+    // (item, wave, upstream of the set), by item.
+    let mut existing: Vec<(usize, Option<String>, usize)> = run
+        .existing
+        .iter()
+        .map(|(i, d)| (*i, run.waves.text(d), d.upstream))
+        .collect();
+    existing.sort_unstable_by_key(|e| e.0);
     let mut listed: Vec<(usize, Action, &str)> = Vec::new();
     listed.extend(run.upgraded.iter().map(|&i| (i, Action::Upgraded, "")));
     listed.extend(
@@ -84,18 +95,17 @@ pub fn results(run: &Run) -> Vec<ResultItem> {
     );
     listed.sort_by_key(|e| e.0);
     for (i, action, reason) in listed {
-        let wanted = run
-            .existing
+        let wanted = existing
             .binary_search_by_key(&i, |e| e.0)
             .ok()
-            .and_then(|at| run.existing.get(at));
+            .and_then(|at| existing.get(at));
         let before = run
             .items
             .get(i)
             .and_then(Item::json)
             .and_then(|j| json_at(j, "/spec/upstream"));
         let after = match action {
-            Action::Upgraded | Action::Waits => wanted.and_then(|e| run.upstreams.get(e.2)),
+            Action::Upgraded | Action::Waits => wanted.and_then(|e| upstreams.get(e.2)),
             _ => None,
         };
         let wave = match wanted {

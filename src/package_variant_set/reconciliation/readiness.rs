@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::rollout::FIELD;
+use super::deletion_order;
+use super::rollout::{Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
 use crate::cel::{self, Bindings, Declarations, Program, ProgramCache};
 use crate::krm::object::json_at;
@@ -58,6 +59,27 @@ pub fn compile(
             p.output_type()
         ))),
         Ok(p) => Ok(Some(p)),
+    }
+}
+
+/// Reads the rollout's `readyExpr` and `deletionOrder` into `rollout` (read by
+/// `rollout::read`), compiling the expression with the run's others: their errors, reported
+/// with the set's other errors (also when the rest of the rollout was refused).
+pub fn read_extras(
+    spec: Option<&RolloutSpec>,
+    rollout: Option<&mut Rollout>,
+    programs: &mut ProgramCache,
+) -> Vec<ResultItem> {
+    let Some(spec) = spec else {
+        return Vec::new();
+    };
+    match (compile(spec, programs), deletion_order::read(spec), rollout) {
+        (Ok(ready_expr), Ok(reverse), Some(r)) => {
+            r.require_ready |= ready_expr.is_some(); // what requireReady waits for
+            (r.ready_expr, r.reverse_deletions) = (ready_expr, reverse);
+            Vec::new()
+        }
+        (a, b, _) => a.err().into_iter().chain(b.err()).map(|e| *e).collect(),
     }
 }
 

@@ -83,9 +83,9 @@ pub struct Rollout {
     pub pause_after_wave: bool,
     /// The `approved-wave` annotation's value (set by the expansion).
     pub approved_wave: Option<String>,
-    /// `readyExpr`, checked to give a bool ([`super::readiness`]).
+    /// `readyExpr`, checked to give a bool (set by the expansion, from `readiness`).
     pub ready_expr: Option<Arc<Program>>,
-    /// `deletionOrder: Reverse` ([`super::deletion_order`]).
+    /// `deletionOrder: Reverse` (set by the expansion, from `deletion_order`).
     pub reverse_deletions: bool,
 }
 
@@ -152,32 +152,17 @@ pub fn read(
             "pauses after each wave, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove pauseAfterWave".into(),
         ));
     }
-    let ready_expr = match super::readiness::compile(spec, programs) {
-        Ok(p) => p,
-        Err(e) => {
-            errors.push(*e);
-            None
-        }
-    };
-    let reverse_deletions = match super::deletion_order::read(spec) {
-        Ok(r) => r,
-        Err(e) => {
-            errors.push(*e);
-            false
-        }
-    };
     if !errors.is_empty() {
         return Err(errors);
     }
     Ok(Some(Rollout {
         max_upgrades,
         wave_expr,
-        // readyExpr defines what requireReady waits for.
-        require_ready: spec.require_ready.unwrap_or(ready_expr.is_some()),
+        require_ready: spec.require_ready.unwrap_or(false),
         pause_after_wave,
         approved_wave: None,
-        ready_expr,
-        reverse_deletions,
+        ready_expr: None,
+        reverse_deletions: false,
     }))
 }
 
@@ -227,6 +212,11 @@ impl Waves {
     /// The wave of a wanted variant.
     pub fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
         self.by_context.get(d.context).and_then(Option::as_ref)
+    }
+
+    /// The wave of a wanted variant as its annotation writes it (`2`, `canary`).
+    pub fn text(&self, d: &DesiredVariant) -> Option<String> {
+        self.of(d).map(approval::value)
     }
 }
 
