@@ -481,9 +481,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         policy,
         ..Default::default()
     };
-    for d in &plan.creates {
-        outcome.created.add(|| d.name().to_string());
-    }
     // The few variants that exist already are compared with their items now; the new ones are
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
@@ -498,37 +495,68 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let mut fields = changed_fields(current, &spec.to_json());
-        if activation.holds(d.upstream) && fields.iter().any(|f| f.starts_with("spec.upstream")) {
-            continue; // not activated: it keeps its whole spec
+        let upstream_changes = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        // Not activated: it keeps its whole spec (and, under a rollout, holds its wave back).
+        let pinned = activation.holds(d.upstream) && upstream_changes;
+        if pinned && !(rollout.is_some() && policy.allows_update()) {
+            continue;
         }
         // The tag it follows, when its annotation says another (or none).
         let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
         if tag.is_some() {
             fields.push(upstreams::TAG_FIELD.to_string());
         }
-        compared.push((*i, d, spec, fields, tag));
+        compared.push((*i, d, spec, fields, tag, pinned));
     }
     let downstreams = match Downstreams::read(items, &index, &plan.updates, rollout.as_ref()) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
     results.extend(downstreams.warning.clone());
-    // The rollout holds back the upgrades of later waves: they keep their whole spec.
+    // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
+    // creations in them.
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
-            let members = compared
-                .iter()
-                .map(|(i, d, _, fields, _)| downstreams.member(items, *i, d, fields))
-                .collect();
-            rollout::decide(r, &waves, members)
+            let mut members = Vec::with_capacity(compared.len());
+            let mut refused = Vec::new();
+            for (i, d, spec, fields, _, _) in &compared {
+                let mut m = downstreams.member(items, *i, d, fields);
+                // An upgrade is a move to another revision, whatever the spelling of either.
+                match activation::current::moves(
+                    items,
+                    *i,
+                    spec.upstream.as_ref(),
+                    &index,
+                    m.upgrade,
+                ) {
+                    Ok(upgrade) => m.upgrade = upgrade,
+                    Err(e) => refused.push(*e),
+                }
+                if r.require_ready {
+                    let json = items.get(*i).and_then(Item::json);
+                    if let Some(Err(e)) = json.map(|v| rollout::check_numbers(v, *i)) {
+                        refused.push(*e);
+                    }
+                }
+                members.push(m);
+            }
+            if !refused.is_empty() {
+                refused.truncate(inputs::scope::MAX_REPORTED);
+                return failed(refused);
+            }
+            let pending = rollout::Pending {
+                pinned: compared.iter().filter(|c| c.5).map(|c| c.0).collect(),
+                creates: &plan.creates,
+            };
+            rollout::decide(r, &waves, members, &pending)
         }
         _ => rollout::Decision::default(),
     };
     results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
-    for (i, _, spec, fields, tag) in compared {
-        if decision.holds(i) {
+    for (i, _, spec, fields, tag, pinned) in compared {
+        if pinned || decision.holds(i) {
             continue;
         }
         if fields.is_empty() {
@@ -567,6 +595,17 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
+    let mut creates = plan.creates;
+    if !decision.held_creates.is_empty() {
+        let mut k = 0;
+        creates.retain(|_| {
+            k += 1;
+            !decision.holds_create(k - 1)
+        });
+    }
+    for d in &creates {
+        outcome.created.add(|| d.name().to_string());
+    }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
     summary.message.push_str(&downstreams.text);
@@ -577,7 +616,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         updates,
         tag_edits,
         deletes,
-        creates: plan.creates,
+        creates,
         cel_compilations,
         reset_status: decision.upgraded,
         owner: OwnerInfo {
