@@ -55,10 +55,12 @@ pub fn whole_number(json: &Value, pointer: &str) -> Result<Option<i64>, String> 
         return Ok(Some(n));
     }
     let what = match v {
-        Value::String(s) if s.trim().parse::<i64>().is_ok() => return Err(format!(
+        Value::String(s) if s.trim().parse::<i64>().is_ok() => {
+            return Err(format!(
             "is the string {s:?}: Porch's schema takes an integer here; write {} without quotes",
             s.trim()
-        )),
+        ))
+        }
         Value::String(s) => format!("the string {s:?}"),
         Value::Number(n) => format!("{n}, not a whole number in the int64 range"),
         Value::Bool(b) => b.to_string(),
