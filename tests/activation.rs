@@ -261,14 +261,28 @@ fn a_downgrade_is_refused_unless_written_with_a_bang() {
 
 #[test]
 fn a_fleet_part_way_keeps_its_revisions_until_something_is_activated() {
-    // Wave 1 on 2, wave 2 on 1, the activation removed: nothing moves; new sites take 2.
+    // Wave 1 on 2, wave 2 on 1, the activation removed: nothing moves. A new site of wave 2
+    // waits with its wave (created at 2, it would pass wave 2's unapproved pause); one of
+    // wave 1 takes 2.
     let items = tag_moved(&fleet_made_at(1), 2);
     let (part, _) = step(&items, &set("Manual", paused(), json!({ACTIVATE: "2"})));
     assert_eq!(fleet_at(&part), [2, 2, 1, 1, 1, 1]);
     let mut grown = part.clone();
     grown.push(repository("site-6", "2"));
+    grown.push(repository("site-7", "1"));
     let (out, infos) = step(&grown, &set("Manual", paused(), json!({})));
     assert_eq!(fleet_at(&out), [2, 2, 1, 1, 1, 1, 2], "{infos:?}");
+    let waits = "1 waiting to be created (fleet-site-6-base): a new variant starts with its wave";
+    assert!(infos.iter().any(|m| m.contains(waits)), "{infos:?}");
+    // Run after run, until wave 2 is approved.
+    let (again, infos) = step(&out, &set("Manual", paused(), json!({})));
+    assert_eq!(again, out, "{infos:?}");
+    assert!(
+        infos
+            .iter()
+            .any(|m| m.contains(&format!("{waits}, wave 2 waits for approval"))),
+        "{infos:?}"
+    );
 }
 
 #[test]

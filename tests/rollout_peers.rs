@@ -665,7 +665,8 @@ fn the_rollout_results_workload_has_a_result_per_target() {
             .unwrap();
     let results = parsed["results"].as_array().cloned().unwrap_or_default();
     let targets = per_target(&results);
-    // One each for what the summary counts: created, upgraded, waiting, deleted.
+    // One each for what the summary counts: created, upgraded, waiting (to be upgraded or
+    // created), deleted.
     let s = summary(&results);
     let count = |what: &str| -> usize {
         let at = s.find(&format!(" {what}")).unwrap_or(0);
@@ -675,7 +676,14 @@ fn the_rollout_results_workload_has_a_result_per_target() {
             .unwrap_or("");
         digits.parse().unwrap_or(0)
     };
-    let acted = ["created", "upgraded", "waiting", "deleted"].map(count);
+    let acted = [
+        "created",
+        "upgraded",
+        "waiting (",
+        "waiting to be created",
+        "deleted",
+    ]
+    .map(count);
     assert!(acted.iter().all(|&c| c > 0), "{acted:?}: {s}");
     assert_eq!(targets.len(), acted.iter().sum::<usize>(), "{s}");
     assert!(targets.len() > n / 2);

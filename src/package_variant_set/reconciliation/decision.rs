@@ -81,19 +81,6 @@ pub struct TypedExpansion {
     pub(super) waves: rollout::Waves,
 }
 
-/// What every new variant of the set carries: namespace, owner label, owner reference.
-#[derive(Debug, Clone, Default)]
-pub(super) struct OwnerInfo {
-    pub(super) namespace: String,
-    /// Value of the owner label: the set's uid, or its name.
-    pub(super) owner: String,
-    pub(super) set_api_version: String,
-    pub(super) set_kind: String,
-    pub(super) set_name: String,
-    /// Empty for a set read from a file: no owner reference then.
-    pub(super) set_uid: String,
-}
-
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
 const EXPANSION_STACK_BYTES: usize = 64 << 20;
 
@@ -414,9 +401,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         policy,
         ..Default::default()
     };
-    for d in &plan.creates {
-        outcome.created.add(|| d.name().to_string());
-    }
     // The few variants that exist already are compared with their items now; the new ones are
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
@@ -431,52 +415,73 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let mut fields = changed_fields(current, &spec.to_json());
-        if activation.holds(d.upstream) && fields.iter().any(|f| f.starts_with("spec.upstream")) {
-            continue; // not activated: it keeps its whole spec
+        let upstream_changes = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        // Not activated: it keeps its whole spec (and, under a rollout, holds its wave back).
+        let pinned = activation.holds(d.upstream) && upstream_changes;
+        if pinned && !(rollout.is_some() && policy.allows_update()) {
+            continue;
         }
         // The tag it follows, when its annotation says another (or none).
         let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
         if tag.is_some() {
             fields.push(upstreams::TAG_FIELD.to_string());
         }
-        compared.push((*i, d, spec, fields, tag));
+        compared.push((*i, d, spec, fields, tag, pinned));
     }
     let downstreams = match Downstreams::read(items, &index, &plan.updates, rollout.as_ref()) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
     results.extend(downstreams.warning.clone());
-    // The rollout holds back the upgrades of later waves: they keep their whole spec.
-    let readiness = rollout
-        .as_ref()
-        .and_then(|r| r.ready_expr.clone())
-        .map(Readiness::new);
+    // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
+    // creations in them.
+    let readiness = Readiness::of(rollout.as_ref());
     let decision = match &rollout {
         Some(r) if policy.allows_update() => {
-            let members = compared
-                .iter()
-                .map(|(i, d, _, fields, _)| {
-                    downstreams.member(items, &index, readiness.as_ref(), *i, d, fields)
-                })
-                .collect();
-            rollout::decide(r, &waves, members)
+            let mut members = Vec::with_capacity(compared.len());
+            let mut refused = Vec::new();
+            for (i, d, spec, fields, _, _) in &compared {
+                let mut m = downstreams.member(items, &index, readiness.as_ref(), *i, d, fields);
+                // An upgrade is a move to another revision, whatever the spelling of either.
+                match activation::current::moves(
+                    items,
+                    *i,
+                    spec.upstream.as_ref(),
+                    &index,
+                    m.upgrade,
+                ) {
+                    Ok(upgrade) => m.upgrade = upgrade,
+                    Err(e) => refused.push(*e),
+                }
+                if r.require_ready {
+                    let json = items.get(*i).and_then(Item::json);
+                    if let Some(Err(e)) = json.map(|v| rollout::check_numbers(v, *i)) {
+                        refused.push(*e);
+                    }
+                }
+                members.push(m);
+            }
+            if !refused.is_empty() {
+                refused.truncate(inputs::scope::MAX_REPORTED);
+                return failed(refused);
+            }
+            let pending = rollout::Pending {
+                pinned: compared.iter().filter(|c| c.5).map(|c| c.0).collect(),
+                creates: &plan.creates,
+            };
+            rollout::decide(r, &waves, members, &pending)
         }
         _ => rollout::Decision::default(),
     };
     // Each upgraded variant records its wave (reverse deletions read it).
-    let mut wave_edits = Vec::new();
-    let mut upgraded = Vec::new();
-    // Reverse deletion waves read the approval too: it is not stale while they go.
-    let deleting =
-        rollout.as_ref().is_some_and(|r| r.reverse_deletions) && !plan.deletes.is_empty();
-    results.extend(
-        activation
-            .stale_approval(decision.text.is_empty() && decision.held.is_empty() && !deleting),
-    );
+    let mut recorded = deletion_order::Recorded::default();
+    let idle = decision.text.is_empty() && decision.held.is_empty();
+    let deleting = deletion_order::pending(rollout.as_ref(), &plan.deletes);
+    results.extend(activation.stale_approval(idle && !deleting));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
-    for (i, d, spec, fields, tag) in compared {
-        if decision.holds(i) {
+    for (i, d, spec, fields, tag, pinned) in compared {
+        if pinned || decision.holds(i) {
             continue;
         }
         if fields.is_empty() {
@@ -493,16 +498,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if let Some(tag) = tag {
             tag_edits.push((i, tag));
         }
-        let upgrade = fields.iter().any(|f| f.starts_with("spec.upstream"));
-        if upgrade {
-            upgraded.push(i);
-        }
-        if let Some(wave) = waves
-            .text(d)
-            .filter(|w| upgrade && deletion_order::annotation(items, i) != Some(w.as_str()))
-        {
-            wave_edits.push((i, wave));
-        }
+        recorded.note(items, i, waves.text(d), &fields);
         updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
@@ -530,6 +526,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
+    let held_creates: Vec<DesiredVariant> = (decision.held_creates.iter())
+        .filter_map(|&k| plan.creates.get(k).cloned())
+        .collect();
+    let mut creates = plan.creates;
+    if !decision.held_creates.is_empty() {
+        let mut k = 0;
+        creates.retain(|_| {
+            k += 1;
+            !decision.holds_create(k - 1)
+        });
+    }
+    for d in &creates {
+        outcome.created.add(|| d.name().to_string());
+    }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
     summary.message.push_str(&deletions.text);
@@ -541,9 +551,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             items,
             namespace: &namespace,
             upstreams: &specs.upstreams,
-            creates: &plan.creates,
+            creates: &creates,
+            held_creates: &held_creates,
             existing: &plan.updates,
-            upgraded,
+            upgraded: recorded.upgraded,
             decision: &decision,
             deleted: &deletes,
             deletion_held: &deletions.held,
@@ -555,9 +566,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results,
         updates,
         tag_edits,
-        wave_edits,
+        wave_edits: recorded.edits,
         deletes,
-        creates: plan.creates,
+        creates,
         cel_compilations,
         reset_status: decision.upgraded,
         owner: OwnerInfo {
@@ -575,6 +586,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
 
 mod errors;
 mod specs;
+pub(super) use specs::OwnerInfo;
 use specs::Specs;
 
 #[cfg(test)]

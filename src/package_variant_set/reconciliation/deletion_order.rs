@@ -74,6 +74,34 @@ pub fn this_run(rollout: Option<&Rollout>, items: &[Item], deletes: &mut Vec<usi
     d
 }
 
+/// Whether reverse deletion waves are under way: the approval they read is not stale.
+pub fn pending(rollout: Option<&Rollout>, deletes: &[usize]) -> bool {
+    rollout.is_some_and(|r| r.reverse_deletions) && !deletes.is_empty()
+}
+
+/// The variants a run upgrades, and the wave annotations to write on them (where the
+/// annotation says another wave, or none).
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Item indexes of the variants whose `spec.upstream` this run changes.
+    pub upgraded: Vec<usize>,
+    /// (item index, wave).
+    pub edits: Vec<(usize, String)>,
+}
+
+impl Recorded {
+    /// Notes the update of the variant at `item` (`fields`: what changes), in wave `wave`.
+    pub fn note(&mut self, items: &[Item], item: usize, wave: Option<String>, fields: &[String]) {
+        if !fields.iter().any(|f| f.starts_with("spec.upstream")) {
+            return;
+        }
+        self.upgraded.push(item);
+        if let Some(w) = wave.filter(|w| annotation(items, item) != Some(w.as_str())) {
+            self.edits.push((item, w));
+        }
+    }
+}
+
 /// What a run deletes in reverse waves.
 #[derive(Debug, Default)]
 pub struct Deletions {

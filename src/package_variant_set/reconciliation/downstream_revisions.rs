@@ -177,7 +177,8 @@ impl Downstreams {
     /// The existing variant at `item` as a rollout member: an upgrade when a field of
     /// `spec.upstream` changes; ready when its downstream is not known to be otherwise and
     /// it reports `Ready` ([`rollout::is_ready`]), or, with `readyExpr`, when that says so
-    /// (evaluated only for a variant already on the new upstream).
+    /// (evaluated for every member: which one is on the new upstream is told by the caller
+    /// from every spelling of its revision, `activation::current`).
     pub fn member<'a>(
         &self,
         items: &[Item<'a>],
@@ -192,8 +193,6 @@ impl Downstreams {
         let json = object.and_then(Item::json);
         let (ready, reason) = if let Some(said) = self.blocks(item) {
             (false, said.to_string())
-        } else if upgrade {
-            (true, String::new())
         } else {
             match (readiness, json) {
                 (Some(r), Some(v)) => match r.judge(items, index, v, desired.downstream()) {

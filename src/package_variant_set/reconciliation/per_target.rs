@@ -31,6 +31,8 @@ pub struct Run<'a, 'i> {
     /// Per upstream of the set: its variants' `spec.upstream` (and the tag it follows).
     pub upstreams: &'a [(Upstream, Option<String>)],
     pub creates: &'a [DesiredVariant],
+    /// The new variants the rollout does not create yet (their wave may not move).
+    pub held_creates: &'a [DesiredVariant],
     /// (item index, what the set wants of it) of every existing variant the set still wants.
     pub existing: &'a [(usize, DesiredVariant)],
     /// Item indexes of the variants whose `spec.upstream` this run changes.
@@ -44,7 +46,7 @@ pub struct Run<'a, 'i> {
     pub api_version_of: &'a dyn Fn(&DesiredVariant) -> Option<&'static str>,
 }
 
-/// The results of one run: created (in target order), then the existing variants (upgraded,
+/// The results of one run: created, then new ones held (in target order), then the existing variants (upgraded,
 /// waiting, blocking) and the deletions, in item order. Linear but for two sorts.
 pub fn results(run: Run) -> Vec<ResultItem> {
     let upstreams: Vec<Value> = run
@@ -53,14 +55,17 @@ pub fn results(run: Run) -> Vec<ResultItem> {
         .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
         .collect();
     let mut out = Vec::with_capacity(run.creates.len() + run.existing.len());
-    for d in run.creates {
+    let held = "its wave may not move yet: it is created with its wave";
+    let new = (run.creates.iter().map(|d| (d, Action::Created, "")))
+        .chain(run.held_creates.iter().map(|d| (d, Action::Waits, held)));
+    for (d, action, reason) in new {
         let t = Target {
-            action: Action::Created,
+            action,
             name: d.name(),
             wave: run.waves.text(d),
             before: None,
             after: upstreams.get(d.upstream),
-            reason: "",
+            reason,
         };
         let api_version = (run.api_version_of)(d).unwrap_or_default();
         out.push(t.result(None, || reference(api_version, d.name(), run.namespace)));

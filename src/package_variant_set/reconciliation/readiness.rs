@@ -90,6 +90,11 @@ pub struct Readiness {
 }
 
 impl Readiness {
+    /// The rollout's `readyExpr`, if any, ready to evaluate.
+    pub fn of(rollout: Option<&Rollout>) -> Option<Self> {
+        rollout.and_then(|r| r.ready_expr.clone()).map(Self::new)
+    }
+
     pub fn new(program: Arc<Program>) -> Self {
         Readiness {
             program,

@@ -1,6 +1,7 @@
 //! The expansion's typed outcome, rendered again on demand: [`Specs`] replays each wanted
 //! variant's render from what it recorded, and [`TypedExpansion`]'s accessors and JSON form
-//! read it. Apart from the loop in `decision.rs`, which only fills them.
+//! read it; [`OwnerInfo`] is what every new variant carries. Apart from the loop in
+//! `decision.rs`, which only fills them.
 
 use serde_json::Value;
 
@@ -86,4 +87,17 @@ impl TypedExpansion {
             cel_compilations: self.cel_compilations,
         }
     }
+}
+
+/// What every new variant of the set carries: namespace, owner label, owner reference.
+#[derive(Debug, Clone, Default)]
+pub(in crate::package_variant_set::reconciliation) struct OwnerInfo {
+    pub(in crate::package_variant_set::reconciliation) namespace: String,
+    /// Value of the owner label: the set's uid, or its name.
+    pub(in crate::package_variant_set::reconciliation) owner: String,
+    pub(in crate::package_variant_set::reconciliation) set_api_version: String,
+    pub(in crate::package_variant_set::reconciliation) set_kind: String,
+    pub(in crate::package_variant_set::reconciliation) set_name: String,
+    /// Empty for a set read from a file: no owner reference then.
+    pub(in crate::package_variant_set::reconciliation) set_uid: String,
 }
