@@ -39,7 +39,7 @@ use serde_json::Value;
 use super::ensure::DesiredVariant;
 use super::preview::Group;
 use super::readiness::Readiness;
-use super::render_state::{first_line, Resources};
+use super::render_state::{first_line, shortened, Resources};
 use super::rollout::{self, Member, Rollout};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
@@ -50,9 +50,6 @@ use crate::package_variant_set::expansion::upstreams::revisions::{Index, V1ALPHA
 
 /// The conditions read, in the order they are reported.
 const READ: [&str; 2] = ["Rendered", "Ready"];
-
-/// Most characters of a condition's message quoted in the summary.
-const MESSAGE_SHOWN: usize = 200;
 
 /// What the downstream revisions say about the existing variants.
 #[derive(Debug, Default)]
@@ -328,26 +325,4 @@ fn verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem
         return Ok(Some(said));
     }
     Ok(None)
-}
-
-/// `message`, cut to [`MESSAGE_SHOWN`] characters with `...`.
-fn shortened(message: &str) -> String {
-    match message.char_indices().nth(MESSAGE_SHOWN) {
-        Some((end, _)) => format!("{}...", &message[..end]),
-        None => message.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_long_message_is_cut_at_a_character() {
-        let long = "é".repeat(MESSAGE_SHOWN + 5);
-        let cut = shortened(&long);
-        assert_eq!(cut.chars().count(), MESSAGE_SHOWN + 3);
-        assert!(cut.ends_with("..."));
-        assert_eq!(shortened("short"), "short");
-    }
 }

@@ -31,7 +31,7 @@ use crate::yaml;
 /// Porch's object holding a package revision's files.
 pub const KIND: &str = "PackageRevisionResources";
 
-/// Most characters of a render error's first line shown.
+/// Most characters of a condition's message (or a render error's first line) shown.
 const LINE_SHOWN: usize = 200;
 
 /// The PackageRevisionResources of the set's namespace, by (repository, package).
@@ -204,16 +204,17 @@ fn kptfile_verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<Re
     }
 }
 
-/// The first non-empty line of `text`, cut to [`LINE_SHOWN`] characters with `...`.
+/// The first non-empty line of `text`, [`shortened`].
 pub fn first_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    match line.char_indices().nth(LINE_SHOWN) {
-        Some((end, _)) => format!("{}...", &line[..end]),
-        None => line.to_string(),
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty());
+    shortened(line.unwrap_or(""))
+}
+
+/// `message`, cut to [`LINE_SHOWN`] characters with `...`.
+pub fn shortened(message: &str) -> String {
+    match message.char_indices().nth(LINE_SHOWN) {
+        Some((end, _)) => format!("{}...", &message[..end]),
+        None => message.to_string(),
     }
 }
 
