@@ -7,33 +7,15 @@
 
 mod common;
 
-use common::{items_of, run_json};
+use common::{base_revision, items_of, run_json, upstreams_by_site};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
 const ACTIVATE: &str = "package-variant.fn.kpt.dev/activate-revision";
 const APPROVED: &str = "package-variant.fn.kpt.dev/approved-wave";
 
-/// Revision `r` of blueprints/base (workspace `v<r>`), in v1alpha1 or v1alpha2, tagged
-/// `stable` when `tagged`.
 fn revision(r: i64, tagged: bool, v2: bool) -> Value {
-    let labels = if tagged {
-        json!({"package-variant.fn.kpt.dev/tag-stable": "true"})
-    } else {
-        json!({})
-    };
-    let mut pr = json!({"kind": "PackageRevision",
-        "metadata": {"name": format!("blueprints.base.v{r}"), "labels": labels},
-        "spec": {"repository": "blueprints", "packageName": "base", "workspaceName": format!("v{r}"),
-            "lifecycle": "Published"}});
-    if v2 {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha2");
-        pr["status"] = json!({"revision": r});
-    } else {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha1");
-        pr["spec"]["revision"] = json!(r);
-    }
-    pr
+    base_revision(r, tagged, v2)
 }
 
 /// Site `i` in wave `wave`.
@@ -120,23 +102,8 @@ fn errors(out: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The variants' `spec.upstream`, by downstream repository.
 fn upstreams(items: &[Value]) -> Vec<(String, Value)> {
-    let mut u: Vec<(String, Value)> = items
-        .iter()
-        .filter(|v| is_variant(v))
-        .map(|v| {
-            (
-                v["spec"]["downstream"]["repo"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-                v["spec"]["upstream"].clone(),
-            )
-        })
-        .collect();
-    u.sort_by(|a, b| a.0.cmp(&b.0));
-    u
+    upstreams_by_site(items)
 }
 
 /// Four sites (waves 1, 1, 2, 2) with variants at revision 1, made by `config`, then the

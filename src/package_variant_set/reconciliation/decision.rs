@@ -18,8 +18,7 @@ use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
 use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
-    PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
-    PACKAGE_VARIANT_SET_KIND,
+    PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{check_strict, decode};
 use crate::cel::{self, ProgramCache};
@@ -34,6 +33,7 @@ use expansion::targets::{self, effective_namespace};
 use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use expansion::upstreams::{self, ResolvedUpstream};
 use expansion::validation::{api_server, validate_package_variant_set};
+use specs::Specs;
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -72,35 +72,6 @@ pub struct TypedExpansion {
     pub reset_status: Vec<usize>,
     pub(super) owner: OwnerInfo,
     specs: Specs,
-}
-
-/// What the specs of the wanted variants are rendered again from: the set's upstream and
-/// templates, and the values each render recorded (its repo and package defaults, then its
-/// expressions' values).
-#[derive(Debug, Clone, Default)]
-struct Specs {
-    /// Per upstream of the set: what its variants carry as `spec.upstream`, and the tag it
-    /// follows.
-    upstreams: Vec<(Upstream, Option<String>)>,
-    templates: Vec<Option<PackageVariantTemplate>>,
-    record: Records,
-}
-
-impl Specs {
-    fn tag(&self, d: &DesiredVariant) -> Option<&str> {
-        self.upstreams.get(d.upstream)?.1.as_deref()
-    }
-
-    fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
-        templates::replay(
-            self.upstreams.get(d.upstream).map(|(u, _)| u),
-            self.templates.get(d.target).and_then(Option::as_ref),
-            self.record.get(d.record),
-            self.record.get(d.record + 1),
-            &self.record,
-            d.record + 2,
-        )
-    }
 }
 
 /// What every new variant of the set carries: namespace, owner label, owner reference.
@@ -515,42 +486,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     results.extend(downstreams.warning.clone());
     // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
     // creations in them.
-    let decision = match &rollout {
-        Some(r) if policy.allows_update() => {
-            let mut members = Vec::with_capacity(compared.len());
-            let mut refused = Vec::new();
-            for (i, d, spec, fields, _, _) in &compared {
-                let mut m = downstreams.member(items, *i, d, fields);
-                // An upgrade is a move to another revision, whatever the spelling of either.
-                match activation::current::moves(
-                    items,
-                    *i,
-                    spec.upstream.as_ref(),
-                    &index,
-                    m.upgrade,
-                ) {
-                    Ok(upgrade) => m.upgrade = upgrade,
-                    Err(e) => refused.push(*e),
-                }
-                if r.require_ready {
-                    let json = items.get(*i).and_then(Item::json);
-                    if let Some(Err(e)) = json.map(|v| rollout::check_numbers(v, *i)) {
-                        refused.push(*e);
-                    }
-                }
-                members.push(m);
-            }
-            if !refused.is_empty() {
-                refused.truncate(inputs::scope::MAX_REPORTED);
-                return failed(refused);
-            }
-            let pending = rollout::Pending {
-                pinned: compared.iter().filter(|c| c.5).map(|c| c.0).collect(),
-                creates: &plan.creates,
-            };
-            rollout::decide(r, &waves, members, &pending)
-        }
-        _ => rollout::Decision::default(),
+    let wanted = compared.iter().map(|(i, d, spec, fields, _, pinned)| {
+        (*i, *d, spec.upstream.as_ref(), fields.as_slice(), *pinned)
+    });
+    let moving = rollout.as_ref().filter(|_| policy.allows_update());
+    let decision = match gates::decide(
+        moving,
+        &waves,
+        items,
+        (&index, &downstreams),
+        wanted,
+        &plan.creates,
+    ) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
     };
     results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
     let mut updates = Vec::with_capacity(compared.len());
@@ -595,14 +544,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
-    let mut creates = plan.creates;
-    if !decision.held_creates.is_empty() {
-        let mut k = 0;
-        creates.retain(|_| {
-            k += 1;
-            !decision.holds_create(k - 1)
-        });
-    }
+    let creates = decision.created(plan.creates);
     for d in &creates {
         outcome.created.add(|| d.name().to_string());
     }
@@ -632,6 +574,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
 }
 
 mod errors;
+mod gates;
+mod specs;
 
 #[cfg(test)]
 mod tests;

@@ -420,9 +420,14 @@ impl Decision {
         self.held.binary_search(&item).is_ok()
     }
 
-    /// Whether the new variant at `create` (its index in the plan's creates) waits.
-    pub fn holds_create(&self, create: usize) -> bool {
-        self.held_creates.binary_search(&create).is_ok()
+    /// The plan's `creates` without the ones whose creation waits.
+    pub fn created(&self, mut creates: Vec<DesiredVariant>) -> Vec<DesiredVariant> {
+        let mut k = 0;
+        creates.retain(|_| {
+            k += 1;
+            self.held_creates.binary_search(&(k - 1)).is_err()
+        });
+        creates
     }
 }
 
