@@ -324,7 +324,7 @@ fn downstream(i: usize, revision: Value, rendered: &str) -> Value {
 }
 
 #[test]
-fn a_failed_render_of_a_revision_written_as_a_string_is_not_ranked_below_the_others() {
+fn a_failed_render_of_a_revision_without_an_integer_number_is_refused_not_ranked_below() {
     let rollout =
         json!({"rollout": {"requireReady": true, "waveExpr": "int(target.labels['wave'])"}});
     let mut items = fleet_at_1(&set(at(1), rollout.clone(), json!({})), 1, true);
@@ -335,14 +335,31 @@ fn a_failed_render_of_a_revision_written_as_a_string_is_not_ranked_below_the_oth
         }
     }
     items.push(downstream(0, json!(1), "True"));
-    items.push(downstream(0, json!("2"), "False"));
-    let errors = errors(&refused(&items, &set(at(2), rollout, json!({}))));
-    assert!(
-        errors
-            .iter()
-            .any(|(f, m)| f == "status.revision" && m.contains("is the string \"2\"")),
-        "{errors:?}"
-    );
+    let config = set(at(2), rollout, json!({}));
+    // Quoted, or missing on a published revision: either would rank it below revision 1.
+    let mut quoted = items.clone();
+    quoted.push(downstream(0, json!("2"), "False"));
+    let mut missing = items.clone();
+    missing.push(downstream(0, json!(2), "False"));
+    if let Some(status) = missing.last_mut().and_then(|v| v["status"].as_object_mut()) {
+        status.remove("revision");
+    }
+    let cases = [
+        (quoted, "is the string \"2\""),
+        (
+            missing,
+            "is missing: Porch numbers a revision when it publishes it",
+        ),
+    ];
+    for (items, says) in cases {
+        let errors = errors(&refused(&items, &config));
+        assert!(
+            errors
+                .iter()
+                .any(|(f, m)| f == "status.revision" && m.contains(says)),
+            "{errors:?}"
+        );
+    }
 }
 
 #[test]
