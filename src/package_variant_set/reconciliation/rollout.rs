@@ -441,15 +441,15 @@ pub struct Pending<'a> {
     pub creates: &'a [DesiredVariant],
 }
 
-/// Which upgrades and creations this run makes. One sort of the members by (wave, name);
-/// everything else is linear.
+/// Which upgrades and creations this run makes. A sort of the members by (wave, name) and one
+/// of the waves; everything else is linear.
 ///
 /// While an upgrade is under way (a member to upgrade), every wanted variant, existing or
 /// new, belongs to its wave: the first wave is the lowest of them all, and the run moves the
-/// lowest wave that has an upgrade or a creation. A new variant in an earlier wave is created;
-/// in the moving wave, it is created when that wave may move (approved, nothing blocking);
-/// otherwise its creation waits with its wave, so that no gate opens through a new member.
-/// A new variant is not Ready: once created, it blocks under `requireReady` until it is.
+/// lowest wave that has an upgrade or a creation. Its new variants are created, and its
+/// upgrades made, when that wave may move (approved, nothing blocking); the new variants of
+/// later waves wait with their wave, so that no gate opens through a new member. A new variant
+/// is not Ready: once created, it blocks under `requireReady` until it is.
 pub fn decide(
     rollout: &Rollout,
     waves: &Waves,
