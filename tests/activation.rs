@@ -68,18 +68,9 @@ fn is_variant(v: &Value) -> bool {
 
 /// The variants' revisions by site.
 fn revisions(items: &[Value]) -> BTreeMap<String, i64> {
-    items
-        .iter()
-        .filter(|v| is_variant(v))
-        .map(|v| {
-            (
-                v["spec"]["downstream"]["repo"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-                v["spec"]["upstream"]["revision"].as_i64().unwrap_or(0),
-            )
-        })
+    common::upstreams_by_site(items)
+        .into_iter()
+        .map(|(site, u)| (site, u["revision"].as_i64().unwrap_or(0)))
         .collect()
 }
 

@@ -7,33 +7,15 @@
 
 mod common;
 
-use common::{items_of, run_json};
+use common::{base_revision, items_of, run_json, upstreams_by_site};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
 const ACTIVATE: &str = "package-variant.fn.kpt.dev/activate-revision";
 const APPROVED: &str = "package-variant.fn.kpt.dev/approved-wave";
 
-/// Revision `r` of blueprints/base (workspace `v<r>`), in v1alpha1 or v1alpha2, tagged
-/// `stable` when `tagged`.
 fn revision(r: i64, tagged: bool, v2: bool) -> Value {
-    let labels = if tagged {
-        json!({"package-variant.fn.kpt.dev/tag-stable": "true"})
-    } else {
-        json!({})
-    };
-    let mut pr = json!({"kind": "PackageRevision",
-        "metadata": {"name": format!("blueprints.base.v{r}"), "labels": labels},
-        "spec": {"repository": "blueprints", "packageName": "base", "workspaceName": format!("v{r}"),
-            "lifecycle": "Published"}});
-    if v2 {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha2");
-        pr["status"] = json!({"revision": r});
-    } else {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha1");
-        pr["spec"]["revision"] = json!(r);
-    }
-    pr
+    base_revision(r, tagged, v2)
 }
 
 /// Site `i` in wave `wave`.
@@ -120,23 +102,8 @@ fn errors(out: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The variants' `spec.upstream`, by downstream repository.
 fn upstreams(items: &[Value]) -> Vec<(String, Value)> {
-    let mut u: Vec<(String, Value)> = items
-        .iter()
-        .filter(|v| is_variant(v))
-        .map(|v| {
-            (
-                v["spec"]["downstream"]["repo"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-                v["spec"]["upstream"].clone(),
-            )
-        })
-        .collect();
-    u.sort_by(|a, b| a.0.cmp(&b.0));
-    u
+    upstreams_by_site(items)
 }
 
 /// Four sites (waves 1, 1, 2, 2) with variants at revision 1, made by `config`, then the
@@ -357,7 +324,7 @@ fn downstream(i: usize, revision: Value, rendered: &str) -> Value {
 }
 
 #[test]
-fn a_failed_render_of_a_revision_written_as_a_string_is_not_ranked_below_the_others() {
+fn a_failed_render_of_a_revision_without_an_integer_number_is_refused_not_ranked_below() {
     let rollout =
         json!({"rollout": {"requireReady": true, "waveExpr": "int(target.labels['wave'])"}});
     let mut items = fleet_at_1(&set(at(1), rollout.clone(), json!({})), 1, true);
@@ -368,14 +335,31 @@ fn a_failed_render_of_a_revision_written_as_a_string_is_not_ranked_below_the_oth
         }
     }
     items.push(downstream(0, json!(1), "True"));
-    items.push(downstream(0, json!("2"), "False"));
-    let errors = errors(&refused(&items, &set(at(2), rollout, json!({}))));
-    assert!(
-        errors
-            .iter()
-            .any(|(f, m)| f == "status.revision" && m.contains("is the string \"2\"")),
-        "{errors:?}"
-    );
+    let config = set(at(2), rollout, json!({}));
+    // Quoted, or missing on a published revision: either would rank it below revision 1.
+    let mut quoted = items.clone();
+    quoted.push(downstream(0, json!("2"), "False"));
+    let mut missing = items.clone();
+    missing.push(downstream(0, json!(2), "False"));
+    if let Some(status) = missing.last_mut().and_then(|v| v["status"].as_object_mut()) {
+        status.remove("revision");
+    }
+    let cases = [
+        (quoted, "is the string \"2\""),
+        (
+            missing,
+            "is missing: Porch numbers a revision when it publishes it",
+        ),
+    ];
+    for (items, says) in cases {
+        let errors = errors(&refused(&items, &config));
+        assert!(
+            errors
+                .iter()
+                .any(|(f, m)| f == "status.revision" && m.contains(says)),
+            "{errors:?}"
+        );
+    }
 }
 
 #[test]

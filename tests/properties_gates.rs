@@ -15,26 +15,15 @@
 //!
 //! Runs `PROPTEST_CASES` cases (default [`DEFAULT_CASES`]).
 
+mod common;
+
+use common::{base_revision, proptest_config};
 use package_variant::package_variant_set::expand;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// Cases unless `PROPTEST_CASES` says otherwise.
 const DEFAULT_CASES: u32 = 128;
-
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
 
 /// How an existing variant writes the revision it is on.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -199,26 +188,6 @@ fn wave_label(case: &Case, wave: usize) -> String {
     }
 }
 
-fn upstream_revision(r: i64, tagged: bool, v2: bool) -> Value {
-    let labels = if tagged {
-        json!({"package-variant.fn.kpt.dev/tag-stable": "true"})
-    } else {
-        json!({})
-    };
-    let mut pr = json!({"kind": "PackageRevision",
-        "metadata": {"name": format!("blueprints.base.v{r}"), "labels": labels},
-        "spec": {"repository": "blueprints", "packageName": "base",
-            "workspaceName": format!("v{r}"), "lifecycle": "Published"}});
-    if v2 {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha2");
-        pr["status"] = json!({"revision": r});
-    } else {
-        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha1");
-        pr["spec"]["revision"] = json!(r);
-    }
-    pr
-}
-
 fn repository(case: &Case, i: usize) -> Value {
     json!({"apiVersion": "config.porch.kpt.dev/v1alpha1", "kind": "Repository",
         "metadata": {"name": format!("site-{i}"),
@@ -323,7 +292,7 @@ fn respelled(mut v: Value, e: &Existing) -> Value {
 /// The input items, and the item index of each site's existing variant.
 fn items(case: &Case) -> (Vec<Value>, Vec<Option<usize>>) {
     let mut items: Vec<Value> = (1..=3)
-        .map(|r| upstream_revision(r, r == case.tag, case.v2))
+        .map(|r| base_revision(r, r == case.tag, case.v2))
         .collect();
     // The existing variants, as a set at revision 1 makes them.
     let with_variant: Vec<usize> = (0..case.sites.len())
@@ -511,7 +480,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(proptest_config(DEFAULT_CASES))]
 
     /// Every gate holds on every generated fleet.
     #[test]

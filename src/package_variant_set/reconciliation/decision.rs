@@ -15,7 +15,7 @@ use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
 use super::per_target;
 use super::preview::{self, changed_fields, with_fields};
-use super::readiness::{self, Readiness};
+use super::readiness;
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
@@ -36,6 +36,7 @@ use expansion::targets::{self, effective_namespace};
 use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use expansion::upstreams::{self, ResolvedUpstream};
 use expansion::validation::{api_server, validate_package_variant_set};
+use specs::Specs;
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -435,43 +436,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     results.extend(downstreams.warning.clone());
     // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
     // creations in them.
-    let readiness = Readiness::of(rollout.as_ref());
-    let decision = match &rollout {
-        Some(r) if policy.allows_update() => {
-            let mut members = Vec::with_capacity(compared.len());
-            let mut refused = Vec::new();
-            for (i, d, spec, fields, _, _) in &compared {
-                let mut m = downstreams.member(items, &index, readiness.as_ref(), *i, d, fields);
-                // An upgrade is a move to another revision, whatever the spelling of either.
-                match activation::current::moves(
-                    items,
-                    *i,
-                    spec.upstream.as_ref(),
-                    &index,
-                    m.upgrade,
-                ) {
-                    Ok(upgrade) => m.upgrade = upgrade,
-                    Err(e) => refused.push(*e),
-                }
-                if r.require_ready {
-                    let json = items.get(*i).and_then(Item::json);
-                    if let Some(Err(e)) = json.map(|v| rollout::check_numbers(v, *i)) {
-                        refused.push(*e);
-                    }
-                }
-                members.push(m);
-            }
-            if !refused.is_empty() {
-                refused.truncate(inputs::scope::MAX_REPORTED);
-                return failed(refused);
-            }
-            let pending = rollout::Pending {
-                pinned: compared.iter().filter(|c| c.5).map(|c| c.0).collect(),
-                creates: &plan.creates,
-            };
-            rollout::decide(r, &waves, members, &pending)
-        }
-        _ => rollout::Decision::default(),
+    let wanted = compared.iter().map(|(i, d, spec, fields, _, pinned)| {
+        (*i, *d, spec.upstream.as_ref(), fields.as_slice(), *pinned)
+    });
+    let moving = rollout.as_ref().filter(|_| policy.allows_update());
+    let decision = match gates::decide(
+        moving,
+        &waves,
+        items,
+        (&index, &downstreams),
+        wanted,
+        &plan.creates,
+    ) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
     };
     // Each upgraded variant records its wave (reverse deletions read it).
     let mut recorded = deletion_order::Recorded::default();
@@ -529,14 +507,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let held_creates: Vec<DesiredVariant> = (decision.held_creates.iter())
         .filter_map(|&k| plan.creates.get(k).cloned())
         .collect();
-    let mut creates = plan.creates;
-    if !decision.held_creates.is_empty() {
-        let mut k = 0;
-        creates.retain(|_| {
-            k += 1;
-            !decision.holds_create(k - 1)
-        });
-    }
+    let creates = decision.created(plan.creates);
     for d in &creates {
         outcome.created.add(|| d.name().to_string());
     }
@@ -585,9 +556,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
 }
 
 mod errors;
+mod gates;
 mod specs;
 pub(super) use specs::OwnerInfo;
-use specs::Specs;
 
 #[cfg(test)]
 mod tests;

@@ -378,9 +378,14 @@ impl Decision {
         self.held.binary_search(&item).is_ok()
     }
 
-    /// Whether the new variant at `create` (its index in the plan's creates) waits.
-    pub fn holds_create(&self, create: usize) -> bool {
-        self.held_creates.binary_search(&create).is_ok()
+    /// The plan's `creates` without the ones whose creation waits.
+    pub fn created(&self, mut creates: Vec<DesiredVariant>) -> Vec<DesiredVariant> {
+        let mut k = 0;
+        creates.retain(|_| {
+            k += 1;
+            self.held_creates.binary_search(&(k - 1)).is_err()
+        });
+        creates
     }
 }
 
@@ -394,15 +399,15 @@ pub struct Pending<'a> {
     pub creates: &'a [DesiredVariant],
 }
 
-/// Which upgrades and creations this run makes. One sort of the members by (wave, name);
-/// everything else is linear.
+/// Which upgrades and creations this run makes. A sort of the members by (wave, name) and one
+/// of the waves; everything else is linear.
 ///
 /// While an upgrade is under way (a member to upgrade), every wanted variant, existing or
 /// new, belongs to its wave: the first wave is the lowest of them all, and the run moves the
-/// lowest wave that has an upgrade or a creation. A new variant in an earlier wave is created;
-/// in the moving wave, it is created when that wave may move (approved, nothing blocking);
-/// otherwise its creation waits with its wave, so that no gate opens through a new member.
-/// A new variant is not Ready: once created, it blocks under `requireReady` until it is.
+/// lowest wave that has an upgrade or a creation. Its new variants are created, and its
+/// upgrades made, when that wave may move (approved, nothing blocking); the new variants of
+/// later waves wait with their wave, so that no gate opens through a new member. A new variant
+/// is not Ready: once created, it blocks under `requireReady` until it is.
 pub fn decide(
     rollout: &Rollout,
     waves: &Waves,

@@ -17,7 +17,8 @@
 //! - the numbers the gates read from a revision (its revision, `metadata.generation`, a
 //!   condition's `observedGeneration`) are integers in Porch's schema (int64 in JSON): any
 //!   other value (`"2"`, `2.5`, `true`) is an error on its field, never read as 0 or as
-//!   current ([`whole_number`]).
+//!   current ([`whole_number`]); a published v1alpha2 revision without `status.revision` is
+//!   an error too (it would rank below every numbered one).
 
 use crate::api::package_variant::Upstream;
 use crate::common::fast_hash::{FastMap, FastSet};
@@ -87,6 +88,23 @@ fn check_numbers(item: usize, json: &Value, v2: bool) -> Result<(), Box<ResultIt
     for field in [revision, "metadata.generation"] {
         let pointer = format!("/{}", field.replace('.', "/"));
         whole_number(json, &pointer).map_err(|m| error(field.to_string(), m))?;
+    }
+    // A published v1alpha2 revision without its number would rank below every other.
+    let published = matches!(
+        str_at(json, "/spec/lifecycle"),
+        "Published" | "DeletionProposed"
+    );
+    if v2
+        && published
+        && whole_number(json, "/status/revision")
+            .ok()
+            .flatten()
+            .is_none()
+    {
+        return Err(error(
+            revision.to_string(),
+            "is missing: Porch numbers a revision when it publishes it, and the gates rank published revisions by it; give the revision as the cluster holds it (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -o yaml)".to_string(),
+        ));
     }
     let conditions = json_at(json, "/status/conditions").and_then(Value::as_array);
     for (k, c) in conditions.into_iter().flatten().enumerate() {
