@@ -32,7 +32,7 @@ else
   SIZES="1000 10000 100000"; PROFILE=release; BIN=$ROOT/target/release/package-variant
 fi
 if [ -n "${PV_BIN:-}" ]; then
-  BIN=$(realpath "$PV_BIN")
+  BIN=$(realpath "$PV_BIN"); PROFILE="given by PV_BIN"
 else
   cargo build --quiet --profile "$PROFILE" --bin package-variant
 fi
