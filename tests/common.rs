@@ -423,3 +423,20 @@ pub fn upstreams_by_site(items: &[serde_json::Value]) -> Vec<(String, serde_json
     u.sort_by(|a, b| a.0.cmp(&b.0));
     u
 }
+
+/// An in-cluster ConfigMap `name` of namespace `ns` with `data.db: db`, as `kubectl get -o yaml`
+/// prints it, annotated `config.porch.kpt.dev/in-cluster: "true"`.
+pub fn in_cluster_config_map(name: &str, ns: &str, db: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: {ns}
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+data:
+  db: {db}
+"
+    )
+}
