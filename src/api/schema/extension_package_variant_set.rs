@@ -210,6 +210,8 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
             ("waveExpr", S::string("A CEL expression giving each target's wave, an int or a string, with the variables the template sees; waves are upgraded in ascending order, one per run.")),
             ("requireReady", S::boolean("No upgrade while a variant already on the new upstream does not report Ready True in its status.conditions, or its downstream PackageRevision (porch.kpt.dev/v1alpha2, when among the items) reports Rendered or Ready other than True.")),
             ("pauseAfterWave", S::boolean("Once a wave is on the new upstream, the next wave waits for the annotation package-variant.fn.kpt.dev/approved-wave: \"W\" (W its waveExpr value; the waves up to W may start). Needs waveExpr.")),
+            ("readyExpr", S::string("A CEL expression giving a bool: whether a variant already on the new upstream is ready, with variant (the PackageVariant as given) and revisions (its downstream PackageRevisions among the items, newest first). Replaces the Ready condition rule and implies requireReady; a failed render still blocks, an error blocks that variant.")),
+            ("deletionOrder", S::string("AllAtOnce (the default: every variant the set no longer wants in one run) or Reverse (one wave per run, the highest first, by the package-variant.fn.kpt.dev/wave annotation the set writes). Needs waveExpr.")),
         ], &[])),
         ("revisionActivationPolicy", S::string("(extension) Automatic (the default: the revision a tag names reaches the fleet) or Manual (it is offered; the annotation package-variant.fn.kpt.dev/activate-revision: \"N\" activates it) (docs/fleet-safety.md).")),
     ], &[])),
