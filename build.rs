@@ -18,7 +18,8 @@
 //! 3. `tests/yaml_test_suite.rs` needs the YAML test suite's data. When it is absent the test
 //!    is compiled `#[ignore]`d with the reason (cfg `yaml_test_suite_absent`), so `cargo test`
 //!    lists it as not run instead of passing without running anything. The same for
-//!    `tests/security.rs`'s strace check when `strace` is not on PATH (cfg `strace_absent`).
+//!    `tests/security.rs`'s strace check when `strace` is not on PATH (cfg `strace_absent`), and
+//!    `tests/re2_differential.rs` when `go` is not (cfg `go_absent`).
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,7 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rustc-check-cfg=cfg(yaml_test_suite_absent)");
     println!("cargo::rustc-check-cfg=cfg(strace_absent)");
+    println!("cargo::rustc-check-cfg=cfg(go_absent)");
 
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     // PACKAGE_VARIANT_RELR=0 leaves the relocations unpacked, for comparison. GNU ld (2.38 or
@@ -97,6 +99,12 @@ fn main() {
     };
     if !on_path("strace") {
         println!("cargo::rustc-cfg=strace_absent");
+    }
+    // tests/re2_differential.rs runs Go's `regexp`: ignored without `go`, except in CI
+    // (`CI=true`), where it runs and fails.
+    println!("cargo::rerun-if-env-changed=CI");
+    if !on_path("go") && var("CI") != "true" {
+        println!("cargo::rustc-cfg=go_absent");
     }
 }
 

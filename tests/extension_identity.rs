@@ -264,6 +264,22 @@ fn an_owned_resource_whose_namespace_another_function_set_is_taken_back() {
     assert!(!items_section(&removed.stdout).contains("name: extra"));
 }
 
+/// `dir/pkg`, whose Kptfile's pipeline runs the variant `pv.yaml`, then `more` (mutators).
+fn package(dir: &std::path::Path, more: &str) -> std::path::PathBuf {
+    let pkg = dir.join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::write(
+        pkg.join("Kptfile"),
+        format!(
+            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
+             config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
+             package-variant\n    configPath: pv.yaml\n{more}"
+        ),
+    )
+    .unwrap();
+    pkg
+}
+
 /// Under kpt: a pipeline of the variant, then a function that sets the owned resource's
 /// namespace (a sed script standing in for set-namespace), rendered twice. The second render
 /// used to fail forever ("... does not own (it is owned by PackageVariant ...)").
@@ -280,15 +296,7 @@ fn under_kpt_a_pipeline_that_sets_the_namespace_renders_again() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&set_ns, fs::Permissions::from_mode(0o755)).unwrap();
-    let pkg = dir.join("pkg");
-    fs::create_dir_all(&pkg).unwrap();
-    fs::write(
-        pkg.join("Kptfile"),
-        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
-         config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
-         package-variant\n    configPath: pv.yaml\n  - exec: set-ns\n",
-    )
-    .unwrap();
+    let pkg = package(dir, "  - exec: set-ns\n");
     fs::write(
         pkg.join("pv.yaml"),
         pv(OWNED).replace(
@@ -331,15 +339,7 @@ fn under_kpt_the_longest_names_make_files_the_file_system_takes() {
     );
     assert_eq!(name.len(), 253);
     let namespace = "n".repeat(63);
-    let pkg = dir.join("pkg");
-    fs::create_dir_all(&pkg).unwrap();
-    fs::write(
-        pkg.join("Kptfile"),
-        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
-         config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
-         package-variant\n    configPath: pv.yaml\n",
-    )
-    .unwrap();
+    let pkg = package(dir, "");
     let write_pv = |injection: &str| {
         fs::write(
             pkg.join("pv.yaml"),
