@@ -9,13 +9,13 @@
 //! changes.
 
 use crate::api::identity;
+use crate::api::names::cut_with_hash;
 use crate::api::package_variant::InjectionEntry;
 use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::Package;
 use crate::package_variant::package_resource::{Lookup, Packages};
 use crate::package_variant::PackageVariant;
-use crate::package_variant_set::expansion::naming;
 use crate::yaml::json::from_json;
 use crate::yaml::{to_json, Node};
 use serde_json::{Map, Value};
@@ -54,7 +54,7 @@ pub const MAX_FILE_NAME_BYTES: usize = 255;
 /// ([`identity::check_owned`]): none holds a `/`, so the file stays directly in `injected/`.
 /// A file name over [`MAX_FILE_NAME_BYTES`] (a 253-byte name, a 63-byte namespace) is cut as
 /// Porch cuts long names, its first bytes, `-` and a hash of the whole
-/// ([`naming::cut_with_hash`]): readable, and the same every run. A later run finds the file's
+/// ([`cut_with_hash`]): readable, and the same every run. A later run finds the file's
 /// resource by its kind, namespace and name, never by the file name.
 pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
     let ns = if namespace.is_empty() {
@@ -63,7 +63,7 @@ pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
         format!("{namespace}-")
     };
     let stem = format!("{}-{ns}{name}", kind.to_lowercase());
-    let stem = naming::cut_with_hash(&stem, MAX_FILE_NAME_BYTES - ".yaml".len());
+    let stem = cut_with_hash(&stem, MAX_FILE_NAME_BYTES - ".yaml".len());
     format!("{OWNED_DIR}/{stem}.yaml")
 }
 

@@ -22,24 +22,7 @@ pub fn identifier(set_name: &str, repo: &str, package: &str) -> String {
 /// the longest prefix that ends on a character boundary (at most 54 bytes); the name is then
 /// shorter than 63 bytes. Such names are not valid Kubernetes names anyway.
 pub fn package_variant_name(identifier: &str) -> String {
-    cut_with_hash(identifier, MAX_NAME_LEN)
-}
-
-/// Porch's cut for any limit: `text` if it is at most `max` bytes, else its first `max - 9`
-/// bytes (on a character boundary), `-`, and the first 8 lowercase hex digits of the SHA-1 of
-/// the whole. Deterministic, so the same long text is cut to the same short one every run.
-pub fn cut_with_hash(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut cut = max.saturating_sub(9);
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let prefix = text.get(..cut).unwrap_or_default();
-    let hash = sha1_smol::Sha1::from(text).digest().to_string();
-    let hash8 = hash.get(..8).unwrap_or(&hash);
-    format!("{prefix}-{hash8}")
+    crate::api::names::cut_with_hash(identifier, MAX_NAME_LEN)
 }
 
 #[cfg(test)]
