@@ -264,6 +264,22 @@ fn an_owned_resource_whose_namespace_another_function_set_is_taken_back() {
     assert!(!items_section(&removed.stdout).contains("name: extra"));
 }
 
+/// `dir/pkg`, whose Kptfile's pipeline runs the variant `pv.yaml`, then `more` (mutators).
+fn package(dir: &std::path::Path, more: &str) -> std::path::PathBuf {
+    let pkg = dir.join("pkg");
+    fs::create_dir_all(&pkg).unwrap();
+    fs::write(
+        pkg.join("Kptfile"),
+        format!(
+            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
+             config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
+             package-variant\n    configPath: pv.yaml\n{more}"
+        ),
+    )
+    .unwrap();
+    pkg
+}
+
 /// Under kpt: a pipeline of the variant, then a function that sets the owned resource's
 /// namespace (a sed script standing in for set-namespace), rendered twice. The second render
 /// used to fail forever ("... does not own (it is owned by PackageVariant ...)").
@@ -280,15 +296,7 @@ fn under_kpt_a_pipeline_that_sets_the_namespace_renders_again() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&set_ns, fs::Permissions::from_mode(0o755)).unwrap();
-    let pkg = dir.join("pkg");
-    fs::create_dir_all(&pkg).unwrap();
-    fs::write(
-        pkg.join("Kptfile"),
-        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    \
-         config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: \
-         package-variant\n    configPath: pv.yaml\n  - exec: set-ns\n",
-    )
-    .unwrap();
+    let pkg = package(dir, "  - exec: set-ns\n");
     fs::write(
         pkg.join("pv.yaml"),
         pv(OWNED).replace(
@@ -312,4 +320,168 @@ fn under_kpt_a_pipeline_that_sets_the_namespace_renders_again() {
         let files: Vec<_> = fs::read_dir(pkg.join("injected")).unwrap().collect();
         assert_eq!(files.len(), 1, "render {round}: {files:?}");
     }
+}
+
+/// The longest valid names (a 253-byte name, a 63-byte namespace) under kpt: the owned files'
+/// names are cut to what the file system takes, the second render changes nothing, and with
+/// the entries gone the files go too (issue 40).
+#[test]
+fn under_kpt_the_longest_names_make_files_the_file_system_takes() {
+    let scratch = Scratch::new("owned-long-names");
+    let dir = &scratch.0;
+    let bin = bin_dir(dir);
+    let name = format!(
+        "{}.{}.{}.{}",
+        "a".repeat(63),
+        "b".repeat(63),
+        "c".repeat(63),
+        "d".repeat(61)
+    );
+    assert_eq!(name.len(), 253);
+    let namespace = "n".repeat(63);
+    let pkg = package(dir, "");
+    let write_pv = |injection: &str| {
+        fs::write(
+            pkg.join("pv.yaml"),
+            pv(injection).replace(
+                "  name: my-pv\n",
+                "  name: my-pv\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+            ),
+        )
+        .unwrap();
+    };
+    write_pv(&format!(
+        "  injection:
+  - directResource: {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {name}}}, data: {{a: b}}}}
+  - directResource: {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {name}, namespace: {namespace}}}, data: {{a: b}}}}
+"
+    ));
+    let listing = || {
+        let mut files: Vec<(String, String)> = fs::read_dir(pkg.join("injected"))
+            .map(|d| {
+                d.map(|e| {
+                    let path = e.unwrap().path();
+                    let text = fs::read_to_string(&path).unwrap();
+                    (
+                        path.file_name().unwrap().to_str().unwrap().to_string(),
+                        text,
+                    )
+                })
+                .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+    assert_eq!(code, 0, "{log}");
+    let first = listing();
+    assert_eq!(first.len(), 2, "{first:?}");
+    for (file, text) in &first {
+        assert!(file.len() <= 255, "{} bytes: {file}", file.len());
+        assert!(file.starts_with("configmap-"), "{file}");
+        assert!(text.contains(&format!("  name: {name}\n")), "{text}");
+        assert!(
+            text.contains("package-variant.fn.kpt.dev/owner: my-pv"),
+            "{text}"
+        );
+    }
+    assert!(
+        first[0].1.contains(&format!("  namespace: {namespace}\n"))
+            || first[1].1.contains(&format!("  namespace: {namespace}\n"))
+    );
+    let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        listing(),
+        first,
+        "the second render changed the owned files"
+    );
+    write_pv("");
+    let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(listing(), vec![], "{log}");
+}
+
+/// An owned file name is cut only when it is too long, and the cut is the same every run.
+#[test]
+fn a_long_owned_file_name_is_cut_with_a_hash() {
+    use package_variant::package_variant::owned::owned_path;
+    assert_eq!(
+        owned_path("ConfigMap", "a", "extra"),
+        "injected/configmap-a-extra.yaml"
+    );
+    let name = "x".repeat(253);
+    let path = owned_path("ConfigMap", &"n".repeat(63), &name);
+    let file = path.strip_prefix("injected/").unwrap();
+    assert_eq!(file.len(), 255, "{file}");
+    assert!(file.starts_with(&format!("configmap-{}-xxx", "n".repeat(63))));
+    assert_eq!(path, owned_path("ConfigMap", &"n".repeat(63), &name));
+    assert_ne!(path, owned_path("ConfigMap", &"n".repeat(63), &name[1..]));
+    // 250 bytes with `.yaml`: kept whole.
+    let whole = owned_path("ConfigMap", "", &"y".repeat(250 - "configmap-".len() - 5));
+    assert_eq!(whole.len(), "injected/".len() + 250);
+}
+
+/// Two items claim the one resource an entry adds (issue 40): neither is taken back or
+/// removed on a guess; an error names both, and nothing changes.
+#[test]
+fn two_items_claiming_one_owned_resource_are_refused() {
+    let owned = |namespace: &str, path: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: {namespace}\n  \
+             annotations:\n    package-variant.fn.kpt.dev/owner: my-pv\n    \
+             config.kubernetes.io/path: {path}\n    internal.config.kubernetes.io/path: {path}\n\
+             data:\n  a: b\n"
+        )
+    };
+    let items = vec![
+        KPTFILE.to_string(),
+        owned("a", "injected/configmap-extra.yaml"),
+        owned("b", "app/x.yaml"),
+    ];
+    for config in [
+        pv(OWNED),
+        pv(&OWNED.replace("{name: extra}", "{name: extra, namespace: a}")),
+    ] {
+        let out = go(&items, &config);
+        assert_refused(
+            &out,
+            &items,
+            "ConfigMap/extra is claimed by 2 resources PackageVariant \"my-pv\" owns: \
+             injected/configmap-extra.yaml (namespace \"a\") and app/x.yaml (namespace \"b\"); \
+             spec.injection[0] adds one",
+            "spec.injection[0]",
+        );
+    }
+    // Two entries, one per namespace, each with its own: no doubt.
+    let two = pv(&format!(
+        "{OWNED}{}",
+        OWNED
+            .replace("  injection:\n", "")
+            .replace("{name: extra}", "{name: extra, namespace: b}")
+    )
+    .replace("{name: extra}", "{name: extra, namespace: a}"));
+    let out = go(&items, &two);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+/// A take-back for an entry without a namespace says so (not `writes ""`).
+#[test]
+fn a_take_back_to_no_namespace_says_so() {
+    let config = pv(OWNED);
+    let first = go(&[KPTFILE.to_string()], &config);
+    let moved = items_section(&first.stdout).replace(
+        "    name: extra\n",
+        "    name: extra\n    namespace: prod\n",
+    );
+    let second = again(&moved, &config);
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    assert!(
+        second
+            .stdout
+            .contains("spec.injection[0] gives it no namespace; written as the entry says"),
+        "{}",
+        second.stdout
+    );
 }

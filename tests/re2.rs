@@ -43,6 +43,11 @@ fn patterns_mean_what_they_mean_in_re2() {
         ("Édge", r"(?i)^édge$", true),
         ("edge-7", r"^edge-[0-9]+$", true),
     ];
+    assert_answers(&cases);
+}
+
+/// Each `(text, pattern, answer)` through the binary: `text.matches(pattern)` is `answer`.
+fn assert_answers(cases: &[(&str, &str, bool)]) {
     let exprs: Vec<String> = cases
         .iter()
         .map(|(text, pattern, _)| format!("string(\"{text}\".matches(r\"{pattern}\"))"))
@@ -115,18 +120,52 @@ fn a_long_invalid_pattern_is_quoted_by_a_window() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     let results = results_section(&out.stdout);
     assert!(
-        results.contains("invalid regular expression: regex parse error at byte 300000 of the 300009 bytes of the pattern")
-            && results.contains("unclosed group"),
+        results.contains("invalid regular expression: missing closing ) at byte 300000 of the 300009 bytes of the pattern"),
         "{}",
         &results[..results.len().min(2000)]
     );
     assert!(results.len() < 4000, "results are {} bytes", results.len());
-    // A short one is quoted whole, as the regex crate writes it.
+    // A short one is quoted whole, as Go's regexp quotes it.
     let out = run_exprs(&["string(\"a\".matches(\"(b\"))"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(
-        results_section(&out.stdout).contains("    (b\n"),
+        results_section(&out.stdout).contains("invalid regular expression: missing closing ): `(`"),
         "{}",
         out.stdout
     );
+}
+
+/// Issue 40's patterns through the binary: what Go's regexp takes is taken and matches as
+/// there; what it refuses is refused on the field, with Go's reason.
+#[test]
+fn patterns_go_takes_and_refuses_are_taken_and_refused() {
+    let taken = [
+        ("x{foo}", r"^x{foo}$", true),
+        ("{a}", r"^{.*}$", true),
+        ("a{,3}", r"^a{,3}$", true),
+        ("aaa", r"^a{,3}$", false),
+        ("a", r"^\p{^Greek}$", true),
+        ("α", r"^\p{^Greek}$", false),
+        ("aa", r"^a{2}$", true),
+    ];
+    assert_answers(&taken);
+    for (pattern, why) in [
+        (r"a**", "invalid nested repetition operator: `**`"),
+        (r"a++", "invalid nested repetition operator: `++`"),
+        (r"a{2}{3}", "invalid nested repetition operator: `{2}{3}`"),
+        (r"a{1001}", "invalid repeat count: `{1001}`"),
+        (r"(a{2,3}){400}", "invalid repeat count: `{400}`"),
+        (r"\p{greek}", "invalid character class range: `\\p{greek}`"),
+        (r"\p{Emoji}", "invalid character class range: `\\p{Emoji}`"),
+    ] {
+        let expr = format!("string(\"a\".matches(r\"{pattern}\"))");
+        let out = run_exprs(&[&expr]);
+        assert_eq!(out.code, 1, "{pattern}: {}", out.stdout);
+        let results = results_section(&out.stdout).replace("\\\\", "\\");
+        assert!(
+            results.contains(&format!("invalid regular expression: {why}"))
+                && results.contains("spec.targets[0].template.labelExprs[0].valueExpr"),
+            "{pattern}: {results}"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! DNS-1123 subdomain), as a namespace (a DNS-1123 label), as a label value, an API group,
 //! version and kind, so that a name it would refuse is refused here first, with the reason.
 //! And the one rule of our own on a PackageVariant's name (no `.`), which both the
-//! PackageVariant function and the set's expander apply.
+//! PackageVariant function and the set's expander apply. And Porch's cut of a name too long
+//! for its limit ([`cut_with_hash`]), which both use too.
 
 /// Longest DNS-1123 subdomain.
 pub const MAX_SUBDOMAIN_LEN: usize = 253;
@@ -241,6 +242,23 @@ pub fn package_variant_name_problem_with(name: &str, has_functions: bool) -> Opt
     } else {
         dns1123_subdomain(name).map(|why| format!("is not a valid Kubernetes name: {why}"))
     }
+}
+
+/// Porch's cut for any limit: `text` if it is at most `max` bytes, else its first `max - 9`
+/// bytes (on a character boundary), `-`, and the first 8 lowercase hex digits of the SHA-1 of
+/// the whole. Deterministic, so the same long text is cut to the same short one every run.
+pub fn cut_with_hash(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = max.saturating_sub(9);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let prefix = text.get(..cut).unwrap_or_default();
+    let hash = sha1_smol::Sha1::from(text).digest().to_string();
+    let hash8 = hash.get(..8).unwrap_or(&hash);
+    format!("{prefix}-{hash8}")
 }
 
 #[cfg(test)]

@@ -22,18 +22,96 @@ struct Located {
     message: String,
 }
 
-/// Syntax errors of the parser, in cel-go's format.
+/// Syntax errors of the parser, in cel-go's format and the user's words: what the parser says
+/// about itself (its visitor's `No \`MemberContextAll\`!`, `Incomplete \`ExprContext\` ...`, a
+/// recursion limit as `OtherError(ParseError { .. })`) never reaches the message. cel-go has
+/// none of these: its own syntax error for the same input is there beside them, and they are
+/// left out; alone, each is said as what is missing.
 pub fn syntax_errors(source: &str, errors: &cel::ParseErrors) -> String {
-    let located = errors
+    let position = |e: &cel::ParseError| {
+        (
+            usize::try_from(e.pos.0).unwrap_or(1).max(1),
+            usize::try_from(e.pos.1).unwrap_or(1).max(1),
+        )
+    };
+    let said: Vec<(usize, usize, Said)> = errors
         .errors
         .iter()
-        .map(|e| Located {
-            line: usize::try_from(e.pos.0).unwrap_or(1),
-            column: usize::try_from(e.pos.1).unwrap_or(1),
-            message: e.msg.clone(),
+        .map(|e| {
+            let (line, column) = position(e);
+            (line, column, said(&e.msg))
         })
         .collect();
+    let any_plain = said.iter().any(|(_, _, s)| !matches!(s, Said::Internal(_)));
+    let mut recursion_said = false;
+    let mut internal_said = false;
+    let mut located = Vec::new();
+    for (line, column, s) in said {
+        let message = match s {
+            Said::Plain(m) => m,
+            // One is enough: the parser reports the limit at every level past it.
+            Said::Recursion if recursion_said => continue,
+            Said::Recursion => {
+                recursion_said = true;
+                format!(
+                    "expression recursion limit exceeded: it nests more than {} expressions in \
+                     one another (each branch of `? :`, bracket, argument and list or map entry \
+                     is one); write it with fewer levels, or split it over several expressions",
+                    super::MAX_AST_DEPTH
+                )
+            }
+            Said::Internal(_) if any_plain || internal_said => continue,
+            Said::Internal(what) => {
+                internal_said = true;
+                what
+            }
+        };
+        located.push(Located {
+            line,
+            column,
+            message,
+        });
+    }
     display(source, located, false)
+}
+
+/// A parser message, as the user is told it.
+enum Said {
+    /// About the expression (cel-go's words): kept.
+    Plain(String),
+    /// The parser's recursion limit.
+    Recursion,
+    /// About the parser's own tree (a rule it could not finish): what is missing, in words.
+    Internal(String),
+}
+
+fn said(message: &str) -> Said {
+    if message.contains("Recursion limit of") {
+        return Said::Recursion;
+    }
+    // An error of the parser's runtime, written with its Debug format: its message.
+    if message.contains("OtherError(") || message.contains("ParseError {") {
+        let inner = message
+            .split_once("msg: \"")
+            .and_then(|(_, rest)| rest.split_once("\", expr_id"))
+            .map(|(m, _)| m);
+        return match inner {
+            Some(m) => Said::Plain(format!("Syntax error: {m}")),
+            None => Said::Internal("Syntax error: the expression could not be read".into()),
+        };
+    }
+    let internal = message == "UNKNOWN"
+        || ((message.starts_with("No ") || message.starts_with("Incomplete "))
+            && message.ends_with('!'));
+    if !internal {
+        return Said::Plain(message.to_string());
+    }
+    let what = if message.contains("_?_:_") {
+        "Syntax error: incomplete conditional: write `condition ? value : other value`"
+    } else {
+        "Syntax error: incomplete expression: an operand or a closing bracket is missing here"
+    };
+    Said::Internal(what.to_string())
 }
 
 /// Checker errors at the nodes they concern (`id`s of `info`), in cel-go's format.

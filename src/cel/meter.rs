@@ -188,6 +188,9 @@ fn compile_regex_within(pattern: &str, limit: usize) -> Result<regex::Regex, Str
 fn compile_translated(pattern: &str, limit: usize) -> Result<regex::Regex, String> {
     regex::RegexBuilder::new(pattern)
         .size_limit(limit)
+        // Go takes 999 groups nested (re2::MAX_GROUP_DEPTH); the translation nests a little
+        // more (a class in a class, a count around a repetition).
+        .nest_limit(3 * re2::MAX_GROUP_DEPTH as u32)
         .dfa_size_limit(MAX_REGEX_PROGRAM_BYTES)
         .build()
         .map_err(|e| match e {
@@ -219,17 +222,10 @@ fn syntax_message(pattern: &str, error: regex::Error) -> String {
         // Not a fault of the syntax: the crate's message names no pattern then.
         _ => return error.to_string(),
     };
-    let (mut from, mut to) = (offset.saturating_sub(30), (offset + 30).min(pattern.len()));
-    while !pattern.is_char_boundary(from) {
-        from -= 1;
-    }
-    while !pattern.is_char_boundary(to) {
-        to += 1;
-    }
     format!(
         "regex parse error at byte {offset} of the {} bytes of the pattern, near {:?}: {kind}",
         pattern.len(),
-        &pattern[from..to]
+        re2::near(pattern, offset)
     )
 }
 

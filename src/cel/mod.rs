@@ -69,6 +69,16 @@ pub use runtime::{
     MAX_OUTPUT_BYTES, MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
 };
 
+/// What `matches` compiles `pattern` (RE2's syntax) to, the run's cost meter left out: asked
+/// by tests/re2_differential.rs, which holds the translation against Go's own `regexp`.
+#[doc(hidden)]
+pub fn compile_matches_pattern(pattern: &str) -> Result<regex::Regex, String> {
+    match runtime::compile_regex_in_classes(pattern, |_| Ok::<(), std::convert::Infallible>(())) {
+        Ok((compiled, _)) => compiled,
+        Err(never) => match never {},
+    }
+}
+
 /// Longest accepted expression source, in bytes.
 pub const MAX_EXPRESSION_BYTES: usize = 10_000;
 /// Deepest accepted nesting of `(`, `[` and `{` in the source.

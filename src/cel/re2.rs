@@ -1,411 +1,441 @@
-//! RE2's syntax, as cel-go's `matches` reads it (Go's `regexp`), written in the `regex` crate's
-//! syntax with the same meaning. The two agree on most patterns but not all, and where they
-//! differ a pattern would match other strings here than in Porch, silently:
-//! - `\d`, `\w`, `\s`, `\b` and `\B` are ASCII in RE2 (`\s` is `[\t\n\f\r ]`) and Unicode in
-//!   the `regex` crate: they are written out as ASCII classes and assertions;
-//! - `\<` and `\>` are the characters `<` and `>` in RE2 and word assertions in the crate;
-//! - in a class, `&&`, `--` and `~~` are characters in RE2 and set operations in the crate, and
-//!   `[` is a character (unless it starts `[:name:]`) where the crate nests a class: every
-//!   punctuation character of a class is written as a hex escape;
-//! - `\Q...\E` (RE2 quotes the text between) is written as escaped characters.
+//! RE2's syntax, as cel-go's `matches` reads it (Go's `regexp`), checked as Go checks it and
+//! written in the `regex` crate's syntax with the same meaning. The crate's parser is never
+//! the judge of a pattern: it takes patterns Go refuses (`a**`, `a{1001}`, `\p{greek}`,
+//! `\u0041`) and refuses patterns Go takes (`x{foo}`, `a{,3}`, `\p{^Greek}`, `\x{D800}`), so
+//! every pattern is read here by Go's rules and written out in a form the crate reads alike:
+//! - a `{` that does not start a valid count (`{2}`, `{2,}`, `{2,5}`, no leading zero) is a
+//!   character; counts above 1000, and nested counts whose product is above 1000, are refused,
+//!   and so is a repetition of a repetition (`a**`, `a{2}{3}`, `a*??`);
+//! - `\d`, `\w`, `\s`, `\b` and `\B` are ASCII in RE2 (`\s` is `[\t\n\f\r ]`): written out as
+//!   ASCII classes and assertions; `\p{..}` takes only Go's exact names (categories, scripts,
+//!   `Any`; `^` negates), and `\p{C}` is Go's (without unassigned code points);
+//! - every character is written as a literal the crate cannot read otherwise (ASCII
+//!   punctuation as hex escapes), so `\<`, `&&`, `--`, `~~` and `[` in a class stay characters;
+//!   octal, `\x{..}` and `\Q...\E` become those literals; a surrogate (`\x{D800}`, which no
+//!   string holds) becomes a class that matches nothing;
+//! - group names are checked as Go checks them (ASCII word characters, repeats allowed) and
+//!   the groups written unnamed (`matches` reads no group); flags are Go's four (i, m, s, U).
 //!
-//! Flags RE2 lacks (`x`, `u`, `R`: the crate would take them) are refused with the flag named.
-//! Anything else is copied as it stands: where the crate refuses what RE2 also refuses, its
-//! message is about the pattern as written (the caller compiles the original for it).
+//! Go's limits are kept: at most [`MAX_REPEAT`] for a count, [`MAX_GROUP_DEPTH`] groups open at
+//! once. tests/re2_differential.rs runs generated and hand-picked patterns through Go itself.
 
-/// The pattern `pattern` (RE2 syntax) in the `regex` crate's syntax, or why RE2 refuses it where
-/// the crate would not.
-pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut closes = NextClose::default();
-    let mut chars = pattern.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\\' => {
-                let end = escape(pattern, i, &mut out);
-                while chars.peek().is_some_and(|&(j, _)| j < i + end) {
-                    chars.next();
-                }
-            }
-            '[' => {
-                let end = class(pattern, i, &mut out, &mut closes);
-                while chars.peek().is_some_and(|&(j, _)| j < i + end) {
-                    chars.next();
-                }
-            }
-            '(' if pattern[i + 1..].starts_with('?') => {
-                let flags: String = pattern[i + 2..]
-                    .chars()
-                    .take_while(|f| f.is_ascii_alphabetic() || *f == '-')
-                    .collect();
-                if let Some(bad) = flags
-                    .chars()
-                    .find(|f| !matches!(f, 'i' | 'm' | 's' | 'U' | '-'))
-                {
-                    // `(?P<name>...)` is a named group, not a flag.
-                    if !(bad == 'P' && flags == "P") {
-                        return Err(format!(
-                            "invalid regular expression: flag `{bad}` in `(?{flags}` is not \
-                             RE2 syntax (cel-go accepts only the flags i, m, s and U)"
-                        ));
-                    }
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    Ok(out)
-}
+/// Go's largest count (`{1000}`), and the largest product of counts nested in one another.
+pub(super) const MAX_REPEAT: u32 = 1000;
+/// Go refuses an expression nested this deep ("expression nests too deeply"): 999 groups
+/// inside one another are taken, 1000 are not.
+pub(super) const MAX_GROUP_DEPTH: usize = 1000;
 
-/// The escape that starts at `pattern[start]` (its `\\`), outside a class, written to `out`;
-/// the bytes it took. What a class also holds (punctuation, octal, the rest) is read as in a
-/// class ([`class_char`]).
-fn escape(pattern: &str, start: usize, out: &mut String) -> usize {
-    let text = &pattern[start..];
-    let Some(e) = text[1..].chars().next() else {
-        out.push('\\');
-        return 1;
-    };
-    if let Some(class) = perl_class(e) {
-        out.push_str(class.outside);
-        return 2;
-    }
-    match e {
-        'b' => out.push_str("(?-u:\\b)"),
-        'B' => out.push_str("(?-u:\\B)"),
-        'Q' => {
-            let rest = &text[2..];
-            let (quoted, skip) = match rest.find("\\E") {
-                Some(end) => (&rest[..end], end + 2),
-                None => (rest, rest.len()),
-            };
-            quoted.chars().for_each(|q| push_literal(out, q));
-            return 2 + skip;
-        }
-        // Escaped punctuation is the character itself in RE2 (`\<` too), and so is an octal
-        // escape; other escapes are copied.
-        _ => {
-            let Some((c, after)) = class_char(text) else {
-                out.push_str(text);
-                return text.len();
-            };
-            c.write(out);
-            return text.len() - after.len();
-        }
-    }
-    2
-}
-
-/// RE2's Perl classes, ASCII only: as a class of their own and as a class's items.
-struct PerlClass {
-    outside: &'static str,
-    inside: &'static str,
-}
-
-fn perl_class(e: char) -> Option<PerlClass> {
-    let (outside, inside) = match e {
-        'd' => ("[0-9]", "0-9"),
-        'D' => ("[^0-9]", "[^0-9]"),
-        'w' => ("[0-9A-Za-z_]", "0-9A-Za-z_"),
-        'W' => ("[^0-9A-Za-z_]", "[^0-9A-Za-z_]"),
-        's' => ("[\\t\\n\\x{0C}\\r\\x{20}]", "\\t\\n\\x{0C}\\r\\x{20}"),
-        'S' => ("[^\\t\\n\\x{0C}\\r\\x{20}]", "[^\\t\\n\\x{0C}\\r\\x{20}]"),
-        _ => return None,
-    };
-    Some(PerlClass { outside, inside })
-}
-
-/// A character as a literal in either place: ASCII punctuation and controls as hex escapes
-/// (never special to the crate), everything else as itself.
-fn push_literal(out: &mut String, c: char) {
-    if c.is_ascii() && !c.is_ascii_alphanumeric() {
-        push_hex(out, c);
-    } else {
-        out.push(c);
-    }
-}
-
-fn push_hex(out: &mut String, c: char) {
-    out.push_str(&format!("\\x{{{:02X}}}", c as u32));
-}
-
-/// Where the next `:]` of a pattern is, for `[:name:]`: asked at positions that only grow, it
-/// searches each part of the pattern once (a search per class would be quadratic on a
-/// pattern of many `[[:`).
-#[derive(Default)]
-struct NextClose {
-    /// Searched from here on: the first `:]` at `found` (or none after `from`).
-    from: usize,
-    found: Option<usize>,
-    searched: bool,
-}
-
-impl NextClose {
-    fn at_or_after(&mut self, pattern: &str, at: usize) -> Option<usize> {
-        let stale = !self.searched || at < self.from || self.found.is_some_and(|f| f < at);
-        if stale {
-            self.from = at;
-            self.found = pattern[at..].find(":]").map(|f| at + f);
-            self.searched = true;
-        }
-        self.found
-    }
-}
-
-/// The class that starts at `pattern[start]` (its `[`), read as RE2 reads it and written to
-/// `out`; the bytes it took. An unclosed class is copied as it stands (both refuse it).
-fn class(pattern: &str, start: usize, out: &mut String, closes: &mut NextClose) -> usize {
-    let text = &pattern[start..];
-    let mut w = String::from("[");
-    let mut rest = &text[1..];
-    if let Some(r) = rest.strip_prefix('^') {
-        w.push('^');
-        rest = r;
-    }
-    let mut first = true;
-    loop {
-        let Some(c) = rest.chars().next() else {
-            out.push_str(text);
-            return text.len();
-        };
-        if c == ']' && !first {
-            w.push(']');
-            rest = &rest[1..];
-            break;
-        }
-        first = false;
-        // `[:alpha:]` and `[:^alpha:]`: the same names and meaning in both.
-        if rest.starts_with("[:") {
-            let at = pattern.len() - rest.len();
-            if let Some(close) = closes.at_or_after(pattern, at + 2) {
-                let end = close + 2 - at;
-                w.push_str(&rest[..end]);
-                rest = &rest[end..];
-                continue;
-            }
-        }
-        if let Some(esc) = rest.strip_prefix('\\') {
-            if let Some(class) = esc.chars().next().and_then(perl_class) {
-                w.push_str(class.inside);
-                rest = &esc[1..];
-                continue;
-            }
-            if esc.starts_with('p') || esc.starts_with('P') {
-                let len = unicode_class_len(esc);
-                w.push('\\');
-                w.push_str(&esc[..len]);
-                rest = &esc[len..];
-                continue;
-            }
-        }
-        let Some((lo, after)) = class_char(rest) else {
-            out.push_str(text);
-            return text.len();
-        };
-        rest = after;
-        lo.write(&mut w);
-        // `a-z` is a range; `a-]` is `a` and `-`.
-        if rest.starts_with('-') && !rest[1..].starts_with(']') && rest.len() > 1 {
-            let Some((hi, after)) = class_char(&rest[1..]) else {
-                out.push_str(text);
-                return text.len();
-            };
-            w.push('-');
-            hi.write(&mut w);
-            rest = after;
-        }
-    }
-    out.push_str(&w);
-    text.len() - rest.len()
-}
-
-/// The bytes of `\p` or `\P` and its name (`pL`, `p{Greek}`, `P{^Greek}`), after the `\`.
-fn unicode_class_len(esc: &str) -> usize {
-    match esc[1..].chars().next() {
-        Some('{') => esc.find('}').map_or(esc.len(), |end| end + 1),
-        Some(c) => 1 + c.len_utf8(),
-        None => 1,
-    }
-}
-
-/// One character of a class, as RE2 reads it.
-enum ClassChar<'a> {
-    /// A character whose meaning is known: written as a literal.
-    Literal(char),
-    /// An escape copied as it stands (`\x{263A}`, `\n`, `\123`, ...): the same in both, or
-    /// refused by both.
-    Escape(&'a str),
-}
-
-impl ClassChar<'_> {
-    fn write(&self, w: &mut String) {
-        match self {
-            ClassChar::Literal(c) => push_literal(w, *c),
-            ClassChar::Escape(e) => w.push_str(e),
-        }
-    }
-}
-
-fn class_char(text: &str) -> Option<(ClassChar<'_>, &str)> {
-    let mut chars = text.chars();
-    let c = chars.next()?;
-    if c != '\\' {
-        return Some((ClassChar::Literal(c), chars.as_str()));
-    }
-    let e = chars.next()?;
-    if e.is_ascii() && !e.is_ascii_alphanumeric() {
-        return Some((ClassChar::Literal(e), chars.as_str()));
-    }
-    let rest = chars.as_str();
-    if let Some((c, digits)) = octal(e, rest) {
-        return Some((ClassChar::Literal(c), &rest[digits..]));
-    }
-    // A letter escape: as far as its hex digits go.
-    let len = match e {
-        'x' if rest.starts_with('{') => rest.find('}').map_or(rest.len(), |end| end + 1),
-        'x' => rest
-            .bytes()
-            .take(2)
-            .take_while(u8::is_ascii_hexdigit)
-            .count(),
-        _ => 0,
-    };
-    let end = 1 + e.len_utf8() + len;
-    Some((ClassChar::Escape(&text[..end]), &text[end..]))
-}
-
-/// RE2's octal escape `\<e><rest>` (the crate has none): `\0` and up to two more octal digits,
-/// or `\1`-`\7` followed by at least one (alone it would be a backreference, refused by both).
-/// The character, and how many digits of `rest` it took.
-fn octal(e: char, rest: &str) -> Option<(char, usize)> {
-    let digits = rest
-        .bytes()
-        .take(2)
-        .take_while(|d| matches!(d, b'0'..=b'7'))
-        .count();
-    if !matches!(e, '0'..='7') || (e != '0' && digits == 0) {
-        return None;
-    }
-    let value = rest.as_bytes()[..digits]
-        .iter()
-        .fold(e as u32 - '0' as u32, |v, d| v * 8 + u32::from(d - b'0'));
-    char::from_u32(value).map(|c| (c, digits))
-}
-
+mod classes;
 #[cfg(test)]
-mod tests {
-    use super::to_regex_syntax;
+mod tests;
 
-    fn is_match(pattern: &str, text: &str) -> bool {
-        let translated = to_regex_syntax(pattern).unwrap();
-        regex::Regex::new(&translated)
-            .unwrap_or_else(|e| panic!("{pattern} -> {translated}: {e}"))
-            .is_match(text)
+use classes::{class, class_char, perl_class, push_char, unicode_class, NextClose};
+
+/// The pattern `pattern` (RE2 syntax) in the `regex` crate's syntax, or why Go refuses it.
+pub(super) fn to_regex_syntax(pattern: &str) -> Result<String, String> {
+    Translation::new(pattern).run()
+}
+
+/// The last item of a group, which a repetition applies to: its weight (the largest product
+/// of the counts nested in it, as Go weighs them), and whether it is itself a repetition.
+struct Operand {
+    weight: u32,
+    repeated: bool,
+}
+
+/// An open group: the heaviest of its finished items, and its last one.
+#[derive(Default)]
+struct Frame {
+    done: u32,
+    last: Option<Operand>,
+    /// Where the group started in the pattern, for a message.
+    at: usize,
+}
+
+impl Frame {
+    fn push(&mut self, weight: u32) {
+        self.fold();
+        self.last = Some(Operand {
+            weight,
+            repeated: false,
+        });
     }
 
-    #[test]
-    fn perl_classes_and_word_boundaries_are_ascii() {
-        assert!(!is_match(r"^\d$", "٣"));
-        assert!(is_match(r"^\d+$", "0129"));
-        assert!(is_match(r"^\D$", "٣"));
-        assert!(!is_match(r"^\w$", "é"));
-        assert!(is_match(r"^\W$", "é"));
-        assert!(is_match(r"^\w+$", "edge_1"));
-        assert!(!is_match(r"^\s$", "\u{0B}"));
-        assert!(!is_match(r"^\s$", "\u{A0}"));
-        assert!(is_match(r"^\s+$", "\t\n\u{0C}\r "));
-        assert!(is_match(r"^\S$", "\u{0B}"));
-        // `é` is not a word character in RE2: a boundary stands before `x`.
-        assert!(is_match(r"\bx", "éx"));
-        assert!(!is_match(r"\Bx", "éx"));
-        assert!(!is_match(r"\bx", "ax"));
-        assert!(is_match(r"^[\d_]+$", "1_2"));
-        assert!(!is_match(r"^[\d]$", "٣"));
-        assert!(is_match(r"^[a\D]$", "٣"));
-        assert!(!is_match(r"^[^\w]$", "a"));
-        assert!(is_match(r"^[^\w]$", "é"));
+    fn fold(&mut self) {
+        if let Some(l) = self.last.take() {
+            self.done = self.done.max(l.weight);
+        }
     }
 
-    #[test]
-    fn what_re2_reads_as_characters_stays_characters() {
-        assert!(is_match(r"^\<a\>$", "<a>"));
-        assert!(is_match(r"^[a&&b]+$", "&&ab"));
-        assert!(is_match(r"^[a~~b]+$", "~a"));
-        assert!(is_match(r"^[a-c--b]+$", "0b"));
-        assert!(is_match(r"^[a-c-]+$", "b-"));
-        assert!(is_match(r"^[[a]+$", "[a"));
-        assert!(is_match(r"^[]a]+$", "]a"));
-        assert!(is_match(r"^[^]a]$", "b"));
-        assert!(is_match(r"^[a-]+$", "a-"));
-        assert!(is_match(r"^[-a]+$", "-a"));
-        assert!(is_match(r"^\Qa.b*\E$", "a.b*"));
-        assert!(!is_match(r"^\Qa.b\E$", "axb"));
-        assert!(is_match(r"^\Qa.b$", "a.b$"));
-        assert!(is_match(r"^[\-\]\\]+$", "-]\\"));
+    fn weight(&self) -> u32 {
+        self.done.max(self.last.as_ref().map_or(1, |l| l.weight))
+    }
+}
+
+struct Translation<'p> {
+    pattern: &'p str,
+    out: String,
+    stack: Vec<Frame>,
+    /// Flags read but not yet written: written before the next item, so that a repetition
+    /// that follows them (Go applies `a(?i)*` to `a`) is written right after its operand.
+    flags: String,
+    closes: NextClose,
+}
+
+impl<'p> Translation<'p> {
+    fn new(pattern: &'p str) -> Self {
+        Translation {
+            pattern,
+            out: String::with_capacity(pattern.len() + 16),
+            stack: vec![Frame::default()],
+            flags: String::new(),
+            closes: NextClose::default(),
+        }
     }
 
-    #[test]
-    fn what_both_read_alike_is_kept() {
-        assert!(is_match(r"^[[:alpha:]]+$", "abc"));
-        assert!(!is_match(r"^[[:^alpha:]]$", "a"));
-        assert!(is_match(r"^\pL+$", "éa"));
-        assert!(is_match(r"^\p{Greek}$", "α"));
-        assert!(is_match(r"^[\p{Greek}a]+$", "αa"));
-        assert!(is_match(r"^[\x{3B1}-\x{3C9}]$", "β"));
-        assert!(is_match(r"^\x41\x{42}$", "AB"));
-        assert!(is_match(r"(?i)^ÉDGE$", "édge"));
-        assert!(is_match(r"(?P<n>a)(?:b)", "ab"));
-        assert!(is_match(r"^a{2,3}$", "aaa"));
-        assert!(is_match(r"^[\n]$", "\n"));
-        assert!(is_match(r"^[\101]$", "A"));
-        assert!(is_match(r"^\101\0$", "A\0"));
-        assert!(is_match(r"^\1018$", "A8"));
-        assert!(to_regex_syntax(r"(a)\1").is_ok_and(|t| regex::Regex::new(&t).is_err()));
-        assert_eq!(
-            to_regex_syntax(r"^edge-[0-9]+\.x$").unwrap(),
-            r"^edge-[0-9]+\x{2E}x$"
+    /// Why Go refuses the pattern, `what` found at byte `at` (`len` bytes of it).
+    fn refuse(&self, what: &str, at: usize, len: usize) -> String {
+        refusal(self.pattern, what, at, len)
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        // The outermost frame is never popped: `)` without a group is refused first.
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    /// Writes an item that a repetition may follow.
+    fn operand(&mut self, text: &str, weight: u32) {
+        self.out.push_str(&self.flags);
+        self.flags.clear();
+        self.out.push_str(text);
+        self.frame().push(weight);
+    }
+
+    fn literal(&mut self, c: u32) {
+        let mut text = String::new();
+        push_char(&mut text, c);
+        self.operand(&text, 1);
+    }
+
+    fn run(mut self) -> Result<String, String> {
+        let pattern = self.pattern;
+        let mut i = 0;
+        // Where the previous item started, when it was a repetition.
+        let mut last_repeat: Option<usize> = None;
+        while let Some(c) = pattern[i..].chars().next() {
+            let rest = &pattern[i..];
+            let mut repeat = None;
+            match c {
+                '(' if rest.starts_with("(?") => i += self.perl_group(i)?,
+                '(' => {
+                    self.open(i, "(")?;
+                    i += 1;
+                }
+                ')' => {
+                    self.close(i)?;
+                    i += 1;
+                }
+                '|' => {
+                    self.out.push_str(&self.flags);
+                    self.flags.clear();
+                    self.out.push('|');
+                    self.frame().fold();
+                    i += 1;
+                }
+                '*' | '+' | '?' => {
+                    let (min, max) = match c {
+                        '*' => (0, -1),
+                        '+' => (1, -1),
+                        _ => (0, 1),
+                    };
+                    let start = i;
+                    i = self.repeat(i, i + 1, min, max, last_repeat)?;
+                    repeat = Some(start);
+                }
+                '{' => match count(rest) {
+                    Some((min, max, len)) => {
+                        let start = i;
+                        i = self.repeat(i, i + len, min, max, last_repeat)?;
+                        repeat = Some(start);
+                    }
+                    None => {
+                        self.literal('{' as u32);
+                        i += 1;
+                    }
+                },
+                '[' => {
+                    let (text, len) = class(self.pattern, i, &mut self.closes)?;
+                    self.operand(&text, 1);
+                    i += len;
+                }
+                '\\' => i += self.escape(i)?,
+                '.' | '^' | '$' => {
+                    self.operand(&c.to_string(), 1);
+                    i += 1;
+                }
+                _ => {
+                    self.literal(c as u32);
+                    i += c.len_utf8();
+                }
+            }
+            last_repeat = repeat;
+        }
+        if self.stack.len() > 1 {
+            let at = self.stack[self.stack.len() - 1].at;
+            return Err(self.refuse("missing closing )", at, 1));
+        }
+        self.out.push_str(&self.flags);
+        Ok(self.out)
+    }
+
+    fn open(&mut self, at: usize, text: &str) -> Result<(), String> {
+        if self.stack.len() >= MAX_GROUP_DEPTH {
+            return Err(self.refuse("expression nests too deeply", at, 1));
+        }
+        self.out.push_str(&self.flags);
+        self.flags.clear();
+        self.out.push_str(text);
+        self.stack.push(Frame {
+            at,
+            ..Frame::default()
+        });
+        Ok(())
+    }
+
+    fn close(&mut self, at: usize) -> Result<(), String> {
+        if self.stack.len() == 1 {
+            return Err(self.refuse("unexpected )", at, 1));
+        }
+        let Some(group) = self.stack.pop() else {
+            return Err(self.refuse("unexpected )", at, 1));
+        };
+        // Flags set inside a group end with it.
+        self.flags.clear();
+        self.out.push(')');
+        self.frame().push(group.weight());
+        Ok(())
+    }
+
+    /// A repetition `pattern[at..end]` (`min`, `max`; -1 for none), with a `?` after it making
+    /// it lazy; the byte after it.
+    fn repeat(
+        &mut self,
+        at: usize,
+        mut end: usize,
+        min: i64,
+        max: i64,
+        last_repeat: Option<usize>,
+    ) -> Result<usize, String> {
+        let counted = self.pattern.as_bytes()[at] == b'{';
+        if counted
+            && (min > i64::from(MAX_REPEAT)
+                || max > i64::from(MAX_REPEAT)
+                || (max >= 0 && min > max))
+        {
+            return Err(self.refuse("invalid repeat count", at, end - at));
+        }
+        let lazy = self.pattern[end..].starts_with('?');
+        if lazy {
+            end += 1;
+        }
+        if let Some(before) = last_repeat {
+            return Err(self.refuse("invalid nested repetition operator", before, end - before));
+        }
+        let Some(operand) = self.frame().last.as_ref() else {
+            return Err(self.refuse("missing argument to repetition operator", at, end - at));
+        };
+        let factor = if max < 0 { min } else { max };
+        let weight = match (max, factor) {
+            (0, _) => 1,
+            (_, 0) => operand.weight,
+            _ => u32::try_from(factor)
+                .unwrap_or(u32::MAX)
+                .saturating_mul(operand.weight),
+        };
+        if counted && (min >= 2 || max >= 2) && weight > MAX_REPEAT {
+            return Err(self.refuse("invalid repeat count", at, end - at));
+        }
+        // A repetition of a repetition (after flags: Go reads `a*(?i)?` as `(a*)?`) is written
+        // with a count, which the crate reads as nested, not as lazy.
+        let text = match (operand.repeated, min, max) {
+            (false, 0, -1) => "*".to_string(),
+            (false, 1, -1) => "+".to_string(),
+            (false, 0, 1) if !counted => "?".to_string(),
+            (_, min, -1) => format!("{{{min},}}"),
+            (_, min, max) => format!("{{{min},{max}}}"),
+        };
+        self.out.push_str(&text);
+        if lazy {
+            self.out.push('?');
+        }
+        self.frame().last = Some(Operand {
+            weight,
+            repeated: true,
+        });
+        Ok(end)
+    }
+
+    /// `(?` at `at`: a named group, flags, or a group with flags; the bytes it took.
+    fn perl_group(&mut self, at: usize) -> Result<usize, String> {
+        let rest = &self.pattern[at..];
+        if rest.len() > 4 && rest[2..].starts_with("P<") {
+            let Some(end) = rest.find('>') else {
+                return Err(self.refuse("invalid named capture", at, rest.len()));
+            };
+            let name = &rest[4..end];
+            if name.is_empty() || !name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()) {
+                return Err(self.refuse("invalid named capture", at, end + 1));
+            }
+            self.open(at, "(")?;
+            return Ok(end + 1);
+        }
+        // Go's flags: the last of `i`, `m`, `s`, `U` or `-x` for each wins.
+        let mut state: Vec<(char, bool)> = Vec::new();
+        let mut negated = false;
+        let mut saw_flag = false;
+        for (j, f) in rest.char_indices().skip(2) {
+            match f {
+                'i' | 'm' | 's' | 'U' => {
+                    state.retain(|(g, _)| *g != f);
+                    state.push((f, !negated));
+                    saw_flag = true;
+                }
+                '-' if !negated => {
+                    negated = true;
+                    saw_flag = false;
+                }
+                ':' | ')' if !negated || saw_flag => {
+                    let on: String = state.iter().filter(|s| s.1).map(|s| s.0).collect();
+                    let off: String = state.iter().filter(|s| !s.1).map(|s| s.0).collect();
+                    let mut flags = on;
+                    if !off.is_empty() {
+                        flags.push('-');
+                        flags.push_str(&off);
+                    }
+                    if f == ':' {
+                        self.open(at, &format!("(?{flags}:"))?;
+                    } else if !flags.is_empty() {
+                        self.flags.push_str(&format!("(?{flags})"));
+                    }
+                    return Ok(j + 1);
+                }
+                _ => {
+                    let why = if matches!(f, 'x' | 'u' | 'R') {
+                        format!(
+                            "invalid or unsupported Perl syntax (flag `{f}` is not RE2 syntax: \
+                             cel-go accepts only the flags i, m, s and U)"
+                        )
+                    } else {
+                        "invalid or unsupported Perl syntax".to_string()
+                    };
+                    return Err(self.refuse(&why, at, j + f.len_utf8()));
+                }
+            }
+        }
+        Err(self.refuse("invalid or unsupported Perl syntax", at, rest.len()))
+    }
+
+    /// The escape at `at` (its `\`), outside a class; the bytes it took.
+    fn escape(&mut self, at: usize) -> Result<usize, String> {
+        let text = &self.pattern[at..];
+        let Some(e) = text[1..].chars().next() else {
+            return Err(self.refuse("trailing backslash at end of expression", at, 1));
+        };
+        if let Some(class) = perl_class(e) {
+            self.operand(class.outside, 1);
+            return Ok(2);
+        }
+        match e {
+            'A' | 'z' => self.operand(&text[..2], 1),
+            'b' => self.operand("(?-u:\\b)", 1),
+            'B' => self.operand("(?-u:\\B)", 1),
+            'Q' => {
+                let rest = &text[2..];
+                let (quoted, skip) = match rest.find("\\E") {
+                    Some(end) => (&rest[..end], end + 2),
+                    None => (rest, rest.len()),
+                };
+                quoted.chars().for_each(|q| self.literal(q as u32));
+                return Ok(2 + skip);
+            }
+            'p' | 'P' => {
+                let (class, len) = unicode_class(self.pattern, at)?;
+                self.operand(&class, 1);
+                return Ok(len);
+            }
+            _ => {
+                let (c, len) = class_char(self.pattern, at)?;
+                self.literal(c);
+                return Ok(len);
+            }
+        }
+        Ok(2)
+    }
+}
+
+/// Go's count `{n}`, `{n,}` or `{n,m}` at the start of `text`: (min, max or -1, bytes). Not
+/// a count (a `{` that is a character): `None`. Numbers with a leading zero are not counts;
+/// a huge one is kept huge (refused as a count).
+fn count(text: &str) -> Option<(i64, i64, usize)> {
+    let bytes = text.as_bytes();
+    let number = |from: usize| -> Option<(i64, usize)> {
+        let digits = bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 || (digits > 1 && bytes[from] == b'0') {
+            return None;
+        }
+        let value = bytes[from..from + digits].iter().fold(0i64, |v, d| {
+            v.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+        });
+        Some((value.min(1 << 40), from + digits))
+    };
+    let (min, mut i) = number(1)?;
+    let max = match bytes.get(i) {
+        Some(b',') if bytes.get(i + 1) == Some(&b'}') => {
+            i += 1;
+            -1
+        }
+        Some(b',') => {
+            let (max, j) = number(i + 1)?;
+            i = j;
+            max
+        }
+        _ => min,
+    };
+    (bytes.get(i) == Some(&b'}')).then_some((min, max, i + 1))
+}
+
+/// Why Go refuses `pattern`: `what`, and the `len` bytes at `at` it concerns (quoted whole in
+/// a short pattern, by a window and its position in a long one).
+fn refusal(pattern: &str, what: &str, at: usize, len: usize) -> String {
+    const MAX_QUOTED: usize = 256;
+    let end = (at + len).min(pattern.len());
+    if pattern.len() <= MAX_QUOTED {
+        return format!(
+            "invalid regular expression: {what}: `{}`",
+            &pattern[at..end]
         );
     }
+    format!(
+        "invalid regular expression: {what} at byte {at} of the {} bytes of the pattern, near \
+         {:?}",
+        pattern.len(),
+        near(pattern, at)
+    )
+}
 
-    #[test]
-    fn flags_re2_lacks_are_refused() {
-        for p in ["(?x)a b", "(?u)a", "(?R)a", "(?ix:a)"] {
-            let why = to_regex_syntax(p).unwrap_err();
-            assert!(why.contains("not RE2 syntax"), "{p}: {why}");
-        }
-        for p in ["(?i)a", "(?ms-U:a)", "(?P<name>a)", "(?:a)"] {
-            assert!(to_regex_syntax(p).is_ok(), "{p}");
-        }
+/// The bytes of a long pattern around byte `at` (30 either side, on character boundaries),
+/// quoted in a message instead of the whole pattern.
+pub(super) fn near(pattern: &str, at: usize) -> &str {
+    let (mut from, mut to) = (at.saturating_sub(30), (at + 30).min(pattern.len()));
+    while !pattern.is_char_boundary(from) {
+        from -= 1;
     }
-
-    proptest::proptest! {
-        /// Any text at all: translated without a panic, and what comes out is given to the
-        /// crate (which refuses or compiles it) without one either.
-        #[test]
-        fn any_pattern_is_translated_without_a_panic(
-            pattern in r"[\\\[\]^\-&~:(?)<>a-dQEPpxX0-9{}é٣]{0,24}"
-        ) {
-            if let Ok(t) = to_regex_syntax(&pattern) {
-                let _ = regex::Regex::new(&t);
-            }
-        }
+    while !pattern.is_char_boundary(to) {
+        to += 1;
     }
-
-    /// Hostile sizes: every part of the pattern is read a bounded number of times.
-    #[test]
-    fn many_classes_and_escapes_stay_linear() {
-        for unit in ["[[:", "[:", "[]", "\\Q", "(?", "\\p{", "[\\x{", "[a-"] {
-            let pattern = unit.repeat(200_000);
-            let _ = to_regex_syntax(&pattern);
-        }
-        let named = "[[:alpha:]".repeat(50_000) + "]";
-        assert!(to_regex_syntax(&named).is_ok());
-    }
-
-    #[test]
-    fn unclosed_classes_and_trailing_escapes_are_copied() {
-        assert_eq!(to_regex_syntax("[ab").unwrap(), "[ab");
-        assert_eq!(to_regex_syntax("a\\").unwrap(), "a\\");
-    }
+    &pattern[from..to]
 }

@@ -9,6 +9,7 @@
 //! changes.
 
 use crate::api::identity;
+use crate::api::names::cut_with_hash;
 use crate::api::package_variant::InjectionEntry;
 use crate::krm::object::{LEGACY_PATH_ANNOTATION, LOCAL_CONFIG_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::results::ResultItem;
@@ -44,16 +45,26 @@ fn config_error(message: String, field: String) -> ResultItem {
     ResultItem::error(message).field(field).on_config()
 }
 
+/// The longest file name (one path component) the common file systems take: ext4, xfs,
+/// btrfs and tmpfs all stop at 255 bytes, and kpt cannot write a longer one.
+pub const MAX_FILE_NAME_BYTES: usize = 255;
+
 /// The file an owned resource is written to: `injected/<kind>-<name>.yaml` (lower-case kind;
 /// `<namespace>-` before the name when it has one). The parts are checked first
 /// ([`identity::check_owned`]): none holds a `/`, so the file stays directly in `injected/`.
+/// A file name over [`MAX_FILE_NAME_BYTES`] (a 253-byte name, a 63-byte namespace) is cut as
+/// Porch cuts long names, its first bytes, `-` and a hash of the whole
+/// ([`cut_with_hash`]): readable, and the same every run. A later run finds the file's
+/// resource by its kind, namespace and name, never by the file name.
 pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
     let ns = if namespace.is_empty() {
         String::new()
     } else {
         format!("{namespace}-")
     };
-    format!("{OWNED_DIR}/{}-{ns}{name}.yaml", kind.to_lowercase())
+    let stem = format!("{}-{ns}{name}", kind.to_lowercase());
+    let stem = cut_with_hash(&stem, MAX_FILE_NAME_BYTES - ".yaml".len());
+    format!("{OWNED_DIR}/{stem}.yaml")
 }
 
 fn meta_str<'v>(v: &'v Value, pointer: &str) -> &'v str {
@@ -229,6 +240,10 @@ pub fn apply(
                 .push(j);
         }
     }
+    let ambiguous = ambiguous_ownership(pkg, pv, &items, &wanted);
+    if !ambiguous.is_empty() {
+        return Err(ambiguous);
+    }
     let mut seen: HashMap<Key, usize> = HashMap::new();
     for (i, wanted) in wanted {
         let value = match wanted {
@@ -299,8 +314,13 @@ pub fn apply(
                         ResultItem::info(format!(
                             "took back {describe} ({location}), owned by PackageVariant {:?}: \
                              its namespace is {was:?} (another function set it), \
-                             spec.injection[{i}] writes {:?}; written as the entry says",
-                            pv.name, key.1
+                             spec.injection[{i}] {}; written as the entry says",
+                            pv.name,
+                            if key.1.is_empty() {
+                                "gives it no namespace".to_string()
+                            } else {
+                                format!("writes {:?}", key.1)
+                            }
                         ))
                         .on_item(item),
                     );
@@ -342,6 +362,81 @@ pub fn apply(
         }
     }
     Ok(outcome)
+}
+
+/// More items this variant owns of one kind and name than entries adding that kind and name
+/// (two files claiming `ConfigMap/extra`, in two namespaces): which one an entry means cannot
+/// be known, and taking back one while removing the other would be a guess. An error naming
+/// them all, on the first such entry.
+fn ambiguous_ownership(
+    pkg: &Package,
+    pv: &PackageVariant,
+    items: &[usize],
+    wanted: &[(usize, Wanted)],
+) -> Vec<ResultItem> {
+    // (first entry, entries) by (kind, name).
+    let mut entries: HashMap<(&str, &str), (usize, usize)> = HashMap::new();
+    for (i, w) in wanted {
+        let kind_name = match w {
+            Wanted::Value(v) => (meta_str(v, "/kind"), meta_str(v, "/metadata/name")),
+            Wanted::Keep { kind, name, .. } => (kind.as_str(), name.as_str()),
+        };
+        entries.entry(kind_name).or_insert((*i, 0)).1 += 1;
+    }
+    let mut claimants: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for &j in items {
+        let m = pkg.rl.meta(j);
+        if m.annotation(OWNER_ANNOTATION) == Some(&pv.name)
+            && entries.contains_key(&(m.kind.as_str(), m.name.as_str()))
+        {
+            claimants
+                .entry((m.kind.as_str(), m.name.as_str()))
+                .or_default()
+                .push(j);
+        }
+    }
+    let mut errors: Vec<(usize, ResultItem)> = Vec::new();
+    for (kind_name, js) in claimants {
+        let (first, count) = entries[&kind_name];
+        if js.len() <= count {
+            continue;
+        }
+        let which: Vec<String> = js
+            .iter()
+            .map(|&j| {
+                let ns = pkg.meta(j).namespace.clone().unwrap_or_default();
+                let ns = if ns.is_empty() {
+                    "no namespace".to_string()
+                } else {
+                    format!("namespace {ns:?}")
+                };
+                format!("{} ({ns})", pkg.location(j))
+            })
+            .collect();
+        let entries_say = if count == 1 {
+            format!("spec.injection[{first}] adds one")
+        } else {
+            format!("{count} entries add it (the first is spec.injection[{first}])")
+        };
+        errors.push((
+            first,
+            config_error(
+                format!(
+                    "{}/{} is claimed by {} resources PackageVariant {:?} owns: {}; {entries_say}, \
+                     and which file it means cannot be known: remove the extra copies from the \
+                     package (or their annotation {OWNER_ANNOTATION})",
+                    kind_name.0,
+                    kind_name.1,
+                    js.len(),
+                    pv.name,
+                    which.join(" and ")
+                ),
+                at(first),
+            ),
+        ));
+    }
+    errors.sort_by_key(|(i, _)| *i);
+    errors.into_iter().map(|(_, e)| e).collect()
 }
 
 /// The error for a resource the variant would overwrite without owning it.

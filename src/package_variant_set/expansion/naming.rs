@@ -22,17 +22,7 @@ pub fn identifier(set_name: &str, repo: &str, package: &str) -> String {
 /// the longest prefix that ends on a character boundary (at most 54 bytes); the name is then
 /// shorter than 63 bytes. Such names are not valid Kubernetes names anyway.
 pub fn package_variant_name(identifier: &str) -> String {
-    if identifier.len() <= MAX_NAME_LEN {
-        return identifier.to_string();
-    }
-    let mut cut = PREFIX_LEN;
-    while !identifier.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let prefix = identifier.get(..cut).unwrap_or_default();
-    let hash = sha1_smol::Sha1::from(identifier).digest().to_string();
-    let hash8 = hash.get(..8).unwrap_or(&hash);
-    format!("{prefix}-{hash8}")
+    crate::api::names::cut_with_hash(identifier, MAX_NAME_LEN)
 }
 
 #[cfg(test)]
