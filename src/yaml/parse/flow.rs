@@ -5,7 +5,7 @@
 use super::reader::{is_flow_indicator, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
-use super::{describe, null_at, Building, PResult, Parser};
+use super::{describe, null_at, skimmed, Building, PResult, Parser};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
@@ -136,10 +136,20 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let mut items = Building::new(&self.item_stack);
         self.flow_seq_entries(n, start, false, &mut |p, item, _, _| {
-            items.push(&mut p.item_stack, item);
+            if !p.skim.on {
+                items.push(&mut p.item_stack, item);
+            }
             Ok(())
         })?;
         self.leave();
+        if self.skim.on {
+            items.discard(&mut self.item_stack);
+            return Ok(skimmed(
+                Kind::Sequence(Vec::new()),
+                Span::new(start, self.pos),
+                true,
+            ));
+        }
         let items = items.finish(&mut self.item_stack);
         let mut node = Node::with_kind(Kind::Sequence(items));
         node.set_flow(true);
@@ -265,6 +275,14 @@ impl<'a> Parser<'a> {
         })?;
         self.check_keys_unique(entries.so_far(&self.entry_stack))?;
         self.leave();
+        if self.skim.on {
+            entries.discard(&mut self.entry_stack);
+            return Ok(skimmed(
+                Kind::Mapping(Vec::new()),
+                Span::new(start, self.pos),
+                true,
+            ));
+        }
         let entries = entries.finish(&mut self.entry_stack);
         let mut node = Node::with_kind(Kind::Mapping(entries));
         node.set_flow(true);
