@@ -2,9 +2,10 @@
 //! input, write one back with the function's changes and `results`.
 //!
 //! Items are read once, streaming: each item's identity is kept ([`ObjectMeta`]) and its tree
-//! dropped (kept on a small input, [`KEEP_TREES_UP_TO`]). A function asks for the trees it needs
-//! ([`ResourceList::tree`]); untouched items are written back by copying their source text, so
-//! they come out byte for byte as they went in.
+//! dropped (kept on a small input, [`KEEP_TREES_UP_TO`]); on a larger input the item's other
+//! values are only checked, never built (skimmed, see [`compare_readings`]). A function asks
+//! for the trees it needs ([`ResourceList::tree`]); untouched items are written back by
+//! copying their source text, so they come out byte for byte as they went in.
 
 use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
