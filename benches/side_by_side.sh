@@ -23,11 +23,9 @@ while [ $# -gt 0 ]; do
     *) echo "side_by_side.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-if [ -n "$KEEP" ]; then
-  mkdir -p "$KEEP"; WORK=$(cd "$KEEP" && pwd)
-else
-  WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
-fi
+WORK=${KEEP:-$(mktemp -d)}
+mkdir -p "$WORK"
+[ -n "$KEEP" ] || trap 'rm -rf "$WORK"' EXIT
 RUSAGE=$WORK/rusage
 rustc -O --edition 2021 -o "$RUSAGE" benches/support/rusage.rs
 gen() { cargo bench --quiet --profile dev --bench gen -- "$@"; }

@@ -5,7 +5,7 @@
 use super::reader::{is_flow_indicator, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
-use super::{describe, null_at, skimmed, Building, PResult, Parser};
+use super::{describe, null_at, Building, PResult, Parser};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
@@ -144,11 +144,7 @@ impl<'a> Parser<'a> {
         self.leave();
         if self.skim.on {
             items.discard(&mut self.item_stack);
-            return Ok(skimmed(
-                Kind::Sequence(Vec::new()),
-                Span::new(start, self.pos),
-                true,
-            ));
+            return Ok(skimmed(Kind::Sequence(Vec::new()), start, self.pos));
         }
         let items = items.finish(&mut self.item_stack);
         let mut node = Node::with_kind(Kind::Sequence(items));
@@ -277,11 +273,7 @@ impl<'a> Parser<'a> {
         self.leave();
         if self.skim.on {
             entries.discard(&mut self.entry_stack);
-            return Ok(skimmed(
-                Kind::Mapping(Vec::new()),
-                Span::new(start, self.pos),
-                true,
-            ));
+            return Ok(skimmed(Kind::Mapping(Vec::new()), start, self.pos));
         }
         let entries = entries.finish(&mut self.entry_stack);
         let mut node = Node::with_kind(Kind::Mapping(entries));
@@ -368,6 +360,11 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// What stands for a skimmed flow collection at `start..end` (see [`super::Skim`]).
+fn skimmed(kind: Kind, start: usize, end: usize) -> Node {
+    super::skimmed(kind, Span::new(start, end), true)
 }
 
 /// A quoted scalar or a flow collection: after one, a `:` may touch the value (`"a":b`).
