@@ -370,3 +370,20 @@ pub fn run_json(
 pub fn items_of(out: &serde_json::Value) -> Vec<serde_json::Value> {
     out["items"].as_array().cloned().unwrap_or_default()
 }
+
+/// An in-cluster ConfigMap `name` of namespace `ns` with `data.db: db`, as `kubectl get -o yaml`
+/// prints it, annotated `config.porch.kpt.dev/in-cluster: "true"`.
+pub fn in_cluster_config_map(name: &str, ns: &str, db: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: {ns}
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+data:
+  db: {db}
+"
+    )
+}

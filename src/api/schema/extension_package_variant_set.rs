@@ -203,7 +203,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                     ("function", S::string("For before and after: the name of an upstream function of the list.")),
                 ], &[])),
             ], &[])),
-            ("when", S::string("(extension) A CEL condition evaluated per candidate (repository or object), with the variables the template sees; the candidate is kept when it is true (docs/extensions.md).")),
+            ("when", S::string("(extension) A CEL condition evaluated per candidate (repository or object), with the variables the template sees (target, repository, upstream, repoDefault, packageDefault); the candidate is kept when it is true (docs/extensions.md).")),
         ], &[]))),
         ("rollout", S::object("(extension) Upgrades of the existing variants in waves when the upstream changes (docs/fleet-safety.md).", &[
             ("maxUpgrades", S::any("At most this many existing variants are upgraded per run, an integer (5) or a percentage of the existing variants (\"25%\", rounded up); default, the whole wave.")),
