@@ -1,9 +1,17 @@
 //! Shared checks: the function must never panic, and whatever it writes must be a ResourceList
-//! that it can read again with the same number of items (on errors, the input's items).
+//! that it can read again with the same number of items (on errors, the input's items). Every
+//! input is also read keeping each item's tree and skimming it (what a large input gets):
+//! the two readings must agree.
 
+use package_variant::krm::resource_list::compare_readings;
 use package_variant::{process_here, Outcome};
 
 pub fn check(input: &[u8]) -> Outcome {
+    if let Ok(text) = std::str::from_utf8(input) {
+        if let Err(why) = compare_readings(text) {
+            panic!("skimming changed the reading: {why}");
+        }
+    }
     let out = process_here(input);
     assert!(out.exit_code == 0 || out.exit_code == 1, "exit code {}", out.exit_code);
     if out.stdout.is_empty() {

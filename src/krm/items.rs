@@ -45,7 +45,7 @@ static BARE_OBJECT_META: ObjectMeta = ObjectMeta {
 /// One item: where it starts (after its `-`, or where a flow item begins, with [`FLOW`]),
 /// where its text ends (block) or the start of its line (flow), where the comment on its `-`
 /// line starts (plus one; 0 for none), and its metadata.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slot {
     at: u32,
     aux: u32,
@@ -54,7 +54,7 @@ struct Slot {
 }
 
 /// The items of a ResourceList, as read.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Items {
     slots: Vec<Slot>,
     metas: Vec<ObjectMeta>,

@@ -6,7 +6,8 @@ use super::reader::{is_eol, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
 use super::{
-    null_at, Building, Ctx, PResult, ParseError, Parser, LINEAR_KEY_CHECK, MAX_IMPLICIT_KEY,
+    null_at, skimmed, Building, Ctx, PResult, ParseError, Parser, LINEAR_KEY_CHECK,
+    MAX_IMPLICIT_KEY,
 };
 use crate::yaml::node::{Entry, Item, Kind, Node, Props, Span, Trivia};
 
@@ -223,6 +224,12 @@ impl<'a> Parser<'a> {
                     Some(h) if key.is_scalar() && key.scalar_text() == "items" => {
                         h.block_value(self, col)?
                     }
+                    _ if self.skims(&key) => {
+                        self.skim.on = true;
+                        let value = self.parse_block_node(col as i64, Ctx::MapValue);
+                        self.skim.on = false;
+                        value?
+                    }
                     _ => self.parse_block_node(col as i64, Ctx::MapValue)?,
                 };
                 (key, value, comment)
@@ -262,6 +269,14 @@ impl<'a> Parser<'a> {
         }
         self.check_keys_unique(entries.so_far(&self.entry_stack))?;
         self.leave();
+        if self.skim.on {
+            entries.discard(&mut self.entry_stack);
+            return Ok(skimmed(
+                Kind::Mapping(Vec::new()),
+                Span::new(start, end),
+                false,
+            ));
+        }
         let entries = entries.finish(&mut self.entry_stack);
         let mut node = Node::with_kind(Kind::Mapping(entries));
         node.set_src(Some(Span::new(start, end)));
@@ -399,10 +414,16 @@ impl<'a> Parser<'a> {
         let mut items = Building::new(&self.item_stack);
         let span =
             self.parse_block_seq_streaming(col, first_lead, false, &mut |p, value, trivia, _| {
-                items.push(&mut p.item_stack, Item { value, trivia });
+                if !p.skim.on {
+                    items.push(&mut p.item_stack, Item { value, trivia });
+                }
                 Ok(())
             })?;
         self.leave();
+        if self.skim.on {
+            items.discard(&mut self.item_stack);
+            return Ok(skimmed(Kind::Sequence(Vec::new()), span, false));
+        }
         let items = items.finish(&mut self.item_stack);
         let mut node = Node::with_kind(Kind::Sequence(items));
         node.set_src(Some(span));

@@ -161,14 +161,20 @@ impl<'a> Parser<'a> {
                         spaces
                     }
                 };
+                // A skimmed value is checked, not decoded.
+                let decode = !self.skim.on;
                 if blank && spaces <= ind {
-                    dec.empty.push(brk);
+                    if decode {
+                        dec.empty.push(brk);
+                    }
                     if chomp == Chomp::Keep {
                         end = k;
                         end_ls = line;
                     }
                 } else if spaces >= ind {
-                    dec.text(&self.s[line + ind..k], brk);
+                    if decode {
+                        dec.text(&self.s[line + ind..k], brk);
+                    }
                     end = k;
                     end_ls = line;
                 } else {

@@ -136,10 +136,16 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let mut items = Building::new(&self.item_stack);
         self.flow_seq_entries(n, start, false, &mut |p, item, _, _| {
-            items.push(&mut p.item_stack, item);
+            if !p.skim.on {
+                items.push(&mut p.item_stack, item);
+            }
             Ok(())
         })?;
         self.leave();
+        if self.skim.on {
+            items.discard(&mut self.item_stack);
+            return Ok(skimmed(Kind::Sequence(Vec::new()), start, self.pos));
+        }
         let items = items.finish(&mut self.item_stack);
         let mut node = Node::with_kind(Kind::Sequence(items));
         node.set_flow(true);
@@ -277,6 +283,10 @@ impl<'a> Parser<'a> {
         })?;
         self.check_keys_unique(entries.so_far(&self.entry_stack))?;
         self.leave();
+        if self.skim.on {
+            entries.discard(&mut self.entry_stack);
+            return Ok(skimmed(Kind::Mapping(Vec::new()), start, self.pos));
+        }
         let entries = entries.finish(&mut self.entry_stack);
         let mut node = Node::with_kind(Kind::Mapping(entries));
         node.set_flow(true);
@@ -374,6 +384,11 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// What stands for a skimmed flow collection at `start..end` (see [`super::Skim`]).
+fn skimmed(kind: Kind, start: usize, end: usize) -> Node {
+    super::skimmed(kind, Span::new(start, end), true)
 }
 
 /// Which flow collection an error was met in.

@@ -103,6 +103,26 @@ pub struct Parser<'a> {
     pub(crate) entry_stack: Vec<Entry>,
     /// The first items of the sequences being read, likewise.
     pub(crate) item_stack: Vec<Item>,
+    /// Skimming ([`Skim`]): where it applies, and whether it is on now.
+    pub(crate) skim: Skim,
+}
+
+/// Reading a value without keeping it: the very same code reads it (so it is accepted or
+/// refused exactly as when it is kept), but its collections are not built, only their spans
+/// kept (an empty collection in their place). A ResourceList item's values other than its
+/// identity (`apiVersion`, `kind`, `metadata`, a merge key) are read this way when the item's
+/// tree is dropped once its metadata is recorded: the tree then costs what the identity costs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Skim {
+    /// Items are skimmed ([`Parser::skimming_items`]).
+    pub(crate) items: bool,
+    /// The nesting depth of the mappings whose values are skimmed (an item's root); 0: none.
+    pub(crate) at: usize,
+    /// A value is being skimmed now.
+    pub(crate) on: bool,
+    /// An anchor was skimmed: an alias elsewhere in the item may name it, so the item must be
+    /// read whole for its metadata to be read as kpt reads it.
+    pub(crate) anchor: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -118,6 +138,7 @@ impl<'a> Parser<'a> {
             values_left: usize::MAX,
             entry_stack: Vec::new(),
             item_stack: Vec::new(),
+            skim: Skim::default(),
         }
     }
 
@@ -127,6 +148,22 @@ impl<'a> Parser<'a> {
         self.max_values = n;
         self.values_left = n;
         self
+    }
+
+    /// Skims the values of each item of a streamed ResourceList other than its identity
+    /// ([`Skim`]): for a caller that keeps only the items' metadata.
+    pub fn skimming_items(mut self) -> Parser<'a> {
+        self.skim.items = true;
+        self
+    }
+
+    /// Whether the value of `key`, an entry of the mapping being read, is skimmed.
+    #[inline]
+    pub(crate) fn skims(&self, key: &Node) -> bool {
+        self.skim.at == self.depth
+            && !self.skim.on
+            && key.is_scalar()
+            && !matches!(key.scalar_text(), "apiVersion" | "kind" | "metadata" | "<<")
     }
 
     /// Counts one more entry or item of the tree being read.
@@ -195,6 +232,14 @@ pub(crate) fn describe(s: &str, pos: usize) -> String {
     }
 }
 
+/// What stands for a skimmed collection ([`Skim`]): empty, of the same kind, style and span.
+pub(super) fn skimmed(kind: Kind, span: Span, flow: bool) -> Node {
+    let mut n = Node::with_kind(kind);
+    n.set_flow(flow);
+    n.set_src(Some(span));
+    n
+}
+
 impl Node {
     /// A block (not flow) mapping or sequence: its text ends at a line end.
     pub(crate) fn is_block_collection(&self) -> bool {
@@ -261,6 +306,13 @@ impl<T> Building<T> {
             &stack[self.base..]
         } else {
             &self.own
+        }
+    }
+
+    /// Drops what was pushed (a skimmed collection, [`Skim`]).
+    pub(crate) fn discard(self, stack: &mut Vec<T>) {
+        if self.own.capacity() == 0 {
+            stack.truncate(self.base);
         }
     }
 

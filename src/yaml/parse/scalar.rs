@@ -65,6 +65,7 @@ impl<'a> Parser<'a> {
                     if self.pos == start + 1 {
                         return self.err("an anchor needs a name after '&'");
                     }
+                    self.skim.anchor |= self.skim.on;
                     let p = props.get_or_insert_with(Default::default);
                     if p.anchor.is_some() {
                         return Err(self.error_at(start, "a node cannot have two anchors"));

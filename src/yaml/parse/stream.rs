@@ -34,10 +34,21 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
                 let rest = p.values_left;
+                if p.skim.items {
+                    // Each item's root mapping.
+                    p.skim.at = p.depth + 1;
+                }
                 let span =
-                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |_, n, t, at| {
-                        on_item(n, t, ItemOrigin::Block { at: at as u32 })
+                    p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |p, n, t, at| {
+                        let origin = ItemOrigin::Block { at: at as u32 };
+                        if std::mem::take(&mut p.skim.anchor) {
+                            // An alias in the item's metadata may name the skimmed anchor.
+                            let whole = Parser::reparse_item(p.s, origin, p.max_values)?;
+                            return on_item(whole, t, origin);
+                        }
+                        on_item(n, t, origin)
                     })?;
+                p.skim.at = 0;
                 p.values_left = rest;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
