@@ -26,9 +26,10 @@ RUN arch="${TARGETARCH:-$(uname -m)}" \
 # ships with Rust links either target from either build platform; +crt-static makes the binary
 # static explicitly (no libc at run time: it would run on distroless/static or scratch too). It
 # is a static-pie with full RELRO (address space randomisation applies to it), its relocations
-# packed by build.rs (see docs/design.md, "Start and allocation"). aarch64's linker is the one
-# .cargo/config.toml names: rust-lld, through a script that makes the link static-pie (Rust's
-# aarch64 musl target would link at a fixed address).
+# packed by build.rs (musl applies them), its allocator musl's own (see docs/design.md, "Start
+# and allocation"). aarch64's linker is the one .cargo/config.toml names: rust-lld, through a
+# script that makes the link static-pie (Rust's aarch64 musl target would link at a fixed
+# address; .cargo/config.toml says where that would change upstream).
 ENV CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
     RUSTFLAGS="-C target-feature=+crt-static"
 # Dependencies first, so a source change does not fetch them again. Cargo reads every target

@@ -1,134 +1,105 @@
 #!/usr/bin/env bash
-# The per-call floor: Porch starts one process per call, and most packages are small. Times a
-# call of the release binary on a 20-resource ResourceList (W1 at 20 items: a PackageVariant
-# over a package) against a tiny Rust program that reads stdin and writes it to stdout, and
-# prints the ratios. Target: at most 1.5x the read-and-write program built the default way
-# (`rustc -O`, dynamic glibc), for every shipped binary timed; the ratio to the read-and-write program
-# built the same way as each binary is printed beside it. The release binary is static-pie
-# on x86_64 glibc (build.rs), so a read-and-write program linked statically is timed too.
+# Per call: what the function costs each time a runner starts it, and its share of what the
+# runner makes a user wait for. Prints
+#   1. the release binary's CPU (user + system) and wall time per call on W1 at 20 items (a
+#      PackageVariant over a 20-resource package), RUNS calls;
+#   2. the runners: `kpt fn eval --exec` of the README's quick start (examples/injection) and
+#      `kpt fn render --allow-exec` of examples/render-pipeline (two calls of the function, each
+#      counted at the first one's CPU),
+#      KPT_RUNS runs each (a copy of the package each time, as the README does): the runner's
+#      median wall time, the function's CPU for the calls it makes there (timed on the
+#      ResourceList the runner hands it, `kpt fn source`), and that CPU as a share of the
+#      runner's wall time. Target: under 1% for each runner.
+#   3. a call through the image (`kpt fn eval --image`), when a container engine runs here:
+#      otherwise the line says it was not measured.
 #
-#   benches/per_call.sh [-n RUNS] [--dynamic] [--musl] [--no-pie]
+#   benches/per_call.sh [-n RUNS] [-k KPT_RUNS] [--vs BINARY]
 #
-#   -n RUNS    runs of each program, interleaved (default 200); the wall clock is the median
-#   --dynamic  also the release binary linked dynamically against glibc, position-independent
-#              (PACKAGE_VARIANT_STATIC=0: a second release build, in target/dynamic), as
-#              before it was static
-#   --musl     also the image's binary: the Dockerfile's x86_64 musl build (static-pie,
-#              rust-lld), and the read-and-write program built the same way
-#   --no-pie   also the release binary linked dynamically at a fixed address, as before issue
-#              30 (a second release build, in target/no-pie): what position independence cost
+#   -n RUNS     calls of the binary, interleaved with --vs's (default 400); CPU is the mean
+#   -k KPT_RUNS runs of each runner (default 20); the wall time is the median
+#   --vs BIN    also time BIN (another build, e.g. an earlier commit's) per call, interleaved
 #
-# Needs: cargo and rustc, Linux; --musl needs the x86_64-unknown-linux-musl target.
+# Needs: cargo and rustc, Linux, kpt on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=200; MUSL=0; NOPIE=0; DYNAMIC=0; MUSL_REF=; STATIC_REF=
+RUNS=400; KPT_RUNS=20; VS=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) RUNS=$2; shift 2 ;;
-    --musl) MUSL=1; shift ;;
-    --no-pie) NOPIE=1; shift ;;
-    --dynamic) DYNAMIC=1; shift ;;
+    -k) KPT_RUNS=$2; shift 2 ;;
+    --vs) VS=$2; shift 2 ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "per_call.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+command -v kpt >/dev/null || { echo "per_call.sh: kpt is not on PATH" >&2; exit 1; }
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
-
-cargo build --release --locked --bin package-variant
-# Shipped binaries are position-independent with full RELRO and packed relocations.
 fail() { echo "per_call.sh: $*" >&2; exit 1; }
 . .ci/binaries.sh
-is_static() { ! readelf -l "$1" | grep -q INTERP; }
+
+cargo build --release --locked --bin package-variant
 check_hardened target/release/package-variant
-RELEASE_STATIC=0; is_static target/release/package-variant && RELEASE_STATIC=1
-BINS=(target/release/package-variant)
-if [ "$RELEASE_STATIC" = 1 ]; then NAMES=("release (glibc, static-pie)"); else NAMES=("release (glibc, PIE)"); fi
-cat > "$WORK/read_write.rs" <<'RS'
-use std::io::{Read, Write};
-fn main() {
-    let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).unwrap();
-    std::io::stdout().write_all(&buf).unwrap();
-}
-RS
-rustc -C opt-level=3 -C panic=abort -o "$WORK/read_write" "$WORK/read_write.rs"
-BINS+=("$WORK/read_write"); NAMES+=("read-and-write (glibc)")
-if [ "$RELEASE_STATIC" = 1 ]; then
-  rustc -C opt-level=3 -C panic=abort -C target-feature=+crt-static \
-    -o "$WORK/read_write_static" "$WORK/read_write.rs"
-  STATIC_REF=${#BINS[@]}
-  BINS+=("$WORK/read_write_static"); NAMES+=("read-and-write (glibc, static)")
-fi
-
-if [ "$DYNAMIC" = 1 ]; then
-  CARGO_TARGET_DIR=target/dynamic PACKAGE_VARIANT_STATIC=0 \
-    cargo build --release --locked --bin package-variant
-  check_hardened target/dynamic/release/package-variant
-  BINS+=(target/dynamic/release/package-variant); NAMES+=("release (glibc, dynamic PIE)")
-fi
-if [ "$NOPIE" = 1 ]; then
-  CARGO_TARGET_DIR=target/no-pie PACKAGE_VARIANT_NO_PIE=1 \
-    cargo build --release --locked --bin package-variant
-  BINS+=(target/no-pie/release/package-variant); NAMES+=("release (glibc, fixed)")
-fi
-if [ "$MUSL" = 1 ]; then
-  # As the Dockerfile's build stage and .ci/image-targets build it.
-  CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
-    RUSTFLAGS="-C target-feature=+crt-static" \
-    CARGO_TARGET_DIR=target/image \
-    cargo build --release --locked --bin package-variant --target x86_64-unknown-linux-musl
-  BINS+=(target/image/x86_64-unknown-linux-musl/release/package-variant); NAMES+=("image (musl, static)")
-  check_hardened target/image/x86_64-unknown-linux-musl/release/package-variant
-  rustc -C opt-level=3 -C panic=abort --target x86_64-unknown-linux-musl -C linker=rust-lld \
-    -C target-feature=+crt-static \
-    -o "$WORK/read_write_musl" "$WORK/read_write.rs"
-  MUSL_REF=${#BINS[@]}
-  BINS+=("$WORK/read_write_musl"); NAMES+=("read-and-write (musl)")
-fi
-
-# Each program timed from a copy, as installed ones are (`cargo install` copies the binary,
-# an image's layers are unpacked): a file just written by the linker sits in the page cache in
-# small pieces, and mapping it at every start cost the release binary ~0.5 ms more per call.
-for i in "${!BINS[@]}"; do
-  cp "${BINS[$i]}" "$WORK/bin$i"; BINS[$i]="$WORK/bin$i"
-done
-cargo bench --quiet --profile dev --bench gen -- w1 20 "$WORK/w1-20.yaml"
+# Timed from a copy, as installed binaries are (`cargo install` copies the binary): a file just
+# written by the linker sits in the page cache in small pieces, and mapping it costs more.
+BIN=$WORK/package-variant
+cp target/release/package-variant "$BIN"
+BINS=("$BIN"); NAMES=("release")
+if [ -n "$VS" ]; then cp "$VS" "$WORK/vs"; BINS+=("$WORK/vs"); NAMES+=("--vs $VS"); fi
 rustc -O -o "$WORK/per_call" benches/support/per_call.rs
-for b in "${BINS[@]}"; do
-  "$b" < "$WORK/w1-20.yaml" > /dev/null || { echo "per_call.sh: $b fails on the input" >&2; exit 1; }
-  case "$b" in "$WORK/bin1"|"$WORK/bin$STATIC_REF"|"$WORK/bin$MUSL_REF") continue ;; esac
-  # CEL's time-zone functions still work in a binary linked at a fixed address.
-  "$b" < benches/support/time_zone.yaml > "$WORK/tz.out"
-  grep -q 'hours-ny: "5"' "$WORK/tz.out" && grep -q 'hours-tokyo: "19"' "$WORK/tz.out" \
-    || { echo "per_call.sh: $b: CEL time zones are wrong" >&2; exit 1; }
-done
-echo "CEL time zones (America/New_York, Asia/Tokyo) right in every binary timed"
-echo "input: W1 at 20 items, $(wc -c < "$WORK/w1-20.yaml") bytes; $RUNS runs of each, interleaved"
-"$WORK/per_call" "$RUNS" "$WORK/w1-20.yaml" "${BINS[@]}" > "$WORK/times"
+ms() { printf '%.2f' "$(echo "$1 / 1000" | bc -l)"; }
 
-mapfile -t T < "$WORK/times"
-# Each binary against the issue's reference, the read-and-write program built the default way
-# (dynamic glibc: what `cargo build --release` gives), and against the one built the same way.
-ref_of() { case "${NAMES[$1]}" in *musl*) echo "$MUSL_REF" ;; *static-pie\)) echo "$STATIC_REF" ;; *) echo 1 ;; esac; }
-ratio() { echo "$1/$2" | bc -l; }
-read -r dw dc <<< "${T[1]}"
-printf '%-28s %8s %8s %14s %14s %16s\n' program "wall ms" "cpu ms" "cpu / default" "wall / default" "cpu / same build"
+# 1. Per call.
+cargo bench --quiet --profile dev --bench gen -- w1 20 "$WORK/w1-20.yaml"
+"$WORK/per_call" "$RUNS" "$WORK/w1-20.yaml" "${BINS[@]}" > "$WORK/times"
+echo "per call: W1 at 20 items, $(wc -c < "$WORK/w1-20.yaml") bytes, $RUNS calls of each, interleaved"
+printf '  %-40s %8s %8s\n' binary "cpu ms" "wall ms"
+i=0
+while read -r wall cpu; do
+  printf '  %-40s %8s %8s\n' "${NAMES[$i]}" "$(ms "$cpu")" "$(ms "$wall")"
+  i=$((i + 1))
+done < "$WORK/times"
+
+# 2. The runners. Each runner's command is a script (the per_call helper runs a command without
+# arguments); the function's CPU is timed on the ResourceList that runner hands it.
+cat > "$WORK/eval.sh" <<SH
+#!/bin/sh
+set -e
+rm -rf "$WORK/pkg" && cp -r examples/injection "$WORK/pkg"
+exec kpt fn eval "$WORK/pkg" --exec "$BIN" --fn-config examples/injection/fn-config.yaml >/dev/null 2>&1
+SH
+# kpt resolves `exec: package-variant` on PATH: the binary timed comes first there.
+mkdir "$WORK/path" && cp "$BIN" "$WORK/path/package-variant"
+cat > "$WORK/render.sh" <<SH
+#!/bin/sh
+set -e
+rm -rf "$WORK/pkg" && cp -r examples/render-pipeline "$WORK/pkg"
+PATH="$WORK/path:\$PATH" exec kpt fn render "$WORK/pkg" --allow-exec >/dev/null 2>&1
+SH
+chmod +x "$WORK/eval.sh" "$WORK/render.sh"
+kpt fn source examples/injection --fn-config examples/injection/fn-config.yaml > "$WORK/eval-input.yaml"
+kpt fn source examples/render-pipeline --fn-config examples/render-pipeline/variant.yaml > "$WORK/render-input.yaml"
+"$BIN" < "$WORK/eval-input.yaml" > /dev/null || fail "the quick start's input fails"
+"$BIN" < "$WORK/render-input.yaml" > /dev/null || fail "render-pipeline's input fails"
+: > "$WORK/empty"
+echo "runners: $KPT_RUNS runs of each (median wall); the function's CPU over $RUNS calls on the runner's input"
+printf '  %-46s %10s %10s %9s %7s\n' runner "wall ms" "fn calls" "fn cpu ms" share
 met=1
-for i in "${!BINS[@]}"; do
-  read -r w c <<< "${T[$i]}"
-  case "${NAMES[$i]}" in
-    read-and-write*)
-      printf '%-28s %8.2f %8.2f\n' "${NAMES[$i]}" "$(ratio "$w" 1000)" "$(ratio "$c" 1000)" ;;
-    *)
-      read -r _ sc <<< "${T[$(ref_of "$i")]}"
-      printf '%-28s %8.2f %8.2f %13.2fx %13.2fx %15.2fx\n' "${NAMES[$i]}" "$(ratio "$w" 1000)" \
-        "$(ratio "$c" 1000)" "$(ratio "$c" "$dc")" "$(ratio "$w" "$dw")" "$(ratio "$c" "$sc")"
-      # The comparison builds (--dynamic, --no-pie) are printed, not judged: not shipped.
-      case "${NAMES[$i]}" in *dynamic*|*fixed*) ;; *)
-        if [ "$(echo "$c > 1.5 * $dc" | bc -l)" = 1 ]; then met=0; fi ;;
-      esac ;;
-  esac
-done
-echo "target: at most 1.50x the read-and-write program built the default way (cpu / default)"
-if [ "$met" = 1 ]; then echo "target met by every shipped binary timed"; else echo "target NOT met by every shipped binary timed"; fi
+runner() {
+  local name=$1 script=$2 input=$3 calls=$4 wall fn share
+  read -r wall _ < <("$WORK/per_call" "$KPT_RUNS" "$WORK/empty" "$script")
+  read -r _ fn < <("$WORK/per_call" "$RUNS" "$input" "$BIN")
+  share=$(echo "100 * $calls * $fn / $wall" | bc -l)
+  printf '  %-46s %10s %10s %9s %6.2f%%\n' "$name" "$(ms "$wall")" "$calls" "$(ms $((calls * fn)))" "$share"
+  if [ "$(echo "$share >= 1" | bc -l)" = 1 ]; then met=0; fi
+}
+runner "kpt fn eval --exec (quick start)" "$WORK/eval.sh" "$WORK/eval-input.yaml" 1
+runner "kpt fn render (examples/render-pipeline)" "$WORK/render.sh" "$WORK/render-input.yaml" 2
+# 3. Through the image.
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  echo "  kpt fn eval --image: a container engine runs here, but this script does not time it yet"
+else
+  echo "  kpt fn eval --image: not measured (no container engine runs on this machine)"
+fi
+echo "target: the function under 1% of each runner's wall time"
+if [ "$met" = 1 ]; then echo "target met by each runner measured"; else echo "target NOT met by each runner measured"; fi

@@ -3,20 +3,10 @@
 //! `kpt fn doc` shows); its field reference is rendered from `api::schema`, the schemas strict
 //! decoding walks.
 
-#![cfg_attr(all(target_os = "linux", feature = "lean-start", not(test)), no_main)]
-
 mod reference;
 
 use package_variant::krm::run::start::{self, Stdout};
 use std::io::{IsTerminal, Read};
-
-/// Small blocks from a fixed region, the rest from the system (see `krm::run::arena`). Without
-/// the `lean-start` feature the binary uses the system allocator, which tools can see into.
-#[cfg(feature = "lean-start")]
-#[global_allocator]
-static ALLOCATOR: package_variant::krm::run::arena::Arena<
-    { package_variant::krm::run::arena::ARENA_BYTES },
-> = package_variant::krm::run::arena::Arena::new();
 
 const ABOUT: &str = "\
 package-variant: a KRM function that applies Porch's PackageVariant mutations to a package and
@@ -55,11 +45,14 @@ HOW TO RUN
          - image: ghcr.io/package-variant/package-variant:v0.1.0
            configPath: variant.yaml
        kpt fn source PKG | kpt fn eval - --exec package-variant --fn-config pv.yaml | kpt fn sink OUT
+       package-variant < resource-list.yaml > out.yaml
+  Objects from a cluster go through a folder, where kpt shows the function's errors (piped
+  straight into kpt fn eval -, objects without a file path make kpt show only
+  \"resource at path ... already exists\" instead):
        kubectl get repositories,packagerevisions,packagevariants -n NS -o yaml | kpt fn sink DIR
        kpt fn eval DIR --exec package-variant --fn-config pvs.yaml
-     (from a cluster, through a folder: piped straight into kpt fn eval -, a failed run shows
-     only kpt's \"already exists\" instead of the function's errors)
-       package-variant < resource-list.yaml > out.yaml
+  A variant's cluster copies: in package files named by its cluster-objects annotation, or fed
+  by scripts/apply-variant.sh PV PKG OBJECTS... (docs/reference.md, Objects from the cluster).
 
   Objects from the cluster are items: config injection reads only items annotated
   config.porch.kpt.dev/in-cluster: \"true\" in the PackageVariant's namespace; a
@@ -72,6 +65,10 @@ ANNOTATIONS (on the functionConfig)
   package-variant.fn.kpt.dev/cluster-objects   on a PackageVariant: the package files (paths, or
                                                directories ending in /) that hold cluster copies
                                                for injection; items from stdin always count
+  package-variant.fn.kpt.dev/unfilled          on a PackageVariant: \"error\" makes a required
+                                               injection point left unfilled an error (exit 1,
+                                               nothing changed: for CI); \"warning\" (the
+                                               default, Porch's) keeps it a warning
   package-variant.fn.kpt.dev/allow-deletions   on a PackageVariantSet: \"all\" or a share such as
                                                \"75%\": lets a run delete more than the guard
                                                allows (every variant, or over half of 4 or more)
@@ -79,9 +76,17 @@ ANNOTATIONS (on the functionConfig)
                                                create-update, create-delete or sync (the default,
                                                Porch's behaviour): what a run may change
 
+CEL IN A SET
+  Every *Expr of a set's template, a target's when and rollout.waveExpr see: target (the
+  selected Repository or object, or {repo, package} for a repositories target), repository
+  (the downstream Repository; not in repoExpr), upstream (the upstream PackageRevision),
+  repoDefault and packageDefault (strings). Objects show name, namespace, labels and
+  annotations only. More: docs/reference.md (CEL), docs/cel.md.
+
 EXIT CODES
   0  done; the results may hold warnings and info (an unfilled required injection point is a
-     warning, and its readiness gate stays unmet)
+     warning, and its readiness gate stays unmet, unless package-variant.fn.kpt.dev/unfilled
+     is \"error\")
   1  an error result (the items come back unchanged; the errors are summed up on stderr, the
      first 20 one per line), or the input is not a ResourceList (one line on stderr, nothing
      on stdout), or stdout is closed
@@ -113,7 +118,7 @@ EXAMPLES
       - kind: ConfigMap
         name: us-east1-endpoints
 
-  PackageVariantSet (kubectl get ... -o yaml | kpt fn eval - --exec package-variant --fn-config pvs.yaml):
+  PackageVariantSet (kpt fn eval DIR --exec package-variant --fn-config pvs.yaml, DIR from kpt fn sink):
     apiVersion: config.porch.kpt.dev/v1alpha2
     kind: PackageVariantSet
     metadata:
@@ -158,23 +163,19 @@ EXAMPLES
 
 ";
 
-// With the `lean-start` feature (the default) the binary starts at C's `main` on Linux, not
-// through the Rust runtime's: its set-up (an alternate signal stack, the main thread's stack
-// bounds read from `/proc/self/maps`, the standard descriptors polled) costs a tenth of a call
-// on a small package, and Porch starts one process per call. `start::prepare` does the part
-// the function needs (docs/design.md, "Start and allocation").
-#[cfg(all(target_os = "linux", feature = "lean-start", not(test)))]
-#[no_mangle]
-extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    let stdout = start::prepare();
-    // SAFETY: `argc` and `argv` are what the C runtime passed to `main`.
-    let args = unsafe { start::args(argc, argv) };
-    run(args, stdout)
-}
+/// Looks at descriptor 1 among the program's constructors, before the Rust runtime's start
+/// puts `/dev/null` in place of a closed one (`krm::run::start`): a closed stdout then fails
+/// the run instead of losing its output.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = {
+    extern "C" fn note() {
+        start::note_closed_stdout()
+    }
+    note
+};
 
-/// The standard start: the Rust runtime has ignored SIGPIPE, reopened closed descriptors on
-/// `/dev/null` (a closed stdout among them: that one is not seen) and guards the stacks.
-#[cfg(any(not(target_os = "linux"), not(feature = "lean-start"), test))]
 fn main() {
     run(std::env::args_os().skip(1).collect(), start::stdout_state())
 }

@@ -3,7 +3,7 @@
 //! reference cannot drift from what the function accepts.
 
 use package_variant::api::package_variant::EXTENSION_API_VERSION;
-use package_variant::api::schema::{self, Field};
+use package_variant::api::schema::{self, Field, Schema};
 
 /// Width the descriptions are wrapped to.
 const WIDTH: usize = 96;
@@ -37,7 +37,19 @@ pub fn render() -> String {
                 p.api_version()
             ));
         }
+        // A subtree equal to one listed before it (validators' and mutators' functions, say)
+        // is named once: later copies point at the first.
+        let mut subtrees: Vec<(&Schema, &str)> = Vec::new();
+        let mut skipping: Option<String> = None;
         for field in own {
+            if let Some(prefix) = &skipping {
+                if field.path.starts_with(&format!("{prefix}."))
+                    || field.path.starts_with(&format!("{prefix}[]"))
+                {
+                    continue;
+                }
+                skipping = None;
+            }
             let flag = match required_by_validation(kind.kind(), &field.path) {
                 _ if field.required => ", required",
                 Some(flag) => flag,
@@ -50,10 +62,39 @@ pub fn render() -> String {
                 _ => field.schema.type_name(),
             };
             out.push_str(&format!("  {} ({ty}{flag})\n", field.path));
-            wrap(field.schema.description(), "      ", &mut out);
+            let first = has_subtree(field.schema)
+                .then(|| subtrees.iter().find(|(s, _)| *s == field.schema))
+                .flatten();
+            match first {
+                Some((_, first)) => {
+                    wrap(
+                        &format!("{} {SAME_FIELDS} {first}.", field.schema.description()),
+                        "      ",
+                        &mut out,
+                    );
+                    skipping = Some(field.path.clone());
+                }
+                None => {
+                    if has_subtree(field.schema) {
+                        subtrees.push((field.schema, &field.path));
+                    }
+                    wrap(field.schema.description(), "      ", &mut out);
+                }
+            }
         }
     }
     out
+}
+
+/// How the reference points a subtree at the first one equal to it.
+const SAME_FIELDS: &str = "The fields as under";
+
+/// Whether a field has fields of its own below it (an object's, or a list's items').
+fn has_subtree(schema: &Schema) -> bool {
+    schema.properties().next().is_some()
+        || schema
+            .items()
+            .is_some_and(|items| items.properties().next().is_some())
 }
 
 /// Fields Porch's validation requires though its CRD schema does not mark them (the schema is
@@ -166,9 +207,35 @@ mod tests {
             let own = fields
                 .iter()
                 .filter(|f| listed(f) && !porch_paths.contains(&f.path));
+            // Subtrees pointed at an equal one listed before: (path, the first's path).
+            let mut same: Vec<(String, String)> = Vec::new();
+            let lines: Vec<&str> = section.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let Some(path) = l.strip_prefix("  ").and_then(|l| l.split(' ').next()) else {
+                    continue;
+                };
+                let text: String = lines[i + 1..]
+                    .iter()
+                    .take_while(|d| d.starts_with("      "))
+                    .map(|d| d.trim())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if let Some((_, first)) = text.split_once(&format!("{SAME_FIELDS} ")) {
+                    same.push((path.to_string(), first.trim_end_matches('.').to_string()));
+                }
+            }
             for field in own {
                 total += 1;
-                let line = format!("\n  {} (", field.path);
+                // A field under a subtree pointed elsewhere is listed there (which may point
+                // further).
+                let mut path = field.path.clone();
+                while let Some((p, first)) = same
+                    .iter()
+                    .find(|(p, _)| path.len() > p.len() && path.starts_with(p.as_str()))
+                {
+                    path = format!("{first}{}", &path[p.len()..]);
+                }
+                let line = format!("\n  {path} (");
                 assert_eq!(
                     section.matches(&line).count(),
                     1,

@@ -68,18 +68,9 @@ fn is_variant(v: &Value) -> bool {
 
 /// The variants' revisions by site.
 fn revisions(items: &[Value]) -> BTreeMap<String, i64> {
-    items
-        .iter()
-        .filter(|v| is_variant(v))
-        .map(|v| {
-            (
-                v["spec"]["downstream"]["repo"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-                v["spec"]["upstream"]["revision"].as_i64().unwrap_or(0),
-            )
-        })
+    common::upstreams_by_site(items)
+        .into_iter()
+        .map(|(site, u)| (site, u["revision"].as_i64().unwrap_or(0)))
         .collect()
 }
 
@@ -177,7 +168,11 @@ fn a_moved_tag_is_offered_then_activated_then_rolled_out_with_one_approval() {
     assert!(!infos.iter().any(|m| m.contains("offered")), "{infos:?}");
     let (out, infos) = step(&out, &activated);
     assert_eq!(fleet_at(&out), [2, 2, 1, 1, 1, 1], "{infos:?}");
-    let summary = infos.last().unwrap();
+    // The summary, before the per-target results.
+    let summary = infos
+        .iter()
+        .find(|m| m.starts_with("PackageVariantSet"))
+        .unwrap();
     assert!(
         summary.contains("wave 2 (2 of 2): 0 upgraded, 4 waiting")
             && summary.contains(
@@ -257,14 +252,28 @@ fn a_downgrade_is_refused_unless_written_with_a_bang() {
 
 #[test]
 fn a_fleet_part_way_keeps_its_revisions_until_something_is_activated() {
-    // Wave 1 on 2, wave 2 on 1, the activation removed: nothing moves; new sites take 2.
+    // Wave 1 on 2, wave 2 on 1, the activation removed: nothing moves. A new site of wave 2
+    // waits with its wave (created at 2, it would pass wave 2's unapproved pause); one of
+    // wave 1 takes 2.
     let items = tag_moved(&fleet_made_at(1), 2);
     let (part, _) = step(&items, &set("Manual", paused(), json!({ACTIVATE: "2"})));
     assert_eq!(fleet_at(&part), [2, 2, 1, 1, 1, 1]);
     let mut grown = part.clone();
     grown.push(repository("site-6", "2"));
+    grown.push(repository("site-7", "1"));
     let (out, infos) = step(&grown, &set("Manual", paused(), json!({})));
     assert_eq!(fleet_at(&out), [2, 2, 1, 1, 1, 1, 2], "{infos:?}");
+    let waits = "1 waiting to be created (fleet-site-6-base): a new variant starts with its wave";
+    assert!(infos.iter().any(|m| m.contains(waits)), "{infos:?}");
+    // Run after run, until wave 2 is approved.
+    let (again, infos) = step(&out, &set("Manual", paused(), json!({})));
+    assert_eq!(again, out, "{infos:?}");
+    assert!(
+        infos
+            .iter()
+            .any(|m| m.contains(&format!("{waits}, wave 2 waits for approval"))),
+        "{infos:?}"
+    );
 }
 
 #[test]

@@ -370,3 +370,86 @@ pub fn run_json(
 pub fn items_of(out: &serde_json::Value) -> Vec<serde_json::Value> {
     out["items"].as_array().cloned().unwrap_or_default()
 }
+
+/// Whether `strace` runs. When it does not, says that `test` is skipped and why (cargo test has
+/// no skip at run time): `.ci/run` installs strace and fails without it.
+pub fn strace_available(test: &str) -> bool {
+    let ok = Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED {test}: strace is not on PATH (apt-get install -y strace; .ci/run installs it)");
+    }
+    ok
+}
+
+/// A proptest configuration of `PROPTEST_CASES` cases (`default` without it), failures kept
+/// beside the test file.
+pub fn proptest_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..proptest::test_runner::Config::default()
+    }
+}
+
+/// Published revision `r` of blueprints/base (workspace `v<r>`) in `porch.kpt.dev/v1alpha1`
+/// (`spec.revision`) or v1alpha2 (`status.revision`), tagged `stable` when `tagged`.
+pub fn base_revision(r: i64, tagged: bool, v2: bool) -> serde_json::Value {
+    use serde_json::json;
+    let labels = if tagged {
+        json!({"package-variant.fn.kpt.dev/tag-stable": "true"})
+    } else {
+        json!({})
+    };
+    let mut pr = json!({"kind": "PackageRevision",
+        "metadata": {"name": format!("blueprints.base.v{r}"), "labels": labels},
+        "spec": {"repository": "blueprints", "packageName": "base",
+            "workspaceName": format!("v{r}"), "lifecycle": "Published"}});
+    if v2 {
+        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha2");
+        pr["status"] = json!({"revision": r});
+    } else {
+        pr["apiVersion"] = json!("porch.kpt.dev/v1alpha1");
+        pr["spec"]["revision"] = json!(r);
+    }
+    pr
+}
+
+/// The PackageVariants' `spec.upstream`, by downstream repository (sorted).
+pub fn upstreams_by_site(items: &[serde_json::Value]) -> Vec<(String, serde_json::Value)> {
+    let mut u: Vec<(String, serde_json::Value)> = items
+        .iter()
+        .filter(|v| v["kind"] == "PackageVariant")
+        .map(|v| {
+            let site = v["spec"]["downstream"]["repo"].as_str().unwrap_or("");
+            (site.to_string(), v["spec"]["upstream"].clone())
+        })
+        .collect();
+    u.sort_by(|a, b| a.0.cmp(&b.0));
+    u
+}
+
+/// An in-cluster ConfigMap `name` of namespace `ns` with `data.db: db`, as `kubectl get -o yaml`
+/// prints it, annotated `config.porch.kpt.dev/in-cluster: "true"`.
+pub fn in_cluster_config_map(name: &str, ns: &str, db: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+  namespace: {ns}
+  annotations:
+    config.porch.kpt.dev/in-cluster: \"true\"
+data:
+  db: {db}
+"
+    )
+}

@@ -46,7 +46,14 @@ fn example_readme_commands_work_on_a_copy() {
     let before = checkout_status("examples");
     let mut failures = Vec::new();
     let mut ran = 0;
-    for example in example_dirs() {
+    // And the walk-throughs whose steps are kpt test cases of their own (`step-1/.expected/`).
+    let walkthroughs = fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("step-1/.expected").is_dir());
+    let mut examples = example_dirs();
+    examples.extend(walkthroughs);
+    for example in examples {
         let name = example.file_name().unwrap().to_string_lossy().to_string();
         let readme = fs::read_to_string(example.join("README.md")).unwrap_or_default();
         let blocks = sh_blocks(&readme);
@@ -214,20 +221,26 @@ fn clean_copy(dir: &Path) {
     }
 }
 
-/// The quick start, run as written on a clean copy: `cargo install` into a scratch root that
-/// is on `PATH` (as `~/.cargo/bin` is; without LTO, to keep the suite fast), then the example;
-/// it must exit 0 and print the diff the README shows. The test command itself is
-/// `cargo test`, which this is part of.
+/// The quick start, run as written on a clean copy: its first block (`cargo install`) into a
+/// scratch root that is on `PATH` (as `~/.cargo/bin` is; without LTO, to keep the suite
+/// fast), then its second (the example and `git diff`), which must exit 1 (git's "there are
+/// differences") and print the diff the README shows, line by line. git lengthens abbreviated
+/// hashes as a repository grows (8 digits at 16,384 objects), so an `index` line matches when
+/// each hash starts with the README's; the run sets `core.abbrev=12` to prove it.
 #[test]
 fn quick_start_runs_on_a_clean_copy_as_shown() {
     let section = readme_section("## Quick start");
     let blocks = sh_blocks(&section);
-    assert_eq!(blocks.len(), 1, "the quick start is one block");
-    let lines: Vec<&str> = blocks[0].lines().collect();
-    let (last, first) = lines.split_last().unwrap();
-    assert_eq!(*last, "cargo test", "the second command runs the tests");
-    let first_command = first.join("\n");
-    assert!(first_command.starts_with("cargo install --locked --path ."));
+    assert_eq!(
+        blocks.len(),
+        2,
+        "the quick start is two blocks: install, then run and look"
+    );
+    assert_eq!(blocks[0].trim(), "cargo install --locked --path .");
+    assert!(
+        !section.contains("cargo test\n```"),
+        "the tests are not part of the quick start"
+    );
 
     let clone = root().join("target/quickstart-clone");
     clean_copy(&clone);
@@ -235,32 +248,81 @@ fn quick_start_runs_on_a_clean_copy_as_shown() {
     let install_root = scratch.0.join("cargo-root");
     let tmp = scratch.0.join("tmp");
     fs::create_dir_all(&tmp).unwrap();
-    let script = first_command.replace("/tmp/", &format!("{}/", tmp.display()));
-    let out = Command::new("bash")
-        .args(["-e", "-o", "pipefail", "-c", &script])
-        .current_dir(&clone)
-        .env("CARGO_INSTALL_ROOT", &install_root)
-        .env("CARGO_TARGET_DIR", root().join("target/quickstart-build"))
-        // Fat LTO is most of the build's time and changes nothing this test checks.
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
-        .env("PATH", shell::path_with(&install_root.join("bin")))
-        // git lengthens its abbreviated hashes as a repository grows (8 at 16,384 objects):
-        // the README's diff must not depend on how many objects the reader's clone holds.
-        .env("GIT_CONFIG_COUNT", "1")
-        .env("GIT_CONFIG_KEY_0", "core.abbrev")
-        .env("GIT_CONFIG_VALUE_0", "12")
-        .output()
-        .unwrap();
+    let run = |block: &str| {
+        let script = block.replace("/tmp/", &format!("{}/", tmp.display()));
+        Command::new("bash")
+            .args(["-e", "-o", "pipefail", "-c", &script])
+            .current_dir(&clone)
+            .env("CARGO_INSTALL_ROOT", &install_root)
+            .env("CARGO_TARGET_DIR", root().join("target/quickstart-build"))
+            // Fat LTO is most of the build's time and changes nothing this test checks.
+            .env("CARGO_PROFILE_RELEASE_LTO", "false")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+            .env("PATH", shell::path_with(&install_root.join("bin")))
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "core.abbrev")
+            .env("GIT_CONFIG_VALUE_0", "12")
+            .output()
+            .unwrap()
+    };
+    let install = run(&blocks[0]);
+    assert!(
+        install.status.success(),
+        "cargo install failed:\n{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let out = run(&blocks[1]);
     let stdout =
         String::from_utf8_lossy(&out.stdout).replace(&format!("{}/", tmp.display()), "/tmp/");
-    assert!(
-        out.status.success(),
-        "the quick start failed:\n{stdout}\n{}",
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "git diff exits 1 when it shows differences:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout, fenced(&section, "diff"));
+    let shown = fenced(&section, "diff");
+    assert_eq!(stdout.lines().count(), shown.lines().count(), "{stdout}");
+    for (got, want) in stdout.lines().zip(shown.lines()) {
+        assert!(
+            same_diff_line(got, want),
+            "got {got:?}, the README shows {want:?}"
+        );
+    }
     let _ = fs::remove_dir_all(&clone);
+}
+
+/// Whether a line git printed is the one shown: equal, or an `index A..B MODE` line whose
+/// hashes start with the shown ones (git abbreviates to more digits in a larger clone).
+fn same_diff_line(got: &str, shown: &str) -> bool {
+    let hashes = |line: &str| -> Option<(String, String, String)> {
+        let rest = line.strip_prefix("index ")?;
+        let (range, mode) = rest.split_once(' ').unwrap_or((rest, ""));
+        let (a, b) = range.split_once("..")?;
+        Some((a.to_string(), b.to_string(), mode.to_string()))
+    };
+    match (hashes(got), hashes(shown)) {
+        (Some((a, b, m)), Some((sa, sb, sm))) => {
+            sa.len() >= 7 && a.starts_with(&sa) && b.starts_with(&sb) && m == sm
+        }
+        _ => got == shown,
+    }
+}
+
+#[test]
+fn index_lines_match_by_their_shown_prefix() {
+    assert!(same_diff_line(
+        "index e822b5e1234..1a36493ab 100644",
+        "index e822b5e..1a36493 100644"
+    ));
+    assert!(!same_diff_line(
+        "index e822b5f1234..1a36493ab 100644",
+        "index e822b5e..1a36493 100644"
+    ));
+    assert!(!same_diff_line(
+        "index e822b5e..1a36493 100755",
+        "index e822b5e..1a36493 100644"
+    ));
+    assert!(!same_diff_line("+a", "+b"));
 }
 
 /// Every repository path the README and the pages of `docs/` name in backquotes exists.
@@ -908,4 +970,105 @@ fn design_node_sizes_are_true() {
             .contains(said.trim_end()),
         "docs/design.md does not say: {said}"
     );
+}
+
+/// The commands in `text` that pipe objects without a file path into `kpt fn eval -`: a
+/// `kubectl get`, or a `{ ...; }` group that appends objects to `kpt fn source`. Lines continued
+/// with `\` or by a leading `|` are one command (a YAML comment's `#` is dropped first), and in
+/// Markdown prose a paragraph is one line (an inline command may wrap); a command ends at a
+/// backquote, `;` or `&&`.
+fn piped_cluster_objects(text: &str, markdown: bool) -> Vec<String> {
+    let mut units: Vec<String> = Vec::new();
+    let mut fenced = false;
+    let mut joining = false;
+    for raw in text.lines() {
+        let line = raw.trim_start().trim_start_matches('#').trim();
+        if line.starts_with("```") {
+            fenced = !fenced;
+            joining = false;
+            continue;
+        }
+        let prose_goes_on = markdown && !fenced && !line.is_empty();
+        let continued = joining || line.starts_with('|');
+        match units.last_mut() {
+            Some(last) if continued => {
+                last.push(' ');
+                last.push_str(line.trim_end_matches('\\'));
+            }
+            _ => units.push(line.trim_end_matches('\\').to_string()),
+        }
+        joining = line.ends_with('\\') || prose_goes_on;
+    }
+    let mut found = Vec::new();
+    for unit in units {
+        for (at, _) in unit.match_indices("kpt fn eval -") {
+            let after = unit[at + "kpt fn eval -".len()..].chars().next();
+            if !matches!(after, None | Some(' ' | '`' | ',' | '.')) {
+                continue;
+            }
+            let before = &unit[..at];
+            let start = ["`", ";", "&&"]
+                .iter()
+                .filter_map(|b| before.rfind(b).map(|i| i + b.len()))
+                .max()
+                .unwrap_or(0);
+            let command = before[start..].trim();
+            if command.contains("|")
+                && (command.contains("kubectl get") || command.starts_with('}'))
+            {
+                found.push(unit.trim().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Objects from a cluster reach the function through a folder in every page, sample and
+/// example and in `--help` (issue 41): piped straight into `kpt fn eval -`, objects without a
+/// file path make kpt 1.0.0-beta.56 show `resource at path "." and index "" already exists`
+/// instead of the function's error results.
+#[test]
+fn cluster_objects_are_never_piped_into_kpt_fn_eval() {
+    // The check finds what it is for.
+    for bad in [
+        "```sh\nkubectl get repositories -n NS -o yaml \\\n  | kpt fn eval - --exec package-variant\n```\n",
+        "Run `kubectl get repositories -n fleet -o\nyaml | kpt fn eval - --exec package-variant`.\n",
+        "```sh\n{ kpt fn source p; cat objects; } \\\n  | kpt fn eval - --exec package-variant\n```\n",
+    ] {
+        assert_eq!(piped_cluster_objects(bad, true).len(), 1, "{bad}");
+    }
+    let good =
+        "`kubectl get x -o yaml | kpt fn sink DIR`, then piped straight into `kpt fn eval -`";
+    assert!(piped_cluster_objects(good, true).is_empty());
+
+    let mut files: Vec<PathBuf> = vec![root().join("README.md")];
+    for dir in ["docs", "fnconfig", "fnconfig/schemas", "examples"] {
+        for entry in fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.push(path.join("README.md"));
+            } else if path.extension().is_some_and(|e| e == "md" || e == "yaml") {
+                files.push(path);
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in files.iter().filter(|f| f.is_file()) {
+        let text = fs::read_to_string(file).unwrap();
+        let markdown = file.extension().is_some_and(|e| e == "md");
+        checked += 1;
+        for command in piped_cluster_objects(&text, markdown) {
+            failures.push(format!("{}: {command}", file.display()));
+        }
+    }
+    let help = Command::new(env!("CARGO_BIN_EXE_package-variant"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    for command in piped_cluster_objects(&String::from_utf8(help.stdout).unwrap(), false) {
+        failures.push(format!("--help: {command}"));
+    }
+    assert!(checked > 30, "only {checked} files");
+    assert!(failures.is_empty(), "write the objects to a folder (kubectl get ... -o yaml | kpt fn sink DIR; kpt fn eval DIR ...):\n{}", failures.join("\n"));
 }

@@ -380,8 +380,17 @@ fn every_porch_object_in_the_examples_is_valid() {
     for file in files {
         // An example that shows a refusal (exitCode other than 0) feeds an invalid object on
         // purpose.
-        let expected = file.parent().map(|d| d.join("config.yaml"));
-        if file.ends_with(".expected/fn-config.yaml")
+        // An example's functionConfig is `fn-config.yaml` beside its `.expected/`, which
+        // links to it: checked once, where it is.
+        if fs::symlink_metadata(&file)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+        {
+            continue;
+        }
+        let expected = file.parent().map(|d| d.join(".expected/config.yaml"));
+        if file.ends_with("fn-config.yaml")
             && expected
                 .and_then(|c| fs::read_to_string(c).ok())
                 .is_some_and(|c| {

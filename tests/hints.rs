@@ -21,18 +21,7 @@ data:
 
 /// An in-cluster ConfigMap `name` of namespace `ns`.
 fn in_cluster(name: &str, ns: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {name}
-  namespace: {ns}
-  annotations:
-    config.porch.kpt.dev/in-cluster: \"true\"
-data:
-  db: {name}
-"
-    )
+    common::in_cluster_config_map(name, ns, name)
 }
 
 /// A PackageVariant of `api_version` in namespace `default` with `spec` appended.
@@ -153,4 +142,42 @@ fn near_names_among_4000_injectors_and_objects_cost_bounded_work() {
     let guesses = m.matches("did you mean").count();
     assert!((1..=10).contains(&guesses), "{guesses} guesses: {m}");
     assert!(m.contains(r#"names "database-00000x""#), "{m}");
+}
+
+/// A PackageVariant that writes no namespace reads `default`; its cluster object in `shops`
+/// most likely means the variant's namespace is missing, and the hint says that first (both
+/// apiVersions; an injector's warning and a `clusterResource`'s error alike).
+#[test]
+fn a_variant_without_a_namespace_is_told_to_set_the_one_its_object_is_in() {
+    let objects = [in_cluster("prod-db", "shops")];
+    let items = [KPTFILE, POINT, &objects[0]];
+    let fix = "set metadata.namespace: shops on the PackageVariant if that is where it belongs (it names no namespace, so it reads \"default\"), or pass the object of namespace \"default\"";
+    for api_version in ["config.porch.kpt.dev/v1alpha1", "fn.kpt.dev/v1alpha1"] {
+        let config = pv(api_version, "  injectors:\n  - name: prod-db\n")
+            .replace("  namespace: default\n", "");
+        let out = run(&resource_list(&items, &config));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let m = message_with(&out.stdout, "ConfigMap/endpoints not filled");
+        assert!(
+            m.contains(&format!("namespace \"shops\", not the PackageVariant''s namespace \"default\": only objects of its namespace are injected; {fix} (kubectl get configmap prod-db -n default -o yaml)")),
+            "{api_version}: {m}"
+        );
+    }
+    let config = pv(
+        "fn.kpt.dev/v1alpha1",
+        "  injection:\n  - bindingPoint: endpoints\n    clusterResource: {name: prod-db}\n",
+    )
+    .replace("  namespace: default\n", "");
+    let out = run(&resource_list(&items, &config));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains(fix), "{}", out.stderr);
+
+    // A variant that writes its namespace was meant to be there: only the object is named.
+    let config = pv(
+        "config.porch.kpt.dev/v1alpha1",
+        "  injectors:\n  - name: prod-db\n",
+    );
+    let out = run(&resource_list(&items, &config));
+    let m = message_with(&out.stdout, "ConfigMap/endpoints not filled");
+    assert!(!m.contains("set metadata.namespace"), "{m}");
 }

@@ -294,20 +294,28 @@ fn string_waves_order_as_strings() {
 }
 
 #[test]
-fn new_targets_are_created_at_the_new_revision_regardless() {
+fn new_targets_start_with_their_wave() {
     let rollout = json!({"maxUpgrades": 1, "waveExpr": "int(target.labels['wave'])",
         "requireReady": true});
     let mut items = at_revision_1(&rollout);
     items.push(repository("site-20", Some("3")));
     items.push(repository("site-21", Some("1")));
     let (out, summary) = step(&items, &rollout);
-    // One upgrade (the first of wave 1), both new sites at revision 2.
-    assert_eq!(at(&out, 2), ["site-00", "site-20", "site-21"], "{summary}");
+    // One upgrade (the first of wave 1); the new site of wave 1 at revision 2, the one of
+    // wave 3 waits for its wave (created now, revision 2 would reach wave 3 first).
+    assert_eq!(at(&out, 2), ["site-00", "site-21"], "{summary}");
     assert!(
-        summary.contains("2 created (fleet-site-20-base, fleet-site-21-base)")
-            && summary.contains("1 upgraded (fleet-site-00-base), 19 waiting"),
+        summary.contains("1 created (fleet-site-21-base)")
+            && summary.contains("1 upgraded (fleet-site-00-base), 19 waiting")
+            && summary.contains("1 waiting to be created (fleet-site-20-base)"),
         "{summary}"
     );
+    // Run after run, it is created once waves 1 and 2 are on revision 2 and Ready.
+    let mut items = controller(&out, &[]);
+    for _ in 0..20 {
+        items = controller(&step(&items, &rollout).0, &[]);
+    }
+    assert_eq!(at(&items, 2).len(), 22);
 }
 
 #[test]
@@ -463,7 +471,7 @@ fn rollout_typos_and_empties_are_refused() {
     );
     assert_one_error(
         errors(json!({})),
-        "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout",
+        "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])), requireReady: true, readyExpr or deletionOrder: Reverse, or remove rollout",
         "spec.rollout",
     );
     let mut config = set(2, Value::Null);

@@ -156,9 +156,9 @@ fn a_small_package_runs_when_the_work_threads_stack_cannot_be_had() {
 
 /// The deepest nesting accepted needs more stack than 512 KiB in a debug build (2.7 MiB; a
 /// release build 468 KiB): on the main thread, with no room for the work thread, the stack
-/// overflows, and the guard names the limit instead of a bare SIGSEGV.
+/// overflows, and the Rust runtime's guard says so instead of a bare SIGSEGV.
 #[test]
-fn a_stack_overflow_names_the_limit() {
+fn a_stack_overflow_is_named() {
     let deep = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/deep-block.yaml"),
     )
@@ -169,10 +169,10 @@ fn a_stack_overflow_names_the_limit() {
     );
     let stderr = text(&out.stderr);
     if cfg!(debug_assertions) {
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
-        assert_eq!(
-            stderr,
-            "package-variant: stack overflow: the input nests deeper than the stack limit allows (ulimit -s 512 KiB); raise it (ulimit -s 8192, the usual default, is enough for every input accepted)\n"
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("thread 'main'") && stderr.contains("has overflowed its stack"),
+            "{stderr}"
         );
         assert!(out.stdout.is_empty());
     } else {

@@ -724,3 +724,100 @@ fn kptfile_shape_errors_name_the_field_once() {
         one("info", "must be a mapping, found a sequence")
     );
 }
+
+// ------------------------------------------------------------- a strict mode for CI (issue 41)
+
+/// `pv_config(extra)` of `api_version`, annotated `package-variant.fn.kpt.dev/unfilled: value`.
+fn pv_unfilled(api_version: &str, value: &str, extra: &str) -> String {
+    pv_config(extra)
+        .replace("config.porch.kpt.dev/v1alpha1", api_version)
+        .replace(
+            "  name: my-pv\n",
+            &format!("  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/unfilled: \"{value}\"\n"),
+        )
+}
+
+/// A misspelt injector leaves a required point unfilled: Porch's warning and exit 0 by
+/// default; with `package-variant.fn.kpt.dev/unfilled: error` an error, exit 1, nothing
+/// changed (both apiVersions; an optional point stays info). Another value is refused with
+/// what to write.
+#[test]
+fn unfilled_error_makes_an_unfilled_required_point_fail_the_run() {
+    let cluster = &common::in_cluster_config_map("us-east1-endpoints", "default", "db.us-east1");
+    let typo = "  injectors:\n  - name: us-east1-endpoint\n";
+    for api_version in ["config.porch.kpt.dev/v1alpha1", "fn.kpt.dev/v1alpha1"] {
+        let items = [KPTFILE, common::INJECTION_POINT, cluster];
+        // The default, and "warning" written out: Porch's warning, exit 0.
+        for config in [
+            pv_config(typo).replace("config.porch.kpt.dev/v1alpha1", api_version),
+            pv_unfilled(api_version, "warning", typo),
+        ] {
+            let out = run(&resource_list(&items, &config));
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            let warning = results(&out.stdout)
+                .into_iter()
+                .find(|r| r["severity"] == "warning")
+                .expect("a warning");
+            assert!(warning["message"]
+                .as_str()
+                .unwrap()
+                .contains("did you mean \"us-east1-endpoints\"?"));
+        }
+        let input = resource_list(&items, &pv_unfilled(api_version, "error", typo));
+        let errors = refused(&input);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let (path, message) = &errors[0];
+        assert_eq!(path, "metadata.annotations[kpt.dev/config-injection]");
+        assert!(
+            message.starts_with("required injection point ConfigMap/endpoints not filled")
+                && message.contains("did you mean \"us-east1-endpoints\"?")
+                && message.ends_with("(an error because the PackageVariant has package-variant.fn.kpt.dev/unfilled: error; nothing was changed)"),
+            "{message}"
+        );
+        // Filled: the annotation changes nothing.
+        let fixed = pv_unfilled(
+            api_version,
+            "error",
+            "  injectors:\n  - name: us-east1-endpoints\n",
+        );
+        let out = run(&resource_list(&items, &fixed));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        // An optional point left unfilled stays info.
+        let optional = common::INJECTION_POINT.replace("required", "optional");
+        let out = run(&resource_list(
+            &[KPTFILE, &optional, cluster],
+            &pv_unfilled(api_version, "error", typo),
+        ));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        // The extension's point-keyed injection, bound by name and left unfilled.
+        if api_version == "fn.kpt.dev/v1alpha1" {
+            let bound = "  injection:\n  - bindingPoint: endpoints\n    clusterResource: {name: us-east1-endpoint}\n";
+            let errors = refused(&resource_list(
+                &items,
+                &pv_unfilled(api_version, "error", bound),
+            ));
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(
+                errors[0]
+                    .1
+                    .contains("package-variant.fn.kpt.dev/unfilled: error"),
+                "{errors:?}"
+            );
+        }
+        // Any other value: refused, with the accepted ones.
+        let errors = refused(&resource_list(
+            &items,
+            &pv_unfilled(api_version, "erorr", typo),
+        ));
+        assert_eq!(
+            errors[0].0,
+            "metadata.annotations[package-variant.fn.kpt.dev/unfilled]"
+        );
+        assert!(
+            errors[0]
+                .1
+                .contains("unknown value \"erorr\"; did you mean \"error\"? Write \"error\""),
+            "{errors:?}"
+        );
+    }
+}

@@ -199,3 +199,47 @@ fn a_second_document_is_refused_by_name() {
     let out = run(&format!("{one}...\n# done\n"));
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+/// An unclosed `{` or `[` is named where it opens, with the line where it was found to end
+/// (it would otherwise read as an indentation problem lines later); one inside another is
+/// named once, the innermost; a closed one with a line indented too little says so too.
+#[test]
+fn an_unclosed_flow_collection_is_named_where_it_opens() {
+    let config = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: f}\n";
+    let head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n";
+    let item = |labels: &str| {
+        format!(
+            "{head}- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    labels: {labels}\n  data:\n    k: v\n{config}"
+        )
+    };
+    for (input, message) in [
+        (
+            item("{app: x"),
+            "a flow mapping is not closed: line 9 column 3 is indented no more than the block around it, so the '}' is missing before that line (close the flow mapping there, or indent the line more if it goes on); its '{' is at line 8 column 13",
+        ),
+        (
+            item("[a, b"),
+            "a flow sequence is not closed: line 9 column 3 is indented no more than the block around it, so the ']' is missing before that line (close the flow sequence there, or indent the line more if it goes on); its '[' is at line 8 column 13",
+        ),
+        (
+            item("{app: [x, y}"),
+            "expected ',' or ']' in a flow sequence, found '}' at line 8 column 24",
+        ),
+        (
+            item("{app: [x, y"),
+            "a flow sequence is not closed: line 9 column 3 is indented no more than the block around it, so the ']' is missing before that line (close the flow sequence there, or indent the line more if it goes on); its '[' is at line 8 column 19",
+        ),
+        (
+            format!("{head}- {{apiVersion: v1"),
+            "a flow mapping is not closed: the input ends before its '}'; its '{' is at line 4 column 3",
+        ),
+    ] {
+        let out = run(&input);
+        assert_eq!(out.code, 1, "{input}");
+        assert_eq!(
+            out.stderr.trim_end(),
+            format!("package-variant: input is not valid YAML: {message}"),
+            "{input}"
+        );
+    }
+}

@@ -320,6 +320,17 @@ pub struct PackageVariantSpec {
 }
 
 impl PackageVariantSpec {
+    /// The apiVersion a variant with this spec is written with: the extension's where it uses
+    /// an extension field (`injection`, `pipelinePlacement`), Porch's otherwise, so that
+    /// Porch's controller can take it.
+    pub fn api_version(&self) -> &'static str {
+        if self.injection.is_empty() && self.pipeline_placement.is_none() {
+            PACKAGE_VARIANT_API_VERSION
+        } else {
+            EXTENSION_API_VERSION
+        }
+    }
+
     /// The spec as JSON, in Porch's field order. Serialising these plain structs cannot fail;
     /// `Null` is returned rather than panicking should it ever.
     pub fn to_json(&self) -> serde_json::Value {

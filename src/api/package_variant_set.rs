@@ -93,6 +93,14 @@ pub struct Rollout {
     /// Once a wave is on the new upstream, the next waits for the `approved-wave` annotation.
     #[serde(default)]
     pub pause_after_wave: Option<bool>,
+    /// A CEL expression over `variant` and `revisions` giving whether a variant already on
+    /// the new upstream is ready (replaces the `Ready` condition rule).
+    #[serde(default)]
+    pub ready_expr: Option<String>,
+    /// `AllAtOnce` (the default) or `Reverse`: variants the set no longer wants are deleted
+    /// one wave per run, the highest first.
+    #[serde(default)]
+    pub deletion_order: Option<String>,
 }
 
 /// One entry of `spec.targets`: exactly one of the three options, plus an optional template.

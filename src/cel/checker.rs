@@ -13,6 +13,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use super::stdlib::{self, Overload};
 use super::suggest;
 use super::types::{most_general, Mapping, Ty, PARAM_A, PARAM_B};
+use super::Declarations;
 
 /// A compile error: the node it is about, and cel-go's message.
 pub struct Issue {
@@ -21,8 +22,11 @@ pub struct Issue {
 }
 
 /// Checks `expr`: the type of every node (by id), or cel-go's errors (unsorted).
-pub fn check(expr: &IdedExpr) -> Result<HashMap<u64, Ty>, Vec<Issue>> {
-    let mut c = Checker::default();
+pub fn check(expr: &IdedExpr, declarations: Declarations) -> Result<HashMap<u64, Ty>, Vec<Issue>> {
+    let mut c = Checker {
+        declarations,
+        ..Checker::default()
+    };
     c.check(expr);
     if !c.issues.is_empty() {
         return Err(c.issues);
@@ -47,6 +51,8 @@ struct Checker<'e> {
     issues: Vec<Issue>,
     /// The whole `a.b.c` an identifier starts (by the identifier's id), for "did you mean".
     paths: HashMap<u64, String>,
+    /// The variables declared.
+    declarations: Declarations,
 }
 
 impl<'e> Checker<'e> {
@@ -241,9 +247,11 @@ impl<'e> Checker<'e> {
         if let Some((_, t)) = self.scopes.iter().rev().find(|(n, _)| *n == name) {
             return Some(t.clone());
         }
-        match name {
-            "repoDefault" | "packageDefault" => Some(Ty::String),
-            "upstream" | "target" | "repository" => Some(Ty::Dyn),
+        match (self.declarations, name) {
+            (Declarations::Porch, "repoDefault" | "packageDefault") => Some(Ty::String),
+            (Declarations::Porch, "upstream" | "target" | "repository") => Some(Ty::Dyn),
+            (Declarations::Readiness, "variant") => Some(Ty::Dyn),
+            (Declarations::Readiness, "revisions") => Some(Ty::list(Ty::Dyn)),
             _ => stdlib::type_identifier(name),
         }
     }
@@ -251,7 +259,7 @@ impl<'e> Checker<'e> {
     /// What an undeclared `name` (starting `path`, `a.b.c`) may have meant: the closest
     /// variable in scope (and field of an object's view), and the variables there are.
     fn did_you_mean(&self, name: &str, path: &str) -> String {
-        let mut variables: Vec<&str> = super::VARIABLES.to_vec();
+        let mut variables: Vec<&str> = self.declarations.names().to_vec();
         variables.extend(
             self.scopes
                 .iter()

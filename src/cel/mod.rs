@@ -63,10 +63,10 @@ use cel::Env;
 use crate::common::fast_hash::FastMap;
 
 pub use runtime::{
-    as_val, object_input, object_val, repositories_target_input, repositories_target_val,
-    Activation, Bindings, IntOrString, MAX_CACHED_PATTERN_BYTES, MAX_CACHED_PROGRAM_BYTES,
-    MAX_CACHED_REGEXES, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST, MAX_OUTPUT_BYTES,
-    MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
+    as_val, json_input, object_input, object_val, repositories_target_input,
+    repositories_target_val, Activation, Bindings, IntOrString, MAX_CACHED_PATTERN_BYTES,
+    MAX_CACHED_PROGRAM_BYTES, MAX_CACHED_REGEXES, MAX_COMPREHENSION_STEPS, MAX_EXPRESSION_COST,
+    MAX_OUTPUT_BYTES, MAX_REGEX_PROGRAM_BYTES, MAX_RUN_COST, REGEX_PROGRAM_CLASSES,
 };
 
 /// Longest accepted expression source, in bytes.
@@ -92,6 +92,30 @@ pub const VARIABLES: [&str; 5] = [
     "target",
     "repository",
 ];
+
+/// The variables a rollout's `readyExpr` sees (and no others): `variant` (the PackageVariant
+/// as given, dyn) and `revisions` (its downstream PackageRevisions, a list of dyn).
+pub const READINESS_VARIABLES: [&str; 2] = ["variant", "revisions"];
+
+/// Which variables an expression is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Declarations {
+    /// Porch's ([`VARIABLES`]): templates, `when` and `waveExpr`.
+    #[default]
+    Porch,
+    /// A rollout's `readyExpr` ([`READINESS_VARIABLES`]).
+    Readiness,
+}
+
+impl Declarations {
+    /// The variable names declared.
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            Declarations::Porch => &VARIABLES,
+            Declarations::Readiness => &READINESS_VARIABLES,
+        }
+    }
+}
 
 /// Stack for the parser thread: the ANTLR parser uses a lot of stack per nesting level.
 const PARSER_STACK_BYTES: usize = 64 << 20;
@@ -165,6 +189,29 @@ impl ProgramCache {
         if let Some(found) = self.programs.get(source) {
             return found.clone();
         }
+        // Past the budget the error is not remembered: the run stops at its first error.
+        let result = self.compile_new(source, Declarations::Porch)?;
+        self.programs.insert(source.to_string(), result.clone());
+        result
+    }
+
+    /// `source` compiled against other variables ([`Declarations::Readiness`]), paid from the
+    /// run's budget like the others; not cached (a set has one such expression).
+    pub fn compile_declared(
+        &mut self,
+        source: &str,
+        declarations: Declarations,
+    ) -> Result<Arc<Program>, String> {
+        self.compile_new(source, declarations)?
+    }
+
+    /// Compiles `source`; `Err` when the run's budget is spent (then nothing is compiled).
+    #[allow(clippy::type_complexity)]
+    fn compile_new(
+        &mut self,
+        source: &str,
+        declarations: Declarations,
+    ) -> Result<Result<Arc<Program>, String>, String> {
         self.compilations += 1;
         let cost = COMPILE_COST.saturating_add(COMPILE_COST_PER_BYTE * source.len() as u64);
         self.compile_cost = self.compile_cost.saturating_add(cost);
@@ -180,11 +227,9 @@ impl ProgramCache {
             ));
         }
         let budget = MAX_RUN_COST.saturating_sub(self.compile_cost);
-        let (result, spent) = compile_within(source, budget);
+        let (result, spent) = compile_within(source, budget, declarations);
         self.compile_cost += spent;
-        let result = result.map(Arc::new);
-        self.programs.insert(source.to_string(), result.clone());
-        result
+        Ok(result.map(Arc::new))
     }
 
     /// True once compiling has spent the run's budget: the error said so once, and the
@@ -214,13 +259,17 @@ pub(crate) fn stdlib_env() -> &'static Arc<Env> {
 
 /// Compiles one expression: limits, parse (on a big-stack thread), instrumentation, checks.
 pub fn compile(source: &str) -> Result<Program, String> {
-    compile_within(source, MAX_RUN_COST).0
+    compile_within(source, MAX_RUN_COST, Declarations::Porch).0
 }
 
 /// [`compile`], with `regex_budget` for compiling its literal patterns: the result and what
 /// those cost (each pattern is compiled to check it, as cel-go does when it builds a program;
 /// a large one costs as at run time, [`meter::regex_compile_cost`]).
-fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, u64) {
+fn compile_within(
+    source: &str,
+    regex_budget: u64,
+    declarations: Declarations,
+) -> (Result<Program, String>, u64) {
     if source.len() > MAX_EXPRESSION_BYTES {
         let why = format!(
             "expression is {} bytes long, more than the limit of {MAX_EXPRESSION_BYTES} bytes",
@@ -241,7 +290,10 @@ fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, 
         .spawn(move || {
             catch_unwind(AssertUnwindSafe(|| {
                 let mut spent = 0;
-                (parse_and_check(&owned, regex_budget, &mut spent), spent)
+                (
+                    parse_and_check(&owned, regex_budget, &mut spent, declarations),
+                    spent,
+                )
             }))
         });
     let panicked = || {
@@ -254,7 +306,10 @@ fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, 
         // No thread available: parse here. The bracket limit keeps the parser's recursion modest.
         Err(_) => catch_unwind(AssertUnwindSafe(|| {
             let mut spent = 0;
-            (parse_and_check(source, regex_budget, &mut spent), spent)
+            (
+                parse_and_check(source, regex_budget, &mut spent, declarations),
+                spent,
+            )
         }))
         .unwrap_or_else(|_| panicked()),
         Ok(handle) => handle
@@ -265,7 +320,12 @@ fn compile_within(source: &str, regex_budget: u64) -> (Result<Program, String>, 
     }
 }
 
-fn parse_and_check(source: &str, regex_budget: u64, spent: &mut u64) -> Result<Program, String> {
+fn parse_and_check(
+    source: &str,
+    regex_budget: u64,
+    spent: &mut u64,
+    declarations: Declarations,
+) -> Result<Program, String> {
     let parser = stdlib_env()
         .parser()
         .max_recursion_depth(MAX_AST_DEPTH as u16);
@@ -278,7 +338,7 @@ fn parse_and_check(source: &str, regex_budget: u64, spent: &mut u64) -> Result<P
             "expression tree is {depth} levels deep, more than the limit of {MAX_AST_DEPTH}"
         ));
     }
-    let types = checker::check(&expr).map_err(|issues| {
+    let types = checker::check(&expr, declarations).map_err(|issues| {
         let issues = issues.into_iter().map(|i| (i.id, i.message)).collect();
         errors::compile_errors(source, &info, issues)
     })?;

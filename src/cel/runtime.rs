@@ -38,7 +38,8 @@ pub use super::meter::{
 };
 pub(super) use evaluation_errors::execution_error;
 pub use values::{
-    as_val, object_input, object_val, repositories_target_input, repositories_target_val,
+    as_val, json_input, object_input, object_val, repositories_target_input,
+    repositories_target_val,
 };
 
 /// A value that is an int or a string (a rollout's wave).
@@ -54,6 +55,9 @@ struct Vars<'v> {
     package_default: CelString<'v>,
     target: &'v dyn Val,
     repository: Option<&'v dyn Val>,
+    /// `readyExpr`'s variables ([`Bindings::readiness`]).
+    variant: Option<&'v dyn Val>,
+    revisions: Option<&'v dyn Val>,
 }
 
 impl VariableResolver for Vars<'_> {
@@ -64,6 +68,8 @@ impl VariableResolver for Vars<'_> {
             "target" => self.target,
             // Unbound until `repoExpr` has been evaluated: then the lookup fails, as in Porch.
             "repository" => self.repository?,
+            "variant" => self.variant?,
+            "revisions" => self.revisions?,
             _ => return None,
         };
         Some(CowVal::Borrowed(found))
@@ -136,8 +142,19 @@ impl Bindings {
                 package_default: CelString::from(package_default),
                 target,
                 repository: None,
+                variant: None,
+                revisions: None,
             },
         }
+    }
+
+    /// The activation of a rollout's `readyExpr` for one variant: `variant` and `revisions`
+    /// only (the program was checked against [`super::Declarations::Readiness`]).
+    pub fn readiness<'v>(&'v self, variant: &'v dyn Val, revisions: &'v dyn Val) -> Activation<'v> {
+        let mut activation = self.activation("", "", variant);
+        activation.vars.variant = Some(variant);
+        activation.vars.revisions = Some(revisions);
+        activation
     }
 }
 

@@ -3,10 +3,8 @@
 //! All or nothing: when any result is an error, the items are written back as they came. The
 //! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
 //! limit allows, else a thread of its own, else (no memory for that thread) the main thread's
-//! within its limit, where the stack-overflow guard names the limit if it is too small.
+//! within its limit (where the Rust runtime's own guard names a stack overflow).
 
-pub mod arena;
-pub mod guard;
 pub mod start;
 
 use super::dispatch::Function;
@@ -84,7 +82,6 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: star
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
         .spawn(move || -> ! {
-            guard::on_work_thread(STACK_SIZE);
             let input = theirs
                 .lock()
                 .ok()
@@ -99,7 +96,7 @@ pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: star
         }
         // No room for the thread's stack (`ulimit -v`): the main thread does the work within
         // its own stack limit. Release builds need 468 KiB at the deepest input; if the limit
-        // is smaller, the stack-overflow guard says so, naming the limit.
+        // is smaller, the Rust runtime's guard reports the stack overflow.
         Err(_) => {
             let input = input.lock().ok().and_then(|mut i| i.take());
             if let Some(input) = input {
@@ -147,23 +144,45 @@ mod stack {
     };
 
     /// True when the soft `RLIMIT_STACK` lets the main thread's stack grow to [`MAIN_NEEDED`]
-    /// (Linux grows it on demand up to that limit; the default is 8 MiB).
+    /// (Linux grows it on demand up to that limit; the default is 8 MiB). Read from
+    /// `/proc/self/limits` (std has no `getrlimit`); unreadable, the work takes its thread.
     pub fn main_suffices() -> bool {
-        #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-        {
-            extern "C" {
-                fn getrlimit(resource: std::ffi::c_int, rlim: *mut [u64; 2]) -> std::ffi::c_int;
-            }
-            /// `RLIMIT_STACK` on Linux.
-            const RLIMIT_STACK: std::ffi::c_int = 3;
-            let mut limit = [0u64; 2];
-            // SAFETY: `limit` is a writable `struct rlimit` (two `rlim_t`, 64-bit on Linux).
-            // `RLIM_INFINITY` is `u64::MAX`, which passes the comparison.
-            unsafe { getrlimit(RLIMIT_STACK, &mut limit) == 0 && limit[0] >= MAIN_NEEDED }
+        std::fs::read_to_string("/proc/self/limits")
+            .ok()
+            .and_then(|limits| soft_stack_limit(&limits))
+            .is_some_and(|soft| soft >= MAIN_NEEDED)
+    }
+
+    /// The soft limit of the `Max stack size` line of `/proc/PID/limits`, in bytes
+    /// (`unlimited` is `u64::MAX`).
+    pub(super) fn soft_stack_limit(limits: &str) -> Option<u64> {
+        let line = limits.lines().find(|l| l.starts_with("Max stack size"))?;
+        match line["Max stack size".len()..].split_whitespace().next()? {
+            "unlimited" => Some(u64::MAX),
+            bytes => bytes.parse().ok(),
         }
-        #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-        {
-            false
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::soft_stack_limit;
+
+        #[test]
+        fn the_soft_stack_limit_is_read_from_proc_limits() {
+            let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                          Max cpu time              unlimited            unlimited            seconds   \n\
+                          Max stack size            8388608              unlimited            bytes     \n";
+            assert_eq!(soft_stack_limit(limits), Some(8 << 20));
+            let unlimited = limits.replace("8388608     ", "unlimited   ");
+            assert_eq!(soft_stack_limit(&unlimited), Some(u64::MAX));
+            assert_eq!(
+                soft_stack_limit("Max cpu time  unlimited  unlimited  seconds\n"),
+                None
+            );
+            assert_eq!(
+                soft_stack_limit("Max stack size  lots  unlimited  bytes\n"),
+                None
+            );
         }
     }
 }

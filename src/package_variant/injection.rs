@@ -293,8 +293,7 @@ pub fn inject(
     let index = Injectors::new(injectors);
     let mut choices: HashMap<(&str, &str), Choice> = HashMap::new();
     let mut converted: HashMap<usize, Converted> = HashMap::new();
-    let namespace = written_namespace.unwrap_or(crate::package_variant::DEFAULT_NAMESPACE);
-    let mut hints = hints::Hints::new(namespace);
+    let mut hints = hints::Hints::new(written_namespace);
     // Unfilled required and optional points given hints so far.
     let mut hinted = [0usize; 2];
     let mut written: usize = 0;
@@ -501,6 +500,6 @@ pub fn write(
     Ok(())
 }
 
-mod hints;
+pub(crate) mod hints;
 #[cfg(test)]
 mod tests;

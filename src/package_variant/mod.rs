@@ -25,6 +25,7 @@ pub mod pipeline;
 pub mod placement;
 pub mod provenance;
 pub mod shared;
+pub mod unfilled;
 pub mod validation;
 
 use crate::api::package_variant::{
@@ -43,6 +44,7 @@ use package::Package;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use unfilled::Unfilled;
 use validation::{reserved_keys, validate};
 
 /// Namespace of a PackageVariant that names none.
@@ -156,6 +158,7 @@ fn apply(
         return Err(problems);
     }
     let named = NamedPaths::from_meta(&meta).map_err(one)?;
+    let unfilled = Unfilled::from_meta(&meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(meta));
     pkg.check_provenance()?;
     let mut results = Vec::new();
@@ -246,8 +249,16 @@ fn apply(
         }
         merged
     };
-    results.extend(point_results(&pkg, &points, given, &mut bound_results));
+    let point_results = point_results(&pkg, &points, given, &mut bound_results, unfilled);
     drop(bound_results);
+    if crate::krm::results::has_errors(&point_results) {
+        // `unfilled: error` and a required point left unfilled: the run stops here.
+        return Err(point_results
+            .into_iter()
+            .filter(ResultItem::is_error)
+            .collect());
+    }
+    results.extend(point_results);
     // The extension's resources without a binding point: added, updated, removed.
     let owned = if pv.extension {
         owned::apply(&mut pkg, &pv, &plan.owned, &in_cluster)?
@@ -293,12 +304,14 @@ fn needs_conditions(
 /// not filled) the first [`LISTED`], then one result counting the rest. The Kptfile's
 /// `status.conditions` list every point.
 /// A point bound by the extension's `injection` comes with its own result (`given`: the
-/// point's index into `bound`).
+/// point's index into `bound`). Under [`Unfilled::Error`] an unfilled required point is an
+/// error.
 fn point_results(
     pkg: &Package,
     points: &[InjectionPoint],
     mut given: HashMap<usize, usize>,
     bound: &mut [Option<ResultItem>],
+    unfilled: Unfilled,
 ) -> Vec<ResultItem> {
     let mut out = Vec::new();
     // Injected, required not filled, optional not filled.
@@ -312,7 +325,8 @@ fn point_results(
         };
         counts[kind] += 1;
         if counts[kind] <= LISTED {
-            out.push(given.unwrap_or_else(|| point_result(pkg, p)));
+            let r = given.unwrap_or_else(|| point_result(pkg, p));
+            out.push(if kind == 1 { unfilled.apply(r) } else { r });
         }
     }
     let what = [
@@ -329,7 +343,7 @@ fn point_results(
                 what[kind]
             );
             out.push(if kind == 1 {
-                ResultItem::warning(message)
+                unfilled.apply(ResultItem::warning(message))
             } else {
                 ResultItem::info(message)
             });

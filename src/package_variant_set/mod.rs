@@ -59,6 +59,8 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
     let mut results = std::mem::take(&mut plan.results);
     let tag_edits: crate::common::fast_hash::FastMap<usize, Option<String>> =
         std::mem::take(&mut plan.tag_edits).into_iter().collect();
+    let wave_edits: crate::common::fast_hash::FastMap<usize, String> =
+        std::mem::take(&mut plan.wave_edits).into_iter().collect();
     for (i, spec) in std::mem::take(&mut plan.updates) {
         let mut tree = match rl.tree(i) {
             Ok(t) => t,
@@ -67,10 +69,21 @@ pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
                 return (Changes::default(), results);
             }
         };
-        let tag_edited = match tag_edits.get(&i) {
+        let mut tag_edited = match tag_edits.get(&i) {
             Some(tag) => expansion::upstreams::write_tag(&mut tree, tag.as_deref()),
             None => false,
         };
+        if let Some(wave) = wave_edits.get(&i) {
+            tag_edited |= tree
+                .upsert_mapping("metadata")
+                .and_then(|m| m.upsert_mapping("annotations"))
+                .is_some_and(|a| {
+                    a.set(
+                        reconciliation::deletion_order::ANNOTATION,
+                        Node::string(wave),
+                    )
+                });
+        }
         // Serialising these plain structs cannot fail; `null` should it ever.
         let new_spec = yaml::to_node(&spec).unwrap_or_else(|_| Node::plain("null"));
         // The extension's kind where the spec uses an extension field, Porch's otherwise.

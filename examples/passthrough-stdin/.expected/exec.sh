@@ -10,5 +10,5 @@ trap 'rm -rf "$out"' EXIT
 kpt fn source . \
   | kpt fn eval - --exec package-variant --fn-config .expected/fn-config.yaml \
   | kpt fn sink "$out/variant"
-find . \( -name .expected -o -name .git \) -prune -o -type f \( -name Kptfile -o -name '*.yaml' \) -exec rm {} +
+find . \( -name .expected -o -name .git \) -prune -o -type f \( -name Kptfile -o -name '*.yaml' \) ! -name fn-config.yaml -exec rm {} +
 cp -R "$out/variant/." .

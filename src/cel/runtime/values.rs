@@ -41,6 +41,31 @@ pub fn object_input(object: &serde_json::Value) -> Value {
     })
 }
 
+/// A whole JSON object as CEL sees it, as cel-go sees Kubernetes' unstructured objects:
+/// maps, lists, strings, bools, null; integers as int (uint past int's range), other numbers
+/// as double.
+pub fn json_input(value: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match value {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => Value::from(s.as_str()),
+        J::Array(list) => Value::List(Arc::new(list.iter().map(json_input).collect())),
+        J::Object(map) => {
+            let out: HashMap<Key, Value> = map
+                .iter()
+                .map(|(k, v)| (Key::from(k.as_str()), json_input(v)))
+                .collect();
+            Value::Map(Map { map: Arc::new(out) })
+        }
+    }
+}
+
 /// `target` of a `repositories` target: `{repo, package}` and nothing else.
 pub fn repositories_target_input(repo: &str, package: &str) -> Value {
     let mut input: HashMap<Key, Value> = HashMap::new();

@@ -11,6 +11,7 @@ use crate::api::scope::is_cluster_scoped;
 use crate::krm::object::ObjectMeta;
 use crate::krm::output;
 use crate::krm::results::ResultItem;
+use crate::package_variant::injection::hints::another_namespace_fix;
 use crate::package_variant::injection::{self, InjectionPoint, ANNOTATION_FIELD};
 use crate::package_variant::package::{Package, IN_CLUSTER_ANNOTATION};
 use crate::package_variant::package_resource::{Lookup, Packages};
@@ -358,12 +359,14 @@ fn other_namespaces<'r>(
 fn elsewhere(pkg: &Package, pv: &PackageVariant, u: usize) -> ResultItem {
     let ns = pv.namespace();
     let m = pkg.meta(u);
+    let found = m.namespace.as_deref().unwrap_or("");
+    let pass = format!("pass the object of namespace {ns:?}");
     ResultItem::error(format!(
-        "in-cluster {} {:?} is in namespace {:?}, not the PackageVariant's namespace {ns:?}: \
-         a variant injects only from its own namespace; pass the object of namespace {ns:?}",
+        "in-cluster {} {:?} is in namespace {found:?}, not the PackageVariant's namespace \
+         {ns:?}: a variant injects only from its own namespace; {}",
         m.kind,
         m.name,
-        m.namespace.as_deref().unwrap_or("")
+        another_namespace_fix(pv.written_namespace.is_some(), found, &pass)
     ))
     .field("metadata.namespace")
     .on_item(u)

@@ -19,6 +19,8 @@ const MAX_HINTS: usize = 10;
 pub(super) struct Hints<'r> {
     /// The PackageVariant's namespace: the only one injected from.
     namespace: String,
+    /// Whether the PackageVariant writes its namespace (else it reads `default`).
+    written: bool,
     lookalikes: Option<HashMap<(&'r str, &'r str), Vec<usize>>>,
     names: HashMap<(&'r str, &'r str), HashSet<&'r str>>,
     near: HashMap<(&'r str, &'r str, usize), Option<&'r str>>,
@@ -27,9 +29,12 @@ pub(super) struct Hints<'r> {
 }
 
 impl<'r> Hints<'r> {
-    pub(super) fn new(namespace: &str) -> Self {
+    pub(super) fn new(written_namespace: Option<&str>) -> Self {
         Hints {
-            namespace: namespace.to_string(),
+            namespace: written_namespace
+                .unwrap_or(crate::package_variant::DEFAULT_NAMESPACE)
+                .to_string(),
+            written: written_namespace.is_some(),
             lookalikes: None,
             names: HashMap::new(),
             near: HashMap::new(),
@@ -138,17 +143,35 @@ impl<'r> Hints<'r> {
                     .as_deref()
                     .filter(|&ns| ns != self.namespace.as_str())
                 {
-                    out.push(format!(
-                        "in-cluster {what} is in namespace {ns:?}, not the PackageVariant's namespace {:?}: only objects of its namespace are injected; pass the object of namespace {:?} (kubectl get {} {} -n {} -o yaml)",
-                        self.namespace,
+                    let pass = format!(
+                        "pass the object of namespace {:?} (kubectl get {} {} -n {} -o yaml)",
                         self.namespace,
                         m.kind.to_lowercase(),
                         m.name,
                         self.namespace
+                    );
+                    out.push(format!(
+                        "in-cluster {what} is in namespace {ns:?}, not the PackageVariant's namespace {:?}: only objects of its namespace are injected; {}",
+                        self.namespace,
+                        another_namespace_fix(self.written, ns, &pass)
                     ));
                 }
             }
         }
         out
+    }
+}
+
+/// What to do about an in-cluster object found only in namespace `found`: when the
+/// PackageVariant writes no namespace (so it reads `default`), the likely mistake is that
+/// missing namespace, said first; then `pass`, the object of the variant's namespace.
+pub(crate) fn another_namespace_fix(written: bool, found: &str, pass: &str) -> String {
+    if written {
+        pass.to_string()
+    } else {
+        format!(
+            "set metadata.namespace: {found} on the PackageVariant if that is where it belongs \
+             (it names no namespace, so it reads \"default\"), or {pass}"
+        )
     }
 }

@@ -1,4 +1,5 @@
-//! What the expander reads from the items: PackageRevisions and PackageVariants in full,
+//! What the expander reads from the items: PackageRevisions, PackageRevisionResources and
+//! PackageVariants in full,
 //! Repositories and objectSelector targets from their metadata alone (CEL and the selectors see
 //! nothing else of them).
 //!
@@ -21,6 +22,10 @@ use serde_json::Value;
 
 /// The group (as an apiVersion prefix) and kind of Porch's PackageRevisions.
 const PACKAGE_REVISION: (&str, &str) = ("porch.kpt.dev/", "PackageRevision");
+/// Porch's v1alpha1 object of a revision's files: the render state of a downstream is in its
+/// Kptfile (`reconciliation::render_state`).
+const PACKAGE_REVISION_RESOURCES: (&str, &str) =
+    ("porch.kpt.dev/v1alpha1", "PackageRevisionResources");
 const REPOSITORY: (&str, &str) = ("config.porch.kpt.dev/v1alpha1", "Repository");
 
 /// One input item as the expander sees it.
@@ -218,6 +223,7 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
         let revision =
             m.kind == PACKAGE_REVISION.1 && m.api_version.starts_with(PACKAGE_REVISION.0);
         if !(revision
+            || m.is(PACKAGE_REVISION_RESOURCES.0, PACKAGE_REVISION_RESOURCES.1)
             || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)
             || m.is(EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND))
         {

@@ -9,8 +9,9 @@
 //! Per tagged upstream, the *active* revision every variant is rendered at is:
 //! - the activated one, when the annotation names it (a Published revision of the package;
 //!   below the fleet's, a downgrade, only when written `"N!"`);
-//! - otherwise the one the fleet is on (the highest `spec.upstream.revision` of the set's
-//!   variants of that package), and variants below it keep their whole spec;
+//! - otherwise the one the fleet is on (the highest revision the set's variants of that
+//!   package are on, whatever the spelling of their `spec.upstream`: [`current`]; one that
+//!   cannot be told is an error), and variants below it keep their whole spec;
 //! - with no fleet yet, the one the tag names (there is nothing to protect).
 //!
 //! The tag's revision, when it is not the active one, is offered in an info result saying how
@@ -25,6 +26,7 @@ use crate::api::suggest::{did_you_mean, not_one_of};
 use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::scope::MAX_REPORTED;
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::kubectl::kubectl_get;
 use crate::package_variant_set::expansion::targets::{
@@ -33,6 +35,8 @@ use crate::package_variant_set::expansion::targets::{
 use crate::package_variant_set::expansion::upstreams::revisions::{Index, Revision};
 use crate::package_variant_set::expansion::upstreams::{tags, written, ResolvedUpstream};
 use crate::package_variant_set::reconciliation::ensure::owned_variants;
+
+pub mod current;
 
 /// The annotation that activates a revision: `"N"` (`"N!"` for a downgrade), or for
 /// `spec.upstreams` `"repo/package=N,..."`.
@@ -275,6 +279,10 @@ pub fn apply(
             .entry((u.repo.as_str(), u.package.as_str()))
             .or_default();
     }
+    // Every variant of a tagged package (or of no package it names: it might be one) counts,
+    // whatever its spelling; one whose revision cannot be known stops the run: a doubt never
+    // licenses an upgrade.
+    let mut errors = Vec::new();
     for i in owned_variants(items, namespace, owner) {
         let Some(v) = items.get(i).and_then(Item::json) else {
             continue;
@@ -283,12 +291,22 @@ pub fn apply(
             str_at(v, "/spec/upstream/repo"),
             str_at(v, "/spec/upstream/package"),
         );
-        let revision = json_at(v, "/spec/upstream/revision").and_then(Value::as_i64);
-        if let (Some(fleet), Some(r)) = (packages.get_mut(&key), revision) {
-            *fleet = (*fleet).max(Some(r));
+        if !packages.contains_key(&key) && !key.0.is_empty() && !key.1.is_empty() {
+            continue;
+        }
+        match current::on_revision(v, i, index) {
+            Ok(on) => {
+                if let Some(fleet) = packages.get_mut(&(on.repo, on.package)) {
+                    *fleet = (*fleet).max(Some(on.revision));
+                }
+            }
+            Err(e) if errors.len() < MAX_REPORTED => errors.push(*e),
+            Err(_) => {}
         }
     }
-    let mut errors = Vec::new();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     let get = kubectl_get(
         PACKAGE_REVISION_API_VERSION,
         PACKAGE_REVISION_KIND,

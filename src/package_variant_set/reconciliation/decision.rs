@@ -9,17 +9,19 @@
 use serde_json::Value;
 
 use super::activation;
+use super::deletion_order;
 use super::downstream_revisions::Downstreams;
 use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
+use super::per_target;
 use super::preview::{self, changed_fields, with_fields};
+use super::readiness;
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
 use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
-    PackageVariantSet, PackageVariantTemplate, PACKAGE_VARIANT_SET_API_VERSION,
-    PACKAGE_VARIANT_SET_KIND,
+    PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
 use crate::api::{check_strict, decode};
 use crate::cel::{self, ProgramCache};
@@ -34,6 +36,7 @@ use expansion::targets::{self, effective_namespace};
 use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryIndex};
 use expansion::upstreams::{self, ResolvedUpstream};
 use expansion::validation::{api_server, validate_package_variant_set};
+use specs::Specs;
 
 /// What the expansion does to the ResourceList.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -70,97 +73,13 @@ pub struct TypedExpansion {
     /// Item indexes (sorted) of the variants the rollout upgrades: written without their
     /// `status`, which described the old spec.
     pub reset_status: Vec<usize>,
+    /// (item index of an upgraded variant, its wave): where its wave annotation says
+    /// otherwise ([`deletion_order::ANNOTATION`]).
+    pub wave_edits: Vec<(usize, String)>,
     pub(super) owner: OwnerInfo,
     specs: Specs,
-}
-
-/// What the specs of the wanted variants are rendered again from: the set's upstream and
-/// templates, and the values each render recorded (its repo and package defaults, then its
-/// expressions' values).
-#[derive(Debug, Clone, Default)]
-struct Specs {
-    /// Per upstream of the set: what its variants carry as `spec.upstream`, and the tag it
-    /// follows.
-    upstreams: Vec<(Upstream, Option<String>)>,
-    templates: Vec<Option<PackageVariantTemplate>>,
-    record: Records,
-}
-
-impl Specs {
-    fn tag(&self, d: &DesiredVariant) -> Option<&str> {
-        self.upstreams.get(d.upstream)?.1.as_deref()
-    }
-
-    fn of(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
-        templates::replay(
-            self.upstreams.get(d.upstream).map(|(u, _)| u),
-            self.templates.get(d.target).and_then(Option::as_ref),
-            self.record.get(d.record),
-            self.record.get(d.record + 1),
-            &self.record,
-            d.record + 2,
-        )
-    }
-}
-
-/// What every new variant of the set carries: namespace, owner label, owner reference.
-#[derive(Debug, Clone, Default)]
-pub(super) struct OwnerInfo {
-    pub(super) namespace: String,
-    /// Value of the owner label: the set's uid, or its name.
-    pub(super) owner: String,
-    pub(super) set_api_version: String,
-    pub(super) set_kind: String,
-    pub(super) set_name: String,
-    /// Empty for a set read from a file: no owner reference then.
-    pub(super) set_uid: String,
-}
-
-impl TypedExpansion {
-    fn failed(results: Vec<ResultItem>) -> Self {
-        TypedExpansion {
-            results,
-            ..Default::default()
-        }
-    }
-
-    /// The spec of a wanted variant, rendered again from what its render recorded.
-    ///
-    /// The replay runs the render's own code over the values the render produced, so it
-    /// cannot fail where the render succeeded; an error here is a bug, reported as such.
-    pub fn spec(&self, d: &DesiredVariant) -> Result<PackageVariantSpec, RenderError> {
-        self.specs.of(d)
-    }
-
-    /// The tag a wanted variant's upstream follows (its `upstream-tag` annotation), if any.
-    pub fn tag(&self, d: &DesiredVariant) -> Option<&str> {
-        self.specs.tag(d)
-    }
-
-    /// The JSON form ([`expand`]'s result).
-    pub fn into_json(self) -> Expansion {
-        let creates = self
-            .creates
-            .iter()
-            .map(|d| {
-                self.spec(d)
-                    .ok()
-                    .and_then(|spec| serde_json::to_value(self.new_variant(d, &spec)).ok())
-                    .unwrap_or(Value::Null)
-            })
-            .collect();
-        Expansion {
-            results: self.results,
-            updates: self
-                .updates
-                .into_iter()
-                .map(|(i, spec)| (i, spec.to_json()))
-                .collect(),
-            deletes: self.deletes,
-            creates,
-            cel_compilations: self.cel_compilations,
-        }
-    }
+    /// Each wanted variant's wave, when the rollout has waves.
+    pub(super) waves: rollout::Waves,
 }
 
 /// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
@@ -258,6 +177,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         results.extend(errors);
         None
     });
+    let extras = readiness::read_extras(set.spec.rollout.as_ref(), rollout.as_mut(), &mut programs);
+    results.extend(extras);
     if let Some(r) = rollout.as_mut() {
         r.approved_wave = activation.approved_wave.clone();
     }
@@ -481,9 +402,6 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         policy,
         ..Default::default()
     };
-    for d in &plan.creates {
-        outcome.created.add(|| d.name().to_string());
-    }
     // The few variants that exist already are compared with their items now; the new ones are
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
@@ -498,37 +416,50 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(Item::json)
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let mut fields = changed_fields(current, &spec.to_json());
-        if activation.holds(d.upstream) && fields.iter().any(|f| f.starts_with("spec.upstream")) {
-            continue; // not activated: it keeps its whole spec
+        let upstream_changes = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        // Not activated: it keeps its whole spec (and, under a rollout, holds its wave back).
+        let pinned = activation.holds(d.upstream) && upstream_changes;
+        if pinned && !(rollout.is_some() && policy.allows_update()) {
+            continue;
         }
         // The tag it follows, when its annotation says another (or none).
         let tag = upstreams::tag_edit(items.get(*i), specs.tag(d));
         if tag.is_some() {
             fields.push(upstreams::TAG_FIELD.to_string());
         }
-        compared.push((*i, d, spec, fields, tag));
+        compared.push((*i, d, spec, fields, tag, pinned));
     }
     let downstreams = match Downstreams::read(items, &index, &plan.updates, rollout.as_ref()) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
     results.extend(downstreams.warning.clone());
-    // The rollout holds back the upgrades of later waves: they keep their whole spec.
-    let decision = match &rollout {
-        Some(r) if policy.allows_update() => {
-            let members = compared
-                .iter()
-                .map(|(i, d, _, fields, _)| downstreams.member(items, *i, d, fields))
-                .collect();
-            rollout::decide(r, &waves, members)
-        }
-        _ => rollout::Decision::default(),
+    // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
+    // creations in them.
+    let wanted = compared.iter().map(|(i, d, spec, fields, _, pinned)| {
+        (*i, *d, spec.upstream.as_ref(), fields.as_slice(), *pinned)
+    });
+    let moving = rollout.as_ref().filter(|_| policy.allows_update());
+    let decision = match gates::decide(
+        moving,
+        &waves,
+        items,
+        (&index, &downstreams),
+        wanted,
+        &plan.creates,
+    ) {
+        Ok(d) => d,
+        Err(errors) => return failed(errors),
     };
-    results.extend(activation.stale_approval(decision.text.is_empty() && decision.held.is_empty()));
+    // Each upgraded variant records its wave (reverse deletions read it).
+    let mut recorded = deletion_order::Recorded::default();
+    let idle = decision.text.is_empty() && decision.held.is_empty();
+    let deleting = deletion_order::pending(rollout.as_ref(), &plan.deletes);
+    results.extend(activation.stale_approval(idle && !deleting));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
-    for (i, _, spec, fields, tag) in compared {
-        if decision.holds(i) {
+    for (i, d, spec, fields, tag, pinned) in compared {
+        if pinned || decision.holds(i) {
             continue;
         }
         if fields.is_empty() {
@@ -545,9 +476,15 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if let Some(tag) = tag {
             tag_edits.push((i, tag));
         }
+        recorded.note(items, i, waves.text(d), &fields);
         updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
+    // Reverse deletions: this run's wave only; the others stay.
+    let reverse = rollout
+        .as_ref()
+        .filter(|r| r.reverse_deletions && policy.allows_delete());
+    let deletions = deletion_order::this_run(reverse, items, &mut deletes);
     if policy.allows_delete() {
         // The guard's word first: the warnings say what happens.
         let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
@@ -567,17 +504,42 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
+    let held_creates: Vec<DesiredVariant> = (decision.held_creates.iter())
+        .filter_map(|&k| plan.creates.get(k).cloned())
+        .collect();
+    let creates = decision.created(plan.creates);
+    for d in &creates {
+        outcome.created.add(|| d.name().to_string());
+    }
     let mut summary = outcome.summary(&set.metadata.name, &namespace, items);
     summary.message.push_str(&decision.text);
+    summary.message.push_str(&deletions.text);
     summary.message.push_str(&downstreams.text);
     summary.message.push_str(&tag_summary);
     results.push(summary);
+    if rollout.is_some() {
+        results.extend(per_target::results(per_target::Run {
+            items,
+            namespace: &namespace,
+            upstreams: &specs.upstreams,
+            creates: &creates,
+            held_creates: &held_creates,
+            existing: &plan.updates,
+            upgraded: recorded.upgraded,
+            decision: &decision,
+            deleted: &deletes,
+            deletion_held: &deletions.held,
+            waves: &waves,
+            api_version_of: &|d| specs.of(d).ok().map(|s| s.api_version()),
+        }));
+    }
     TypedExpansion {
         results,
         updates,
         tag_edits,
+        wave_edits: recorded.edits,
         deletes,
-        creates: plan.creates,
+        creates,
         cel_compilations,
         reset_status: decision.upgraded,
         owner: OwnerInfo {
@@ -589,10 +551,14 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             set_uid: set.metadata.uid,
         },
         specs,
+        waves,
     }
 }
 
 mod errors;
+mod gates;
+mod specs;
+pub(super) use specs::OwnerInfo;
 
 #[cfg(test)]
 mod tests;

@@ -38,6 +38,8 @@ use serde_json::Value;
 
 use super::ensure::DesiredVariant;
 use super::preview::Group;
+use super::readiness::Readiness;
+use super::render_state::{first_line, shortened, Resources};
 use super::rollout::{self, Member, Rollout};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
@@ -49,14 +51,11 @@ use crate::package_variant_set::expansion::upstreams::revisions::{Index, V1ALPHA
 /// The conditions read, in the order they are reported.
 const READ: [&str; 2] = ["Rendered", "Ready"];
 
-/// Most characters of a condition's message quoted in the summary.
-const MESSAGE_SHOWN: usize = 200;
-
 /// What the downstream revisions say about the existing variants.
 #[derive(Debug, Default)]
 pub struct Downstreams {
-    /// Item indexes (sorted) of the variants whose downstream is not ready.
-    not_ready: Vec<usize>,
+    /// Item indexes (sorted) of the variants whose downstream is not ready, and what it says.
+    not_ready: Vec<(usize, String)>,
     /// `; 1 with a downstream not ready (...)`, or empty.
     pub text: String,
     /// Under `requireReady`: the variants whose downstream is given only in v1alpha1.
@@ -80,28 +79,40 @@ impl Downstreams {
         // (variant name, item index, what its downstream says)
         let mut found: Vec<(&str, usize, String)> = Vec::new();
         let mut only_v1alpha1: Vec<&str> = Vec::new();
+        let resources = Resources::new(items, namespace);
         for &(item, ref d) in variants {
             let name = items.get(item).map_or("", Item::name);
-            let Some(bucket) = index.v1alpha2_of(d.downstream()) else {
-                if require_ready && index.has_v1alpha1(d.downstream()) {
-                    only_v1alpha1.push(name);
-                }
-                continue;
-            };
-            match counted(items, bucket) {
-                Err(e) => errors.push(*e),
-                Ok(counted) => {
-                    for &r in &counted {
-                        match verdict(items, r) {
-                            Err(e) => errors.push(*e),
-                            Ok(Some(said)) => {
-                                found.push((name, item, said));
-                                break;
+            let package = d.downstream();
+            let v2 = index.v1alpha2_of(package);
+            let mut said = None;
+            if let Some(bucket) = v2 {
+                match counted(items, bucket) {
+                    Err(e) => errors.push(*e),
+                    Ok(counted) => {
+                        for &r in &counted {
+                            match verdict(items, r) {
+                                Err(e) => errors.push(*e),
+                                Ok(Some(s)) => {
+                                    said = Some(s);
+                                    break;
+                                }
+                                Ok(None) => {}
                             }
-                            Ok(None) => {}
                         }
                     }
                 }
+            }
+            // v1alpha1: the render state inside the package (its Kptfile).
+            if said.is_none() && resources.has(package) {
+                match resources.verdict(items, index, package) {
+                    Err(e) => errors.push(*e),
+                    Ok(s) => said = s.map(|(_, s)| s),
+                }
+            } else if v2.is_none() && require_ready && index.has_v1alpha1(package) {
+                only_v1alpha1.push(name);
+            }
+            if let Some(said) = said {
+                found.push((name, item, said));
             }
         }
         if errors.len() > MAX_REPORTED {
@@ -122,7 +133,7 @@ impl Downstreams {
         let mut group = Group::default();
         for (name, item, said) in &found {
             group.add(|| format!("{name}: {said}"));
-            out.not_ready.push(*item);
+            out.not_ready.push((*item, said.clone()));
         }
         out.not_ready.sort_unstable();
         if !group.is_empty() {
@@ -140,7 +151,7 @@ impl Downstreams {
             }
             out.warning = Some(
                 ResultItem::warning(format!(
-                    "{} with a downstream given only in {V1ALPHA1}{}: {V1ALPHA1} has no render state (its status.conditions are the package's Kptfile conditions), so requireReady cannot see whether it rendered; give the {V1ALPHA2} revisions (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n {namespace} -o yaml) to have a failed render block the rollout",
+                    "{} with a downstream given only in {V1ALPHA1}{}: {V1ALPHA1} has no render state on its PackageRevision (it is in the package's Kptfile), so requireReady cannot see whether it rendered; give the revisions' resources (kubectl get packagerevisionresources -n {namespace} -o yaml) or the {V1ALPHA2} revisions (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -n {namespace} -o yaml) to have a failed render block the rollout",
                     names.len(),
                     names.listed()
                 ))
@@ -151,27 +162,56 @@ impl Downstreams {
         Ok(out)
     }
 
-    /// Whether the variant at `item` has a downstream that is not ready.
-    pub fn blocks(&self, item: usize) -> bool {
-        self.not_ready.binary_search(&item).is_ok()
+    /// What the downstream of the variant at `item` says when it is not ready.
+    pub fn blocks(&self, item: usize) -> Option<&str> {
+        let at = self
+            .not_ready
+            .binary_search_by_key(&item, |(i, _)| *i)
+            .ok()?;
+        self.not_ready.get(at).map(|(_, s)| s.as_str())
     }
 
     /// The existing variant at `item` as a rollout member: an upgrade when a field of
-    /// `spec.upstream` changes; ready when it reports `Ready` ([`rollout::is_ready`]) and its
-    /// downstream is not known to be otherwise.
+    /// `spec.upstream` changes; ready when its downstream is not known to be otherwise and
+    /// it reports `Ready` ([`rollout::is_ready`]), or, with `readyExpr`, when that says so
+    /// (evaluated for every member: which one is on the new upstream is told by the caller
+    /// from every spelling of its revision, `activation::current`).
     pub fn member<'a>(
         &self,
         items: &[Item<'a>],
+        index: &Index<'a>,
+        readiness: Option<&Readiness>,
         item: usize,
         desired: &'a DesiredVariant,
         fields: &[String],
     ) -> Member<'a> {
         let object = items.get(item);
+        let upgrade = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        let json = object.and_then(Item::json);
+        let (ready, reason) = if let Some(said) = self.blocks(item) {
+            (false, said.to_string())
+        } else {
+            match (readiness, json) {
+                (Some(r), Some(v)) => match r.judge(items, index, v, desired.downstream()) {
+                    Ok(true) => (true, String::new()),
+                    Ok(false) => (false, "readyExpr is false".to_string()),
+                    Err(e) => (false, format!("readyExpr failed: {}", first_line(&e))),
+                },
+                (Some(_), None) => (false, "readyExpr: the variant cannot be read".into()),
+                (None, _) if json.is_some_and(rollout::is_ready) => (true, String::new()),
+                (None, _) => (
+                    false,
+                    "no single Ready True condition of the current generation in status.conditions"
+                        .into(),
+                ),
+            }
+        };
         Member {
             item,
             name: object.map_or("", Item::name),
-            upgrade: fields.iter().any(|f| f.starts_with("spec.upstream")),
-            ready: !self.blocks(item) && object.and_then(Item::json).is_some_and(rollout::is_ready),
+            upgrade,
+            ready,
+            reason,
             desired,
         }
     }
@@ -285,26 +325,4 @@ fn verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem
         return Ok(Some(said));
     }
     Ok(None)
-}
-
-/// `message`, cut to [`MESSAGE_SHOWN`] characters with `...`.
-fn shortened(message: &str) -> String {
-    match message.char_indices().nth(MESSAGE_SHOWN) {
-        Some((end, _)) => format!("{}...", &message[..end]),
-        None => message.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_long_message_is_cut_at_a_character() {
-        let long = "é".repeat(MESSAGE_SHOWN + 5);
-        let cut = shortened(&long);
-        assert_eq!(cut.chars().count(), MESSAGE_SHOWN + 3);
-        assert!(cut.ends_with("..."));
-        assert_eq!(shortened("short"), "short");
-    }
 }

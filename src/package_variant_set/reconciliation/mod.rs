@@ -9,6 +9,10 @@
 //! - [`rollout`]: the extension's upgrades in waves;
 //! - [`downstream_revisions`]: the render state of the variants' downstream PackageRevisions
 //!   (a failed render blocks `requireReady` and shows in the summary);
+//! - [`readiness`]: the extension's `readyExpr`, readiness the set's author defines;
+//! - [`render_state`]: the render state of v1alpha1 downstreams, from their Kptfile;
+//! - [`deletion_order`]: the extension's deletions in reverse waves;
+//! - [`per_target`]: one result per variant the run creates, upgrades, holds or deletes;
 //! - [`activation`]: the extension's manual activation of a tag's revision;
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`preview`]: the summary result, written as a plan;
@@ -16,11 +20,15 @@
 
 pub mod activation;
 pub mod decision;
+pub mod deletion_order;
 pub mod downstream_revisions;
 pub mod ensure;
 pub mod explain;
 pub mod new_variant;
+pub mod per_target;
 pub mod preview;
+pub mod readiness;
+pub mod render_state;
 pub mod rollout;
 pub mod sync_policy;
 pub mod variants;

@@ -4,8 +4,7 @@
 use serde::Serialize;
 
 use crate::api::package_variant::{
-    PackageVariantSpec, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION,
-    PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
+    PackageVariantSpec, PACKAGE_VARIANT_FINALIZER, PACKAGE_VARIANT_KIND,
 };
 use crate::package_variant_set::reconciliation::decision::TypedExpansion;
 use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
@@ -32,6 +31,7 @@ impl TypedExpansion {
                     path: path.clone(),
                     internal_path: path,
                     upstream_tag: self.tag(d),
+                    wave: self.waves.text(d),
                 },
                 finalizers: [PACKAGE_VARIANT_FINALIZER],
                 // Only a set read from the cluster has a uid to own by.
@@ -50,15 +50,9 @@ impl TypedExpansion {
     }
 }
 
-/// The apiVersion of a variant with `spec`: the extension's where it uses an extension field
-/// (`spec.injection`, `spec.pipelinePlacement`), Porch's otherwise, so that Porch's controller
-/// can take it.
+/// The apiVersion of a variant with `spec` ([`PackageVariantSpec::api_version`]).
 pub fn variant_api_version(spec: &PackageVariantSpec) -> &'static str {
-    if spec.injection.is_empty() && spec.pipeline_placement.is_none() {
-        PACKAGE_VARIANT_API_VERSION
-    } else {
-        EXTENSION_API_VERSION
-    }
+    spec.api_version()
 }
 
 /// A new PackageVariant object (see [`TypedExpansion::new_variant`]), fields in the order
@@ -103,6 +97,13 @@ struct PathAnnotations<'a> {
         skip_serializing_if = "Option::is_none"
     )]
     upstream_tag: Option<&'a str>,
+    /// The variant's wave, under a rollout with `waveExpr` (the key is
+    /// `deletion_order::ANNOTATION`, a test checks they agree).
+    #[serde(
+        rename = "package-variant.fn.kpt.dev/wave",
+        skip_serializing_if = "Option::is_none"
+    )]
+    wave: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

@@ -14,8 +14,9 @@
 //! - with `requireReady`, no variant is upgraded while a variant already on the new upstream
 //!   does not report `Ready` `True` in its `status.conditions`, or its downstream
 //!   PackageRevision is not ready ([`super::downstream_revisions`]): it is *blocking*;
-//! - new targets are created at the new upstream regardless; deletions are not affected.
-//!
+//! - while an upgrade is under way, a new target belongs to its wave: it is created (at the
+//!   new upstream) once its wave may move, and its creation waits otherwise ([`decide`]);
+//!   deletions are not affected;
 //! - with `pauseAfterWave`, a wave after the first waits for a person's approval
 //!   ([`approval`]).
 //!
@@ -24,6 +25,10 @@
 //! one. Run after run, the fleet moves wave by wave and then stops changing.
 
 pub mod approval;
+pub mod max_upgrades;
+
+use max_upgrades::max_upgrades;
+pub use max_upgrades::MaxUpgrades;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -38,39 +43,10 @@ use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::targets::DownstreamContext;
 use crate::package_variant_set::expansion::templates::{reads_repository, RepositoryIndex};
+use crate::package_variant_set::expansion::upstreams::revisions::whole_number;
 use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
-const FIELD: &str = "spec.rollout";
-
-/// How many existing variants one run may upgrade.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MaxUpgrades {
-    /// At most this many (at least 1).
-    Count(u64),
-    /// At most this share of the existing variants, rounded up (1 to 100).
-    Percent(u64),
-}
-
-impl MaxUpgrades {
-    /// The number of upgrades one run may make in a fleet of `existing` variants: a share is
-    /// rounded up, so it is at least 1 when there is anything to upgrade.
-    pub fn limit(self, existing: usize) -> usize {
-        match self {
-            MaxUpgrades::Count(n) => usize::try_from(n).unwrap_or(usize::MAX),
-            MaxUpgrades::Percent(p) => {
-                let n = existing as u128 * u128::from(p);
-                usize::try_from(n.div_ceil(100)).unwrap_or(usize::MAX)
-            }
-        }
-    }
-
-    fn text(self) -> String {
-        match self {
-            MaxUpgrades::Count(n) => n.to_string(),
-            MaxUpgrades::Percent(p) => format!("{p}%"),
-        }
-    }
-}
+pub(super) const FIELD: &str = "spec.rollout";
 
 /// The set's rollout, read and checked.
 #[derive(Debug, Clone)]
@@ -83,6 +59,10 @@ pub struct Rollout {
     pub pause_after_wave: bool,
     /// The `approved-wave` annotation's value (set by the expansion).
     pub approved_wave: Option<String>,
+    /// `readyExpr`, checked to give a bool (set by the expansion, from `readiness`).
+    pub ready_expr: Option<Arc<Program>>,
+    /// `deletionOrder: Reverse` (set by the expansion, from `deletion_order`).
+    pub reverse_deletions: bool,
 }
 
 /// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
@@ -104,10 +84,12 @@ pub fn read(
         && spec.wave_expr.is_none()
         && spec.require_ready.is_none()
         && spec.pause_after_wave.is_none()
+        && spec.ready_expr.is_none()
+        && spec.deletion_order.is_none()
     {
         errors.push(error(
             "",
-            "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])) or requireReady: true, or remove rollout".into(),
+            "is empty: give maxUpgrades (e.g. \"25%\"), waveExpr (e.g. int(target.labels['wave'])), requireReady: true, readyExpr or deletionOrder: Reverse, or remove rollout".into(),
         ));
     }
     let max_upgrades = match spec.max_upgrades.as_ref().map(max_upgrades) {
@@ -155,54 +137,26 @@ pub fn read(
         require_ready: spec.require_ready.unwrap_or(false),
         pause_after_wave,
         approved_wave: None,
+        ready_expr: None,
+        reverse_deletions: false,
     }))
 }
 
-/// `maxUpgrades`: a whole number from 1, or a string `"P%"` with P from 1 to 100.
-fn max_upgrades(value: &Value) -> Result<MaxUpgrades, String> {
-    const WRITE: &str = "write a whole number of variants from 1 (maxUpgrades: 5) or a percentage of the existing variants from \"1%\" to \"100%\" (maxUpgrades: \"25%\", rounded up)";
-    match value {
-        Value::Number(n) => match n.as_u64() {
-            Some(0) => Err(format!("0 would never upgrade anything; {WRITE}")),
-            Some(n) => Ok(MaxUpgrades::Count(n)),
-            None => Err(format!("{n} is not a number of variants; {WRITE}")),
-        },
-        Value::String(s) => {
-            let percent = s
-                .strip_suffix('%')
-                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|d| d.parse::<u64>().ok());
-            match percent {
-                Some(p @ 1..=100) => Ok(MaxUpgrades::Percent(p)),
-                Some(0) => Err(format!("\"0%\" would never upgrade anything; {WRITE}")),
-                Some(_) => Err(format!("{s:?} is more than all of them; {WRITE}")),
-                None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => Err(format!(
-                    "{s:?} is a string: write maxUpgrades: {s} without quotes for a number of variants, or \"{s}%\" for a share"
-                )),
-                None => Err(format!("{s:?} is not a number or a percentage; {WRITE}")),
-            }
-        }
-        other => Err(format!(
-            "{} is not a number or a percentage; {WRITE}",
-            match other {
-                Value::Bool(b) => b.to_string(),
-                Value::Array(_) => "a list".into(),
-                Value::Object(_) => "a mapping".into(),
-                _ => "null".into(),
-            }
-        )),
-    }
-}
-
 /// Each wanted variant's wave (by its context index), when the rollout has a `waveExpr`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Waves {
     by_context: Vec<Option<IntOrString>>,
 }
 
 impl Waves {
-    fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
+    /// The wave of a wanted variant.
+    pub fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
         self.by_context.get(d.context).and_then(Option::as_ref)
+    }
+
+    /// The wave of a wanted variant as its annotation writes it (`2`, `canary`).
+    pub fn text(&self, d: &DesiredVariant) -> Option<String> {
+        self.of(d).map(approval::value)
     }
 }
 
@@ -334,9 +288,12 @@ fn wave_text(v: &IntOrString) -> String {
 ///
 /// Conditions are read as Kubernetes reads them, one per type (`meta.FindStatusCondition`
 /// takes the first); more than one of type `Ready` is a status no controller writes, and a
-/// doubt blocks: such a variant is not Ready, whatever the first says.
+/// doubt blocks: such a variant is not Ready, whatever the first says. So does a generation
+/// that is not an integer (refused before by [`check_numbers`]).
 pub fn is_ready(variant: &Value) -> bool {
-    let generation = json_at(variant, "/metadata/generation").and_then(Value::as_i64);
+    let Ok(generation) = whole_number(variant, "/metadata/generation") else {
+        return false;
+    };
     let mut ready = json_at(variant, "/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
@@ -345,12 +302,40 @@ pub fn is_ready(variant: &Value) -> bool {
     let (Some(c), None) = (ready.next(), ready.next()) else {
         return false;
     };
-    let observed = c.get("observedGeneration").and_then(Value::as_i64);
+    let Ok(observed) = whole_number(c, "/observedGeneration") else {
+        return false;
+    };
     let current = match (observed, generation) {
         (Some(o), Some(g)) => o >= g,
         _ => true,
     };
     current && c.get("status").and_then(Value::as_str) == Some("True")
+}
+
+/// The numbers [`is_ready`] reads of the variant at `item` (`metadata.generation`, each
+/// condition's `observedGeneration`), each an integer (int64 in Kubernetes) or absent: any
+/// other value is an error on its field, never read as current.
+pub fn check_numbers(variant: &Value, item: usize) -> Result<(), Box<ResultItem>> {
+    let name = json_at(variant, "/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let error = |field: String, message: String| {
+        Box::new(
+            ResultItem::error(format!(
+                "PackageVariant {name:?}: {field} {message}; requireReady cannot tell whether its Ready condition is current"
+            ))
+            .field(field)
+            .on_item(item),
+        )
+    };
+    whole_number(variant, "/metadata/generation")
+        .map_err(|m| error("metadata.generation".into(), m))?;
+    let conditions = json_at(variant, "/status/conditions").and_then(Value::as_array);
+    for (k, c) in conditions.into_iter().flatten().enumerate() {
+        whole_number(c, "/observedGeneration")
+            .map_err(|m| error(format!("status.conditions[{k}].observedGeneration"), m))?;
+    }
+    Ok(())
 }
 
 /// The condition type `requireReady` waits for.
@@ -365,6 +350,8 @@ pub struct Member<'a> {
     /// Its `spec.upstream` would change: an upgrade.
     pub upgrade: bool,
     pub ready: bool,
+    /// Why it is not ready (for its own result), or empty.
+    pub reason: String,
     pub desired: &'a DesiredVariant,
 }
 
@@ -375,19 +362,58 @@ pub struct Decision {
     pub upgraded: Vec<usize>,
     /// Item indexes of the variants that keep their current spec, sorted.
     pub held: Vec<usize>,
+    /// Indexes (in the plan's creates, sorted) of the new variants not created this run: their
+    /// wave may not move yet.
+    pub held_creates: Vec<usize>,
     /// What the summary says, `; rollout ...`, or empty when nothing is to upgrade.
     pub text: String,
+    /// (item index, why) of each blocking variant, in (wave, name) order.
+    pub blocking: Vec<(usize, String)>,
+    /// (item index, why) of each held variant, in (wave, name) order.
+    pub waiting: Vec<(usize, String)>,
 }
 
 impl Decision {
     pub fn holds(&self, item: usize) -> bool {
         self.held.binary_search(&item).is_ok()
     }
+
+    /// The plan's `creates` without the ones whose creation waits.
+    pub fn created(&self, mut creates: Vec<DesiredVariant>) -> Vec<DesiredVariant> {
+        let mut k = 0;
+        creates.retain(|_| {
+            k += 1;
+            self.held_creates.binary_search(&(k - 1)).is_err()
+        });
+        creates
+    }
 }
 
-/// Which upgrades this run makes. One sort of the members by (wave, name); everything else is
-/// linear.
-pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) -> Decision {
+/// What a run could move to the new upstream, besides the upgrades of `members`.
+#[derive(Debug, Default)]
+pub struct Pending<'a> {
+    /// Item indexes (sorted) of members whose upgrade waits whatever the rollout says (the
+    /// revision is not activated): they still hold their wave back.
+    pub pinned: Vec<usize>,
+    /// The variants the run would create, in the plan's order: each belongs to its wave.
+    pub creates: &'a [DesiredVariant],
+}
+
+/// Which upgrades and creations this run makes. A sort of the members by (wave, name) and one
+/// of the waves; everything else is linear.
+///
+/// While an upgrade is under way (a member to upgrade), every wanted variant, existing or
+/// new, belongs to its wave: the first wave is the lowest of them all, and the run moves the
+/// lowest wave that has an upgrade or a creation. Its new variants are created, and its
+/// upgrades made, when that wave may move (approved, nothing blocking); the new variants of
+/// later waves wait with their wave, so that no gate opens through a new member. A new variant
+/// is not Ready: once created, it blocks under `requireReady` until it is.
+pub fn decide(
+    rollout: &Rollout,
+    waves: &Waves,
+    mut members: Vec<Member<'_>>,
+    pending: &Pending<'_>,
+) -> Decision {
     if !members.iter().any(|m| m.upgrade) {
         return Decision::default();
     }
@@ -398,46 +424,87 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
             .then_with(|| a.name.cmp(b.name))
     };
     members.sort_unstable_by(order);
+    let pinned = |m: &Member| pending.pinned.binary_search(&m.item).is_ok();
+    let new_waves = || pending.creates.iter().map(|d| waves.of(d));
+    // Waves compare as `Option`s, as the members are sorted (without waveExpr, all `None`).
     let current = members
         .iter()
-        .find(|m| m.upgrade)
-        .and_then(|m| waves.of(m.desired));
-    let (mut upgraded, mut waiting, mut blocking) =
-        (Group::default(), Group::default(), Group::default());
+        .filter(|m| m.upgrade)
+        .map(|m| waves.of(m.desired))
+        .chain(new_waves())
+        .min()
+        .flatten();
+    let first = members
+        .iter()
+        .map(|m| waves.of(m.desired))
+        .chain(new_waves())
+        .min()
+        .flatten();
+    let (mut upgraded, mut waiting, mut blocking, mut uncreated) = (
+        Group::default(),
+        Group::default(),
+        Group::default(),
+        Group::default(),
+    );
     let mut decision = Decision::default();
     let blocked = rollout.require_ready && members.iter().any(|m| !m.upgrade && !m.ready);
-    // A wave after the first (an earlier wave has members) waits for its approval.
+    // A wave after the first (of every member, new ones included) waits for its approval.
     let unapproved = current.filter(|wave| {
         rollout.pause_after_wave
-            && members.first().and_then(|m| waves.of(m.desired)) != Some(*wave)
+            && first != Some(*wave)
             && !approval::covers(rollout.approved_wave.as_deref(), wave)
     });
+    let moves = !blocked && unapproved.is_none();
     let limit = rollout
         .max_upgrades
         .map_or(usize::MAX, |m| m.limit(members.len()));
-    // The waves in order, and where the current one is among them.
-    let (mut count, mut position, mut previous) = (0usize, 0usize, None);
+    // The waves in order (of every member, new ones included), and where the current one is.
+    let mut all: Vec<Option<&IntOrString>> = members
+        .iter()
+        .map(|m| waves.of(m.desired))
+        .chain(new_waves())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let count = all.len();
+    let position = all.iter().position(|w| *w == current).map_or(0, |p| p + 1);
     for m in &members {
         let wave = waves.of(m.desired);
-        if count == 0 || wave != previous {
-            count += 1;
-            previous = wave;
-            if wave == current {
-                position = count;
-            }
-        }
         if !m.upgrade {
             if rollout.require_ready && !m.ready {
                 blocking.add(|| m.name.to_string());
+                decision.blocking.push((m.item, m.reason.clone()));
             }
             continue;
         }
-        if !blocked && unapproved.is_none() && wave == current && upgraded.len() < limit {
+        if moves && !pinned(m) && wave == current && upgraded.len() < limit {
             upgraded.add(|| m.name.to_string());
             decision.upgraded.push(m.item);
         } else {
             waiting.add(|| m.name.to_string());
             decision.held.push(m.item);
+            let why = if blocked {
+                "requireReady: a variant on the new upstream is blocking".to_string()
+            } else if let Some(w) = unapproved {
+                format!(
+                    "wave {} waits for approval ({}: \"{}\")",
+                    wave_text(w),
+                    approval::ANNOTATION,
+                    approval::value(w)
+                )
+            } else if wave != current {
+                "a later wave".to_string()
+            } else {
+                "maxUpgrades: the run's limit is reached".to_string()
+            };
+            decision.waiting.push((m.item, why));
+        }
+    }
+    for (k, d) in pending.creates.iter().enumerate() {
+        let wave = waves.of(d);
+        if wave > current || (wave == current && !moves) {
+            uncreated.add(|| d.name().to_string());
+            decision.held_creates.push(k);
         }
     }
     decision.upgraded.sort_unstable();
@@ -467,11 +534,22 @@ pub fn decide(rollout: &Rollout, waves: &Waves, mut members: Vec<Member<'_>>) ->
         waiting.len(),
         waiting.listed()
     ));
+    if !uncreated.is_empty() {
+        text.push_str(&format!(
+            ", {} waiting to be created{}: a new variant starts with its wave",
+            uncreated.len(),
+            uncreated.listed()
+        ));
+    }
     if !blocking.is_empty() {
         text.push_str(&format!(
-            ", {} blocking{}: requireReady waits until each variant already on the new upstream reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready), and its downstream PackageRevision, when given in porch.kpt.dev/v1alpha2, reports Rendered and Ready True or not at all",
+            ", {} blocking{}: requireReady waits until each variant already on the new upstream {}, and its downstream, when given (a porch.kpt.dev/v1alpha2 PackageRevision, or the Kptfile in a v1alpha1 PackageRevisionResources), reports Rendered (and Ready) True or not at all",
             blocking.len(),
-            blocking.listed()
+            blocking.listed(),
+            match &rollout.ready_expr {
+                Some(p) => format!("makes readyExpr {:?} true", p.source()),
+                None => "reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)".into(),
+            }
         ));
     }
     if let Some(wave) = unapproved.filter(|_| !blocked) {

@@ -5,7 +5,7 @@
 use super::reader::{is_flow_indicator, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
-use super::{describe, null_at, Building, PResult, Parser};
+use super::{describe, null_at, Building, PResult, ParseError, Parser};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
@@ -157,6 +157,18 @@ impl<'a> Parser<'a> {
         own_trees: bool,
         f: &mut dyn FnMut(&mut Parser<'a>, Item, usize, usize) -> PResult<()>,
     ) -> PResult<()> {
+        let done = self.flow_seq_entries_until_closed(n, start, own_trees, f);
+        done.map_err(|e| self.not_closed(start, Closer::Sequence, e))
+    }
+
+    /// [`Parser::flow_seq_entries`], its errors as they are met.
+    fn flow_seq_entries_until_closed(
+        &mut self,
+        n: i64,
+        start: usize,
+        own_trees: bool,
+        f: &mut dyn FnMut(&mut Parser<'a>, Item, usize, usize) -> PResult<()>,
+    ) -> PResult<()> {
         loop {
             self.skip_flow_ws(n)?;
             match self.peek() {
@@ -279,6 +291,18 @@ impl<'a> Parser<'a> {
         &mut self,
         n: i64,
         start: usize,
+        hook: Option<&mut ItemsHook>,
+        f: &mut dyn FnMut(&mut Parser<'a>, Entry, usize) -> PResult<()>,
+    ) -> PResult<()> {
+        let done = self.flow_map_entries_until_closed(n, start, hook, f);
+        done.map_err(|e| self.not_closed(start, Closer::Mapping, e))
+    }
+
+    /// [`Parser::flow_map_entries_with`], its errors as they are met.
+    fn flow_map_entries_until_closed(
+        &mut self,
+        n: i64,
+        start: usize,
         mut hook: Option<&mut ItemsHook>,
         f: &mut dyn FnMut(&mut Parser<'a>, Entry, usize) -> PResult<()>,
     ) -> PResult<()> {
@@ -348,6 +372,51 @@ impl<'a> Parser<'a> {
                     ))
                 }
             }
+        }
+    }
+}
+
+/// Which flow collection an error was met in.
+#[derive(Clone, Copy)]
+enum Closer {
+    Sequence,
+    Mapping,
+}
+
+/// How [`Parser::check_continuation`]'s message begins for a line of a flow collection that is
+/// indented no more than the block around it.
+const DEDENTED: &str = "this line of a flow collection must be indented more than its parent";
+
+impl Parser<'_> {
+    /// An error met inside the flow collection opened at `start`: a line indented no more than
+    /// the block around it, or the end of the input, most likely means its closing bracket is
+    /// missing, which would otherwise read as an indentation problem lines later. Said at the
+    /// opening bracket, with where the collection was found to end. An inner collection's error
+    /// is said once, by the innermost one.
+    fn not_closed(&self, start: usize, closer: Closer, e: ParseError) -> ParseError {
+        let (what, open, close) = match closer {
+            Closer::Sequence => ("flow sequence", '[', ']'),
+            Closer::Mapping => ("flow mapping", '{', '}'),
+        };
+        if e.message.starts_with(DEDENTED) {
+            self.error_at(
+                start,
+                format!(
+                    "a {what} is not closed: line {} column {} is indented no more than the \
+                     block around it, so the '{close}' is missing before that line (close the \
+                     {what} there, or indent the line more if it goes on); its '{open}' is",
+                    e.line, e.column
+                ),
+            )
+        } else if e.message == format!("unterminated {what}") {
+            self.error_at(
+                start,
+                format!(
+                    "a {what} is not closed: the input ends before its '{close}'; its '{open}' is"
+                ),
+            )
+        } else {
+            e
         }
     }
 }

@@ -14,12 +14,17 @@
 //!   revisions cost one pass, not 1,000. The same pass keeps what reconciliation's
 //!   downstream check reads: every v1alpha2 revision of each package (its drafts without a
 //!   number too: their render state is on them), and the packages given in v1alpha1.
+//! - the numbers the gates read from a revision (its revision, `metadata.generation`, a
+//!   condition's `observedGeneration`) are integers in Porch's schema (int64 in JSON): any
+//!   other value (`"2"`, `2.5`, `true`) is an error on its field, never read as 0 or as
+//!   current ([`whole_number`]); a published v1alpha2 revision without `status.revision` is
+//!   an error too (it would rank below every numbered one).
 
 use crate::api::package_variant::Upstream;
 use crate::common::fast_hash::{FastMap, FastSet};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::expansion::inputs::scope::whereabouts;
+use crate::package_variant_set::expansion::inputs::scope::{whereabouts, MAX_REPORTED};
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::targets::str_at;
 use serde_json::Value;
@@ -37,6 +42,76 @@ pub const V1ALPHA2_LATEST_LABEL: &str = "porch.kpt.dev/latest-revision";
 /// Whether `api_version` is one of the PackageRevision versions read.
 pub fn is_read_version(api_version: &str) -> bool {
     api_version == V1ALPHA1 || api_version == V1ALPHA2
+}
+
+/// The integer at `pointer` of `json`: `Ok(None)` when absent or null; an error message
+/// (what is there and what to write) for anything but a JSON integer. Kubernetes' integer
+/// fields take no quoted number and no fraction, so neither is read as a number here: a gate
+/// that read `"2"` as 0 or a generation `"3"` as current would open on a value nobody wrote.
+pub fn whole_number(json: &Value, pointer: &str) -> Result<Option<i64>, String> {
+    let Some(v) = json_at(json, pointer).filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    if let Some(n) = v.as_i64() {
+        return Ok(Some(n));
+    }
+    let what = match v {
+        Value::String(s) if s.trim().parse::<i64>().is_ok() => {
+            return Err(format!(
+            "is the string {s:?}: Porch's schema takes an integer here; write {} without quotes",
+            s.trim()
+        ))
+        }
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Number(n) => format!("{n}, not a whole number in the int64 range"),
+        Value::Bool(b) => b.to_string(),
+        Value::Array(_) => "a list".to_string(),
+        _ => "a mapping".to_string(),
+    };
+    Err(format!(
+        "is {what}: Porch's schema takes an integer here (e.g. 2); write one"
+    ))
+}
+
+/// The numbers of a PackageRevision the gates read, each an integer or absent: its revision
+/// (`spec.revision` in v1alpha1, `status.revision` in v1alpha2), `metadata.generation` and each
+/// condition's `observedGeneration`. The first that is not is an error on its field.
+fn check_numbers(item: usize, json: &Value, v2: bool) -> Result<(), Box<ResultItem>> {
+    let error = |field: String, message: String| {
+        Box::new(ResultItem::error(message).field(field).on_item(item))
+    };
+    let revision = if v2 {
+        "status.revision"
+    } else {
+        "spec.revision"
+    };
+    for field in [revision, "metadata.generation"] {
+        let pointer = format!("/{}", field.replace('.', "/"));
+        whole_number(json, &pointer).map_err(|m| error(field.to_string(), m))?;
+    }
+    // A published v1alpha2 revision without its number would rank below every other.
+    let published = matches!(
+        str_at(json, "/spec/lifecycle"),
+        "Published" | "DeletionProposed"
+    );
+    if v2
+        && published
+        && whole_number(json, "/status/revision")
+            .ok()
+            .flatten()
+            .is_none()
+    {
+        return Err(error(
+            revision.to_string(),
+            "is missing: Porch numbers a revision when it publishes it, and the gates rank published revisions by it; give the revision as the cluster holds it (kubectl get packagerevisions.v1alpha2.porch.kpt.dev -o yaml)".to_string(),
+        ));
+    }
+    let conditions = json_at(json, "/status/conditions").and_then(Value::as_array);
+    for (k, c) in conditions.into_iter().flatten().enumerate() {
+        whole_number(c, "/observedGeneration")
+            .map_err(|m| error(format!("status.conditions[{k}].observedGeneration"), m))?;
+    }
+    Ok(())
 }
 
 /// One PackageRevision as the set reads it, whichever its version.
@@ -130,6 +205,12 @@ impl<'a> Bucket<'a> {
         self.revisions.push(r);
     }
 
+    /// The first revision of workspace `name`, as Porch's PackageVariant controller finds a
+    /// `spec.upstream.workspaceName`.
+    pub fn with_workspace(&self, name: &str) -> Option<&Revision<'a>> {
+        self.revisions.get(*self.by_workspace.get(name)?)
+    }
+
     /// Porch's `getUpstreamPR` in this bucket: the first revision whose number or workspace
     /// name is the upstream's.
     pub fn find(&self, upstream: &Upstream) -> Option<&Revision<'a>> {
@@ -168,6 +249,7 @@ impl<'a> Index<'a> {
         };
         let mut by_name: FastMap<&'a str, Revision<'a>> = FastMap::default();
         let mut errors = Vec::new();
+        let mut malformed = 0usize;
         for (i, item) in items.iter().enumerate() {
             if item.kind() != KIND || !is_read_version(item.api_version()) {
                 continue;
@@ -177,6 +259,13 @@ impl<'a> Index<'a> {
                 continue;
             }
             let Some(json) = item.json() else { continue };
+            if let Err(e) = check_numbers(i, json, item.api_version() == V1ALPHA2) {
+                malformed += 1;
+                if malformed <= MAX_REPORTED {
+                    errors.push(*e);
+                }
+                continue;
+            }
             let package = (
                 str_at(json, "/spec/repository"),
                 str_at(json, "/spec/packageName"),
@@ -207,6 +296,15 @@ impl<'a> Index<'a> {
                 .entry(r.package)
                 .or_default()
                 .push(r);
+        }
+        if malformed > MAX_REPORTED {
+            errors.push(
+                ResultItem::error(format!(
+                    "and {} more PackageRevisions with a number that is not an integer, as above",
+                    malformed - MAX_REPORTED
+                ))
+                .on_config(),
+            );
         }
         if errors.is_empty() {
             Ok(index)
