@@ -51,6 +51,9 @@ RUN if [ "$(uname -m)" = "$(cut -d- -f1 /rust-target)" ]; then /package-variant 
 # function itself needs nothing from it.
 FROM alpine:3.21
 COPY --from=build /package-variant /package-variant
+# The licence texts the binary's MIT, BSD and Apache dependencies ask to ship with it
+# (scripts/third-party-licenses.sh writes the file; tests/licenses.rs checks it is current).
+COPY THIRD-PARTY-LICENSES /usr/share/doc/package-variant/THIRD-PARTY-LICENSES
 # nobody:nobody, numeric so that Kubernetes runAsNonRoot can check it.
 USER 65534:65534
 ENTRYPOINT ["/package-variant"]
