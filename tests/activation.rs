@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{example_step, run_json};
+use common::{example_step, is_variant, reconciled, run_json};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -62,10 +62,6 @@ fn paused() -> Value {
     json!({"waveExpr": "int(target.labels['wave'])", "requireReady": true, "pauseAfterWave": true})
 }
 
-fn is_variant(v: &Value) -> bool {
-    v["kind"] == "PackageVariant"
-}
-
 /// The variants' revisions by site.
 fn revisions(items: &[Value]) -> BTreeMap<String, i64> {
     common::upstreams_by_site(items)
@@ -90,26 +86,12 @@ fn infos(out: &Value) -> Vec<String> {
         .collect()
 }
 
-/// What a controller writes between two runs: Ready True on each variant without a status.
-fn controller(items: &[Value]) -> Vec<Value> {
-    items
-        .iter()
-        .cloned()
-        .map(|mut v| {
-            if is_variant(&v) && v.get("status").is_none() {
-                v["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
-            }
-            v
-        })
-        .collect()
-}
-
 /// One run that must succeed: its items, reconciled, and its info messages.
 fn step(items: &[Value], config: &Value) -> (Vec<Value>, Vec<String>) {
     let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let items = parsed["items"].as_array().cloned().unwrap_or_default();
-    (controller(&items), infos(&parsed))
+    (reconciled(&items), infos(&parsed))
 }
 
 /// The fleet made at revision `r` (the tag on it, no fleet yet: the tag's revision).

@@ -453,3 +453,39 @@ data:
 "
     )
 }
+
+/// Whether an item is a PackageVariant.
+pub fn is_variant(v: &serde_json::Value) -> bool {
+    v["kind"] == "PackageVariant"
+}
+
+/// What a controller writes between two runs: Ready True on each variant without a status.
+pub fn reconciled(items: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    items
+        .iter()
+        .cloned()
+        .map(|mut v| {
+            if is_variant(&v) && v.get("status").is_none() {
+                v["status"] =
+                    serde_json::json!({"conditions": [{"type": "Ready", "status": "True"}]});
+            }
+            v
+        })
+        .collect()
+}
+
+/// A run's error results, as (message, field path).
+pub fn error_fields(parsed: &serde_json::Value) -> Vec<(String, String)> {
+    parsed["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["severity"] == "error")
+        .map(|r| {
+            (
+                r["message"].as_str().unwrap_or("").to_string(),
+                r["field"]["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}

@@ -11,7 +11,7 @@ mod workloads;
 
 use std::collections::BTreeMap;
 
-use common::{example_step, items_of, run, run_json};
+use common::{error_fields, example_step, is_variant, items_of, run, run_json};
 use package_variant::yaml;
 use serde_json::{json, Value};
 
@@ -60,10 +60,6 @@ fn set(revision: i64, rollout: Value) -> Value {
         s["spec"]["rollout"] = rollout;
     }
     s
-}
-
-fn is_variant(v: &Value) -> bool {
-    v["kind"] == "PackageVariant"
 }
 
 /// The variants' upstream revisions, by name.
@@ -369,18 +365,7 @@ fn errors_of(items: &[Value], config: &Value) -> Vec<(String, String)> {
     let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(!items_of(&parsed).iter().any(is_variant), "{}", out.stdout);
-    parsed["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["severity"] == "error")
-        .map(|r| {
-            (
-                r["message"].as_str().unwrap_or("").to_string(),
-                r["field"]["path"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
+    error_fields(&parsed)
 }
 
 fn assert_one_error(found: Vec<(String, String)>, message: &str, field: &str) {

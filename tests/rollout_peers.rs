@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{example_objects, items_of, run_json};
+use common::{error_fields, example_objects, is_variant, items_of, reconciled, run_json};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -73,22 +73,7 @@ fn refused(items: &[Value], config: &Value) -> Vec<(String, String)> {
     let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert_eq!(items_of(&parsed), items, "a refused run changes nothing");
-    parsed["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["severity"] == "error")
-        .map(|r| {
-            (
-                r["message"].as_str().unwrap_or("").to_string(),
-                r["field"]["path"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
-}
-
-fn is_variant(v: &Value) -> bool {
-    v["kind"] == "PackageVariant"
+    error_fields(&parsed)
 }
 
 /// The variant of site `s`.
@@ -107,20 +92,6 @@ fn on(items: &[Value], revision: i64) -> String {
             variant(items, s).is_some_and(|v| v["spec"]["upstream"]["revision"] == revision)
         })
         .map(|(s, _)| *s)
-        .collect()
-}
-
-/// Every variant without a status reports Ready True (a controller's reconciliation).
-fn reconciled(items: &[Value]) -> Vec<Value> {
-    items
-        .iter()
-        .cloned()
-        .map(|mut v| {
-            if is_variant(&v) && v.get("status").is_none() {
-                v["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
-            }
-            v
-        })
         .collect()
 }
 
