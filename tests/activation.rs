@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{example_step, is_variant, reconciled, run_json};
+use common::{error_fields, example_step, is_variant, items_of, reconciled, run_json};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -311,20 +311,8 @@ fn several_upstreams_are_activated_by_name() {
 fn errors_of(items: &[Value], config: &Value) -> Vec<(String, String)> {
     let (out, parsed) = run_json(items, config);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    let items_back: Vec<Value> = parsed["items"].as_array().cloned().unwrap_or_default();
-    assert_eq!(items_back, items, "a failed run changes nothing");
-    parsed["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|r| r["severity"] == "error")
-        .map(|r| {
-            (
-                r["message"].as_str().unwrap_or("").to_string(),
-                r["field"]["path"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
+    assert_eq!(items_of(&parsed), items, "a failed run changes nothing");
+    error_fields(&parsed)
 }
 
 fn one_error(items: &[Value], config: &Value, message: &str, field: &str) {

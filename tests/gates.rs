@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{base_revision, items_of, run_json, upstreams_by_site};
+use common::{base_revision, error_fields, is_variant, items_of, run_json, upstreams_by_site};
 use serde_json::{json, Value};
 
 const EXT: &str = "fn.kpt.dev/v1alpha1";
@@ -43,10 +43,6 @@ fn tagged() -> Value {
 
 fn at(r: i64) -> Value {
     json!({"repo": "blueprints", "package": "base", "revision": r})
-}
-
-fn is_variant(v: &Value) -> bool {
-    v["kind"] == "PackageVariant"
 }
 
 /// Ready True on every variant without a status, as a controller writes it.
@@ -88,17 +84,9 @@ fn refused(items: &[Value], config: &Value) -> Value {
 
 /// The error results as (field, message).
 fn errors(out: &Value) -> Vec<(String, String)> {
-    out["results"]
-        .as_array()
+    error_fields(out)
         .into_iter()
-        .flatten()
-        .filter(|r| r["severity"] == "error")
-        .map(|r| {
-            (
-                r["field"]["path"].as_str().unwrap_or("").to_string(),
-                r["message"].as_str().unwrap_or("").to_string(),
-            )
-        })
+        .map(|(message, field)| (field, message))
         .collect()
 }
 

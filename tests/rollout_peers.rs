@@ -123,6 +123,14 @@ fn per_target(results: &[Value]) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The per-target results of blocking variants (severity warning).
+fn blocking_targets(results: &[Value]) -> Vec<(String, String, String)> {
+    per_target(results)
+        .into_iter()
+        .filter(|r| r.0 == "warning")
+        .collect()
+}
+
 /// The fleet created at revision 1 under `rollout`, reconciled (every variant Ready).
 fn at_revision_1(rollout: &Value) -> Vec<Value> {
     let (items, _) = ok(&fleet(), &set(1, &ALL, rollout.clone()));
@@ -179,10 +187,7 @@ fn ready_expr_decides_what_ready_means() {
         s.contains(&format!("makes readyExpr {PUBLISHED:?} true")),
         "{s}"
     );
-    let blocking: Vec<_> = per_target(&results)
-        .into_iter()
-        .filter(|r| r.0 == "warning")
-        .collect();
+    let blocking = blocking_targets(&results);
     assert_eq!(blocking.len(), 1, "{blocking:?}");
     assert_eq!(blocking[0].1, "fleet-site-a-base");
     assert!(
@@ -218,9 +223,8 @@ fn a_ready_expr_that_fails_for_a_variant_blocks_it_and_says_why() {
     let items = reconciled(&out);
     let (out, results) = ok(&items, &set(2, &ALL, rollout));
     assert_eq!(out, items);
-    let blocking: Vec<_> = per_target(&results)
+    let blocking: Vec<_> = blocking_targets(&results)
         .into_iter()
-        .filter(|r| r.0 == "warning")
         .map(|r| r.2)
         .collect();
     assert_eq!(blocking.len(), 2, "{blocking:?}");
@@ -466,10 +470,7 @@ fn a_failed_render_in_the_kptfile_blocks_the_rollout() {
         s.contains("1 with a downstream not ready (fleet-site-a-base: PackageRevisionResources \"site-a.base.v2\" Kptfile Rendered False (RenderFailed): \"pipeline.mutators[0] (set-labels): exit code 1\")"),
         "{s}"
     );
-    let blocking: Vec<_> = per_target(&results)
-        .into_iter()
-        .filter(|r| r.0 == "warning")
-        .collect();
+    let blocking = blocking_targets(&results);
     assert_eq!(blocking.len(), 1, "{blocking:?}");
     assert!(
         blocking[0].2.contains("Kptfile Rendered False"),
