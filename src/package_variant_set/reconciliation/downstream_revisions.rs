@@ -39,7 +39,7 @@ use serde_json::Value;
 use super::ensure::DesiredVariant;
 use super::preview::Group;
 use super::readiness::Readiness;
-use super::render_state::{first_line, shortened, Resources};
+use super::render_state::{first_line, push_reason_and_message, shortened, Resources};
 use super::rollout::{self, Member, Rollout};
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
@@ -314,14 +314,7 @@ fn verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem
                 generation.unwrap_or(0)
             ));
         }
-        match str_at(c, "/reason") {
-            "" => {}
-            reason => said.push_str(&format!(" ({reason})")),
-        }
-        match str_at(c, "/message") {
-            "" => {}
-            message => said.push_str(&format!(": {:?}", shortened(message))),
-        }
+        push_reason_and_message(&mut said, c, shortened);
         return Ok(Some(said));
     }
     Ok(None)

@@ -185,14 +185,7 @@ fn kptfile_verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<Re
                 status
             }
         );
-        match str_at(c, "/reason") {
-            "" => {}
-            reason => said.push_str(&format!(" ({reason})")),
-        }
-        match str_at(c, "/message") {
-            "" => {}
-            message => said.push_str(&format!(": {:?}", first_line(message))),
-        }
+        push_reason_and_message(&mut said, c, first_line);
         return Ok(Some(said));
     }
     match str_at(&kptfile, "/status/renderStatus/errorSummary") {
@@ -208,6 +201,18 @@ fn kptfile_verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<Re
 pub fn first_line(text: &str) -> String {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty());
     shortened(line.unwrap_or(""))
+}
+
+/// Appends a condition's ` (reason)` and `: "message"` (as `show` gives it), each when set.
+pub fn push_reason_and_message(said: &mut String, condition: &Value, show: fn(&str) -> String) {
+    match str_at(condition, "/reason") {
+        "" => {}
+        reason => said.push_str(&format!(" ({reason})")),
+    }
+    match str_at(condition, "/message") {
+        "" => {}
+        message => said.push_str(&format!(": {:?}", show(message))),
+    }
 }
 
 /// `message`, cut to [`LINE_SHOWN`] characters with `...`.
