@@ -17,7 +17,8 @@ mod reader;
 mod scalar;
 mod stream;
 
-pub use stream::ItemOrigin;
+pub use lines::{Field, IdentityPart};
+pub use stream::{ItemOrigin, ItemRead};
 
 use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Span};
 use std::fmt;
