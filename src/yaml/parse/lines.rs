@@ -133,6 +133,17 @@ pub(crate) struct Scratch {
     pub(crate) parts: Vec<IdentityPart>,
     /// The last item was read by lines: its identity is [`Scratch::parts`].
     pub(crate) read: bool,
+    /// The whole input holds none of the bytes [`Lines::plain_bytes`] looks for, so no item
+    /// needs the look ([`plain_input`]).
+    pub(crate) plain_input: bool,
+}
+
+/// Whether `b` holds no tab, carriage return, NEL, LS, PS or byte order mark: two vector
+/// searches over the input, against a look at every item's every word.
+pub(crate) fn plain_input(b: &[u8]) -> bool {
+    memchr::memchr2(b'\t', b'\r', b).is_none()
+        && memchr::memchr3_iter(0xC2, 0xE2, 0xEF, b)
+            .all(|i| wide_len(b, i) == 0 && !b[i..].starts_with("\u{feff}".as_bytes()))
 }
 
 struct Lines<'a> {
@@ -174,8 +185,9 @@ impl<'a> Parser<'a> {
             resume: None,
             seen: 0,
         };
+        let plain_input = scratch.plain_input;
         let read = l.item(self.pos, self.ls, dash_col).and_then(|r| {
-            match l.plain_bytes(self.pos, l.seen) {
+            match plain_input || l.plain_bytes(self.pos, l.seen) {
                 true => Ok(r),
                 false => Err(GiveUp),
             }
@@ -187,6 +199,7 @@ impl<'a> Parser<'a> {
             keys: l.keys,
             parts: l.parts,
             read: read.is_ok(),
+            plain_input,
         };
         let (node, comment) = read.ok()?;
         self.pos = l.end;
@@ -798,9 +811,10 @@ fn special(word: u64) -> bool {
 /// are told apart without comparing their text.
 fn fingerprint(text: &[u8]) -> u64 {
     let tail = &text[text.len().saturating_sub(7)..];
-    tail.iter().fold((text.len() as u64) << 56, |f, &c| {
-        f ^ (f << 8) ^ u64::from(c)
-    })
+    let mut word = [0u8; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    word[7] = text.len() as u8;
+    u64::from_le_bytes(word)
 }
 
 /// The bytes of a plain key the scanner reads.

@@ -159,6 +159,7 @@ impl<'a> Parser<'a> {
     /// ([`Skim`]): for a caller that keeps only the items' metadata.
     pub fn skimming_items(mut self) -> Parser<'a> {
         self.skim.items = true;
+        self.lines.plain_input = lines::plain_input(self.b);
         self
     }
 
