@@ -6,12 +6,12 @@ use super::{Changes, ResourceList, EMIT_CHUNK};
 use crate::krm::results::ResultItem;
 use crate::yaml::Emitter;
 
-/// Output held by the first pass of [`ResourceList::emit_to`] beyond the input's size: an
-/// output up to the input's size plus this (most outputs: a package comes back with a few
-/// edits) is made once and held; a longer one is counted first (so that nothing goes out of one
-/// past the limit) and made again as it is written. Holding costs at most the input's size
-/// again plus 8 MiB, within 8 times the input plus 64 MiB.
-pub const HOLD: usize = 8 << 20;
+/// Output held by the first pass of [`ResourceList::emit_to`]: an output up to this size (a
+/// call on a small package) is made once and held; a longer one is counted first (so that
+/// nothing goes out of one past the limit) and made again as it is written. A fixed amount,
+/// not the input's size: holding a large package's output whole was as much memory as its
+/// input again, where making it twice costs only the copying of its untouched text.
+pub const HOLD: usize = 1 << 20;
 
 /// Why [`ResourceList::emit_to`] wrote nothing, or not all.
 #[derive(Debug)]
@@ -34,9 +34,8 @@ impl ResourceList<'_> {
     /// item boundaries: the output is never held whole in memory (on a large package that is
     /// as much memory as the input again). An output longer than `limit` bytes is
     /// [`EmitError::TooLarge`] and nothing is written: all or nothing. So the first pass holds
-    /// the output up to the input's size plus [`HOLD`] bytes and only counts it past that; an
-    /// output that did not fit is written by a second pass (the output is the same every time
-    /// it is made).
+    /// the output up to [`HOLD`] bytes and only counts it past that; an output that did not
+    /// fit is written by a second pass (the output is the same every time it is made).
     pub fn emit_to(
         &self,
         changes: &Changes,
@@ -44,8 +43,7 @@ impl ResourceList<'_> {
         w: &mut dyn std::io::Write,
         limit: usize,
     ) -> Result<(), EmitError> {
-        let hold = self.src.len().saturating_add(HOLD);
-        self.emit_within(changes, results, w, limit, hold)
+        self.emit_within(changes, results, w, limit, HOLD)
     }
 
     /// [`emit_to`](Self::emit_to), holding at most `hold` bytes.
@@ -89,7 +87,7 @@ impl ResourceList<'_> {
             }
             return Ok(w.write_all(e.out.as_bytes())?);
         }
-        drop(held);
+        drop((held, e));
         let mut e = Emitter::new(self.src, 2 * EMIT_CHUNK);
         let mut failed: std::io::Result<()> = Ok(());
         self.emit_with(&mut e, changes, results, &mut |out: &mut String| {
