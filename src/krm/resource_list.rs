@@ -363,7 +363,7 @@ impl<'a> ResourceList<'a> {
                 Subject::None => None,
             };
             if let Some(m) = meta.filter(|m| m.is_object) {
-                if r.resource_ref.is_none() && !m.kind.is_empty() {
+                if r.resource_ref.is_none() && !m.kind().is_empty() {
                     r.resource_ref = Some(m.resource_ref());
                 }
                 if r.file.is_none() {
