@@ -26,7 +26,8 @@ pub struct ObjectMeta {
     /// The texts one after another: apiVersion, kind, name, namespace, then each label's key
     /// and value, then each annotation's. Empty when none was read.
     text: String,
-    /// Where each text of `text` ends (`FIXED` of them, then two per pair), or empty.
+    /// Where each text of `text` ends (`FIXED` of them, then two per pair), or empty; or, in
+    /// the top bits, which of [`COMMON`] it is (then it takes no room in `text`).
     ends: Vec<u32>,
     /// How many of the pairs are labels (the rest are annotations).
     labels: u32,
@@ -37,6 +38,30 @@ pub struct ObjectMeta {
 
 /// The texts every record starts with: apiVersion, kind, name, namespace.
 const FIXED: usize = 4;
+
+/// Texts most items repeat (kpt's annotations on every item, common keys and values): a record
+/// holds the number of one of these instead of its text, a third of a kpt item's metadata.
+const COMMON: [&str; 15] = [
+    PATH_ANNOTATION,
+    LEGACY_PATH_ANNOTATION,
+    INDEX_ANNOTATION,
+    LEGACY_INDEX_ANNOTATION,
+    LOCAL_CONFIG_ANNOTATION,
+    "internal.config.kubernetes.io/id",
+    "config.k8s.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+    "internal.config.kubernetes.io/seqindent",
+    "v1",
+    "apps/v1",
+    "ConfigMap",
+    "app",
+    "app.kubernetes.io/name",
+    "true",
+];
+
+/// An end's bits below the [`COMMON`] number.
+const OFFSET_BITS: u32 = 28;
+const OFFSET: u32 = (1 << OFFSET_BITS) - 1;
 
 /// The labels or annotations of an [`ObjectMeta`], as (key, value).
 #[derive(Debug, Clone)]
@@ -82,10 +107,20 @@ struct Record {
 }
 
 impl Record {
-    fn push(&mut self, s: &str) {
+    /// Appends a text; `false` when the record would pass 256 MiB (only values repeated
+    /// through aliases can get there: the input is at most that).
+    fn push(&mut self, s: &str) -> bool {
+        if let Some(n) = COMMON.iter().position(|&c| c == s) {
+            let offset = self.text.len() as u32;
+            self.ends.push(offset | ((n as u32 + 1) << OFFSET_BITS));
+            return true;
+        }
+        if self.text.len() + s.len() > OFFSET as usize {
+            return false;
+        }
         self.text.push_str(s);
-        // Within u32: an input is at most 256 MiB (MAX_INPUT_BYTES), a tree's text as long.
         self.ends.push(self.text.len() as u32);
+        true
     }
 }
 
@@ -116,12 +151,10 @@ impl ObjectMeta {
         annotations: &[(&str, &str)],
     ) -> ObjectMeta {
         let mut r = Record::default();
-        for s in [api_version, kind, name, namespace.unwrap_or("")] {
-            r.push(s);
-        }
-        for (k, v) in labels.iter().chain(annotations) {
-            r.push(k);
-            r.push(v);
+        let texts = [api_version, kind, name, namespace.unwrap_or("")].into_iter();
+        let pairs = labels.iter().chain(annotations).flat_map(|&(k, v)| [k, v]);
+        for s in texts.chain(pairs) {
+            assert!(r.push(s), "metadata of more than 256 MiB");
         }
         let mut meta = ObjectMeta {
             is_object: true,
@@ -158,7 +191,7 @@ impl ObjectMeta {
 
     /// Keeps what `r` read, in as little memory as it takes; nothing when it is all empty.
     fn set(&mut self, mut r: Record) {
-        if r.text.is_empty() && r.ends.len() <= FIXED {
+        if r.ends.len() <= FIXED && r.ends.iter().all(|&e| e == 0) {
             return;
         }
         r.text.shrink_to_fit();
@@ -198,16 +231,25 @@ impl ObjectMeta {
             r.get(map, key).map_err(|e| fail(field, &|_| e.clone()))
         };
         let at = |s: &'static str| move || s.to_string();
-        out.push(text(
-            &at("apiVersion"),
-            get(root, "apiVersion", &at("apiVersion"))?,
-        )?);
-        out.push(text(&at("kind"), get(root, "kind", &at("kind"))?)?);
+        let push = |out: &mut Record, field: &dyn Fn() -> String, s: &str| {
+            if out.push(s) {
+                return Ok(());
+            }
+            Err(fail(field, &|f| {
+                format!(
+                    "{f} repeats values through aliases past 256 MiB of text; write the values out"
+                )
+            }))
+        };
+        let api_version = at("apiVersion");
+        let v = text(&api_version, get(root, "apiVersion", &api_version)?)?;
+        push(out, &api_version, v)?;
+        let kind = at("kind");
+        push(out, &kind, text(&kind, get(root, "kind", &kind)?)?)?;
         let metadata = match get(root, "metadata", &at("metadata"))? {
             Some(m) if !m.is_null() => m,
             _ => {
-                out.push("");
-                out.push("");
+                out.ends.extend([out.text.len() as u32; 2]);
                 return Ok(());
             }
         };
@@ -217,9 +259,10 @@ impl ObjectMeta {
             }));
         }
         let name = at("metadata.name");
-        out.push(text(&name, get(metadata, "name", &name)?)?);
+        push(out, &name, text(&name, get(metadata, "name", &name)?)?)?;
         let namespace = at("metadata.namespace");
-        out.push(text(&namespace, get(metadata, "namespace", &namespace)?)?);
+        let ns = text(&namespace, get(metadata, "namespace", &namespace)?)?;
+        push(out, &namespace, ns)?;
         for key in ["labels", "annotations"] {
             let field = move || format!("metadata.{key}");
             let Some(map) = get(metadata, key, &field)? else {
@@ -236,9 +279,10 @@ impl ObjectMeta {
             let pairs = r.pairs(map).map_err(|e| fail(&field, &|_| e.clone()))?;
             out.ends.reserve(2 * pairs.len());
             for (k, v) in pairs {
-                let v = text(&|| format!("metadata.{key}[{k}]"), Some(v))?;
-                out.push(k);
-                out.push(v);
+                let field = || format!("metadata.{key}[{k}]");
+                let v = text(&field, Some(v))?;
+                push(out, &field, k)?;
+                push(out, &field, v)?;
                 self.labels += u32::from(key == "labels");
             }
         }
@@ -250,7 +294,11 @@ impl ObjectMeta {
         let Some(&end) = self.ends.get(i) else {
             return "";
         };
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let common = end >> OFFSET_BITS;
+        if common > 0 {
+            return COMMON[common as usize - 1];
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] & OFFSET };
         &self.text[start as usize..end as usize]
     }
 
@@ -437,6 +485,13 @@ mod record_tests {
             ObjectMeta::BARE_OBJECT
         );
         assert_eq!(meta("- a\n"), ObjectMeta::NOT_OBJECT);
+        let m = meta("apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {app: 'true'}}\n");
+        assert_eq!(
+            (m.api_version(), m.kind(), m.name()),
+            ("v1", "ConfigMap", "")
+        );
+        assert_eq!(m.labels().collect::<Vec<_>>(), [("app", "true")]);
+        assert!(m.text.is_empty() && m != ObjectMeta::BARE_OBJECT);
     }
 
     /// A problem keeps what was read before it: results about the item still name it.
