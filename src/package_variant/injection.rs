@@ -112,7 +112,7 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
                 file: pkg.location(i),
                 describe: m.describe(),
                 required,
-                condition_type: condition_type(&m.kind(), &m.name()),
+                condition_type: condition_type(m.kind(), m.name()),
                 injected: None,
                 errors: Vec::new(),
                 field: None,
@@ -175,7 +175,7 @@ pub fn in_cluster_objects(
     let mut skipped = Vec::new();
     for i in trusted {
         let m = pkg.meta(i);
-        match m.namespace().as_deref() {
+        match m.namespace() {
             Some(ns) if ns != namespace => skipped.push(
                 ResultItem::info(format!(
                     "in-cluster object {} is in namespace {ns:?}, not the PackageVariant's \
@@ -310,7 +310,7 @@ pub fn inject(
             };
             candidates
                 .iter()
-                .filter_map(|&u| Some((index.first_for(target, &rl.meta(u).name())?, u)))
+                .filter_map(|&u| Some((index.first_for(target, rl.meta(u).name())?, u)))
                 .min()
                 .map_or(Choice::NoMatch, |(_, u)| Choice::Object(u))
         });
@@ -340,7 +340,7 @@ pub fn inject(
             Choice::Object(u) => u,
         };
         let um = rl.meta(u);
-        let scoped = is_cluster_scoped(&um.api_version(), &um.kind());
+        let scoped = is_cluster_scoped(um.api_version(), um.kind());
         if let (None, Some(namespace), false) = (&um.namespace(), written_namespace, scoped) {
             // Porch reads the object from the PackageVariant's namespace; an item without one
             // may have come from any namespace, so it is not injected on trust. (When neither
@@ -378,7 +378,7 @@ pub fn inject(
                 continue;
             }
         };
-        if put(pkg, p.item, field, handle, &um.name())? {
+        if put(pkg, p.item, field, handle, um.name())? {
             written = written.saturating_add(size);
             // The output rule, checked as it is decided: past it nothing would be written.
             if written > limit {

@@ -99,7 +99,7 @@ pub fn fill(
                     if let Some(&u) = others.get(&key) {
                         return Err(vec![elsewhere(pkg, pv, u)]);
                     }
-                    let near = near.of(&objects, target.group(), &target.kind(), &c.name);
+                    let near = near.of(&objects, target.group(), target.kind(), &c.name);
                     Err(missing_cluster_object(pv, target, &c.name, near))
                 }
             }
@@ -300,7 +300,7 @@ fn missing_cluster_object(
 ) -> String {
     let (kind, lower) = (&point.kind(), point.kind().to_lowercase());
     let near = near.map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
-    if is_cluster_scoped(&point.api_version(), kind) {
+    if is_cluster_scoped(point.api_version(), kind) {
         return format!(
             "no in-cluster {kind} {name:?} (a cluster-scoped kind){near}: pass it as an item \
              annotated {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {lower} {name} -o yaml)"
@@ -318,7 +318,7 @@ fn missing_cluster_object(
 /// namespace (a built-in cluster-scoped kind).
 fn check_namespace(pkg: &Package, pv: &PackageVariant, u: usize) -> Result<(), Box<ResultItem>> {
     let um = pkg.meta(u);
-    if is_cluster_scoped(&um.api_version(), &um.kind()) {
+    if is_cluster_scoped(um.api_version(), um.kind()) {
         return Ok(());
     }
     match (&um.namespace(), pv.written_namespace.as_deref()) {
@@ -347,7 +347,7 @@ fn other_namespaces<'r>(
     let mut out = HashMap::new();
     for u in (0..pkg.len()).filter(|&u| pkg.is_in_cluster(u)) {
         let m = rl.meta(u);
-        if m.namespace().as_deref().is_some_and(|n| n != ns) {
+        if m.namespace().is_some_and(|n| n != ns) {
             out.entry((m.group(), m.kind(), m.name())).or_insert(u);
         }
     }

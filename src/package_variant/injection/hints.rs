@@ -135,11 +135,7 @@ impl<'r> Hints<'r> {
                         "in-cluster {what} is at apiVersion {}, the injection point at {}: only objects of the point's apiVersion are injected",
                         m.api_version(), target.api_version()
                     ));
-                } else if let Some(ns) = m
-                    .namespace()
-                    .as_deref()
-                    .filter(|&ns| ns != self.namespace.as_str())
-                {
+                } else if let Some(ns) = m.namespace().filter(|&ns| ns != self.namespace.as_str()) {
                     let pass = format!(
                         "pass the object of namespace {:?} (kubectl get {} {} -n {} -o yaml)",
                         self.namespace,
