@@ -59,6 +59,19 @@ const COMMON: [&str; 15] = [
     "true",
 ];
 
+/// The [`COMMON`] text of each length, by number (from 1; 0 for none): their lengths differ,
+/// so a text is compared with one of them at most (this runs for every text of every item).
+const BY_LENGTH: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < COMMON.len() {
+        assert!(t[COMMON[i].len()] == 0, "two COMMON texts of one length");
+        t[COMMON[i].len()] = i as u8 + 1;
+        i += 1;
+    }
+    t
+};
+
 /// An end's bits below the [`COMMON`] number.
 const OFFSET_BITS: u32 = 28;
 const OFFSET: u32 = (1 << OFFSET_BITS) - 1;
@@ -110,9 +123,10 @@ impl Record {
     /// Appends a text; `false` when the record would pass 256 MiB (only values repeated
     /// through aliases can get there: the input is at most that).
     fn push(&mut self, s: &str) -> bool {
-        if let Some(n) = COMMON.iter().position(|&c| c == s) {
+        let n = BY_LENGTH.get(s.len()).map_or(0, |&n| n as u32);
+        if n > 0 && COMMON[n as usize - 1] == s {
             let offset = self.text.len() as u32;
-            self.ends.push(offset | ((n as u32 + 1) << OFFSET_BITS));
+            self.ends.push(offset | (n << OFFSET_BITS));
             return true;
         }
         if self.text.len() + s.len() > OFFSET as usize {
