@@ -108,6 +108,10 @@ pub struct ResourceList<'a> {
     tail: Option<Span>,
 }
 
+/// What [`ResourceList::emit_with`] calls between items: the output so far, and
+/// `Some((item, from))` when the output from `from` on is an untouched item's copy.
+type BetweenItems<'f> = dyn FnMut(&mut String, Option<(usize, usize)>) -> bool + 'f;
+
 /// What a function did to the items.
 #[derive(Debug, Default)]
 pub struct Changes {
@@ -391,7 +395,7 @@ impl<'a> ResourceList<'a> {
         e: &mut Emitter,
         changes: &Changes,
         results: &[ResultItem],
-        between_items: &mut dyn FnMut(&mut String, Option<(usize, usize)>) -> bool,
+        between_items: &mut BetweenItems,
     ) -> bool {
         // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
         let mut flushed = 0;
