@@ -450,7 +450,14 @@ impl<'a> Parser<'a> {
             }
             self.count_value()?;
             self.pos += 1;
-            let (value, mut comment) = self.parse_block_node(col as i64, Ctx::SeqItem)?;
+            // An item of a skimmed ResourceList in plain shapes is read by lines.
+            let quick = (own_trees && self.skim.items)
+                .then(|| self.skim_item_lines(col))
+                .flatten();
+            let (value, mut comment) = match quick {
+                Some(read) => read,
+                None => self.parse_block_node(col as i64, Ctx::SeqItem)?,
+            };
             if !value.is_block_collection() {
                 if let Some(c) = self.take_line_comment()? {
                     comment = Some(c);

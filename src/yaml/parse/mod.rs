@@ -12,6 +12,7 @@ mod block;
 mod block_scalar;
 mod document;
 mod flow;
+mod lines;
 mod reader;
 mod scalar;
 mod stream;
@@ -105,6 +106,8 @@ pub struct Parser<'a> {
     pub(crate) item_stack: Vec<Item>,
     /// Skimming ([`Skim`]): where it applies, and whether it is on now.
     pub(crate) skim: Skim,
+    /// What the line scanner of skimmed items holds between items.
+    pub(crate) lines: lines::Scratch,
 }
 
 /// Reading a value without keeping it: the very same code reads it (so it is accepted or
@@ -139,6 +142,7 @@ impl<'a> Parser<'a> {
             entry_stack: Vec::new(),
             item_stack: Vec::new(),
             skim: Skim::default(),
+            lines: lines::Scratch::default(),
         }
     }
 

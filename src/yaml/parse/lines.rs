@@ -1,0 +1,809 @@
+//! Skimming an item line by line. Most items of a large ResourceList are made of a few plain
+//! shapes of line: `key: value`, `key:` with the value below, `- value`, `- key: value`, with
+//! plain or quoted scalars and one-line flow collections. For such an item the parser's
+//! per-node work is not needed to know where the item ends, that it is valid and what its
+//! identity is: this scanner reads it a line at a time and builds only the identity
+//! (`apiVersion`, `kind` and `metadata`'s name, namespace, labels and annotations).
+//!
+//! It never refuses anything. Whatever is not one of those shapes (a block scalar, an anchor,
+//! a tag, a tab, a line break other than a line feed, a multi-line scalar or flow collection,
+//! an escape, a wide mapping, indentation it does not expect...) makes it give up, and the
+//! parser reads the item from its start as before: the parser alone decides what is refused,
+//! and with which message. Every shape accepted here is one the parser accepts, read the same
+//! way; `compare_readings` (reading with trees kept, which never comes here) checks that on
+//! every corpus input and in the fuzz targets.
+
+use super::{Parser, LINEAR_KEY_CHECK, MAX_IMPLICIT_KEY};
+use crate::yaml::breaks::wide_len;
+use crate::yaml::node::{Entry, Kind, Node, Scalar, ScalarStyle, ShortStr, Span, Trivia};
+
+/// Longer items go to the parser. Within it, an item cannot hold more values than the least
+/// value limit (an entry takes at least two bytes), and [`MAX_OPEN`] and [`MAX_FLOW`] keep it
+/// far from the parser's nesting limit.
+const MAX_ITEM: usize = 64 * 1024;
+/// Most block collections open at once.
+const MAX_OPEN: usize = 32;
+/// Most flow collections nested on a line.
+const MAX_FLOW: usize = 8;
+
+/// What a collection or a value is to the item's identity.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// Not part of the identity: only checked.
+    Skim,
+    /// The item's own mapping.
+    Root,
+    /// `metadata`.
+    Metadata,
+    /// `metadata.labels` or `metadata.annotations`.
+    Pairs,
+    /// A scalar the identity reads: `apiVersion`, `kind`, `metadata.name` and `namespace`,
+    /// a label's or an annotation's value.
+    Text,
+}
+
+impl Role {
+    /// The role of the value of `key`, an entry of a mapping of this role.
+    fn of_value(self, key: &str) -> Role {
+        match (self, key) {
+            (Role::Root, "apiVersion" | "kind") => Role::Text,
+            (Role::Root, "metadata") => Role::Metadata,
+            (Role::Metadata, "name" | "namespace") => Role::Text,
+            (Role::Metadata, "labels" | "annotations") => Role::Pairs,
+            (Role::Pairs, _) => Role::Text,
+            _ => Role::Skim,
+        }
+    }
+
+    /// Its value is kept (as an entry of the identity).
+    fn kept(self) -> bool {
+        self != Role::Skim
+    }
+}
+
+/// A block collection being read.
+struct Open {
+    col: usize,
+    seq: bool,
+    role: Role,
+    /// Where its keys start in [`Lines::keys`].
+    keys: usize,
+    /// Where its kept entries start in [`Lines::kept`].
+    kept: usize,
+    /// The key it is the value of (for a kept mapping).
+    key: Span,
+}
+
+/// A value that starts on a later line: the mapping entry's column and key, and its role.
+#[derive(Clone, Copy)]
+struct Pending {
+    col: usize,
+    role: Role,
+    key: Span,
+}
+
+/// Gives up: the parser reads the item.
+struct GiveUp;
+
+type Step<T> = Result<T, GiveUp>;
+
+/// What the scanner holds while it reads an item, kept by the parser from one item to the next
+/// (a list of many items allocates it once).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    open: Vec<Open>,
+    /// The keys of the open mappings, with their [`fingerprint`].
+    keys: Vec<(u64, Span)>,
+    /// The kept entries of the open kept mappings.
+    kept: Vec<Entry>,
+}
+
+struct Lines<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    /// Where the item's text may end at the latest ([`MAX_ITEM`]).
+    limit: usize,
+    open: Vec<Open>,
+    keys: Vec<(u64, Span)>,
+    kept: Vec<Entry>,
+    /// The end of the last line with content, and its start.
+    end: usize,
+    end_ls: usize,
+    /// The end of the last line looked at.
+    seen: usize,
+    /// Where the line loop goes on from, when a value read more lines than its first (a block
+    /// scalar): the end of the last line it read.
+    resume: Option<usize>,
+}
+
+impl<'a> Parser<'a> {
+    /// Reads the item of a block list whose `-` is at column `dash_col`, `pos` just after the
+    /// `-`, when every line of it has a shape [`lines`](self) knows. Returns what
+    /// [`Parser::parse_block_node`] returns (the item's mapping, with only its identity, and
+    /// the comment on the `-` line), with `pos` where it leaves it; `None` (and nothing moved)
+    /// when the parser must read the item.
+    pub(super) fn skim_item_lines(&mut self, dash_col: usize) -> Option<(Node, Option<Span>)> {
+        let scratch = std::mem::take(&mut self.lines);
+        let mut l = Lines {
+            s: self.s,
+            b: self.b,
+            limit: self.pos.saturating_add(MAX_ITEM).min(self.b.len()),
+            open: scratch.open,
+            keys: scratch.keys,
+            kept: scratch.kept,
+            end: 0,
+            end_ls: 0,
+            resume: None,
+            seen: 0,
+        };
+        let read = l.item(self.pos, self.ls, dash_col).and_then(|r| {
+            match l.plain_bytes(self.pos, l.seen) {
+                true => Ok(r),
+                false => Err(GiveUp),
+            }
+        });
+        l.open.clear();
+        l.keys.clear();
+        l.kept.clear();
+        self.lines = Scratch {
+            open: l.open,
+            keys: l.keys,
+            kept: l.kept,
+        };
+        let (node, comment) = read.ok()?;
+        self.pos = l.end;
+        self.ls = l.end_ls;
+        Some((node, comment))
+    }
+}
+
+impl<'a> Lines<'a> {
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    /// The item after its `-` (at `at`, on the line starting at `ls`).
+    fn item(&mut self, at: usize, ls: usize, dash_col: usize) -> Step<(Node, Option<Span>)> {
+        let line_end = self.line(at)?;
+        self.done(line_end, ls);
+        let i = skip_spaces(self.b, at);
+        if i == at && i < line_end {
+            // `-x`: not an entry; the parser says what it is.
+            return Err(GiveUp);
+        }
+        let mut comment = None;
+        let mut pending: Option<Pending>;
+        let mut root = None;
+        if i == line_end || self.at(i) == b'#' {
+            comment = (i < line_end).then(|| Span::new(i, line_end));
+            // The mapping starts on a later line.
+            pending = Some(Pending {
+                col: dash_col,
+                role: Role::Root,
+                key: Span::new(0, 0),
+            });
+        } else {
+            root = Some(i);
+            self.push(i - ls, false, Role::Root, Span::new(0, 0))?;
+            pending = self.entry(i, ls, line_end)?;
+        }
+        let mut next = self.resume.take().unwrap_or(line_end);
+        // Each next line with content.
+        while let Some((ls, indent, i, line_end)) = self.next_content(next)? {
+            if indent <= dash_col {
+                break;
+            }
+            self.done(line_end, ls);
+            pending = match pending.take() {
+                Some(p) if p.role == Role::Root => {
+                    // `- # comment` and the item's mapping below.
+                    if self.is_seq_entry(i) {
+                        return Err(GiveUp);
+                    }
+                    root = Some(i);
+                    self.push(indent, false, Role::Root, p.key)?;
+                    self.entry(i, ls, line_end)?
+                }
+                Some(p) => self.line_after_key(p, i, ls, indent, line_end)?,
+                None => {
+                    // After a value on its line: nothing may be deeper than its collection.
+                    self.close_to(indent)?;
+                    self.line_in_open(i, ls, indent, line_end)?
+                }
+            };
+            next = self.resume.take().unwrap_or(line_end);
+        }
+        if let Some(p) = pending {
+            if p.role == Role::Root {
+                return Err(GiveUp);
+            }
+            self.keep_null(p)?;
+        }
+        while self.open.len() > 1 {
+            self.pop()?;
+        }
+        let root_start = root.ok_or(GiveUp)?;
+        let entries = self.kept.drain(..).collect();
+        let mut node = Node::with_kind(Kind::Mapping(entries));
+        node.set_src(Some(Span::new(root_start, self.end)));
+        Ok((node, comment))
+    }
+
+    /// The first line with content after `key:` whose value starts below (`p`): the value's
+    /// collection, or the next entry when the value is empty.
+    fn line_after_key(
+        &mut self,
+        p: Pending,
+        i: usize,
+        ls: usize,
+        indent: usize,
+        line_end: usize,
+    ) -> Step<Option<Pending>> {
+        let seq = self.is_seq_entry(i);
+        if indent > p.col || (indent == p.col && seq) {
+            // A collection (a list may sit at its key's column). Where a string is read, or a
+            // list where a mapping is, the parser's reading names the problem.
+            if p.role == Role::Text || (seq && p.role != Role::Skim) {
+                return Err(GiveUp);
+            }
+            self.push(indent, seq, p.role, p.key)?;
+        } else {
+            self.keep_null(p)?;
+            self.close_to(indent)?;
+        }
+        self.line_in_open(i, ls, indent, line_end)
+    }
+
+    /// A line at the column of the innermost open collection: its next entry (or, for a list
+    /// at its key's column, the key's mapping's next entry).
+    fn line_in_open(
+        &mut self,
+        i: usize,
+        ls: usize,
+        indent: usize,
+        line_end: usize,
+    ) -> Step<Option<Pending>> {
+        let top = self.open.last().ok_or(GiveUp)?;
+        let seq_entry = self.is_seq_entry(i);
+        if top.seq {
+            if seq_entry {
+                return self.seq_entry(i, ls, line_end);
+            }
+            self.pop()?;
+            match self.open.last() {
+                Some(m) if !m.seq && m.col == indent => {}
+                _ => return Err(GiveUp),
+            }
+        } else if seq_entry {
+            return Err(GiveUp);
+        }
+        self.entry(i, ls, line_end)
+    }
+
+    /// Where the line holding `from` ends (its line feed, or the end of the input). What the
+    /// line holds is checked once for the whole item, by [`Lines::plain_bytes`].
+    fn line(&mut self, from: usize) -> Step<usize> {
+        let end = memchr::memchr(b'\n', &self.b[from..]).map_or(self.b.len(), |n| from + n);
+        if end > self.limit {
+            return Err(GiveUp);
+        }
+        self.seen = self.seen.max(end);
+        Ok(end)
+    }
+
+    /// Whether `from..to` holds no tab, carriage return, line break other than a line feed or
+    /// byte order mark: where one is, the parser reads lines and white space differently than
+    /// the scanner (a tab is white space to it, a carriage return or an LS ends a line).
+    fn plain_bytes(&self, from: usize, to: usize) -> bool {
+        let b = &self.b[..to.min(self.b.len())];
+        let mut i = from;
+        loop {
+            // Eight bytes at a time while none is one to look at.
+            while let Some(word) = b.get(i..i + 8) {
+                if special(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+                    break;
+                }
+                i += 8;
+            }
+            match b.get(i) {
+                None => return true,
+                Some(b'\t' | b'\r') => return false,
+                Some(&c)
+                    if c >= 0x80
+                        && (wide_len(b, i) > 0 || b[i..].starts_with("\u{feff}".as_bytes())) =>
+                {
+                    return false
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// From the line break at `from`: the next line with content, as (its start, its
+    /// indentation, where its content starts, where it ends); `None` at the end of the input.
+    /// Blank and comment lines are passed (checked as [`Lines::line`] checks).
+    fn next_content(&mut self, from: usize) -> Step<Option<(usize, usize, usize, usize)>> {
+        let mut ls = from;
+        loop {
+            if ls >= self.b.len() {
+                return Ok(None);
+            }
+            // `from` is a line feed (or the end).
+            ls += 1;
+            if ls >= self.b.len() {
+                return Ok(None);
+            }
+            let content = skip_spaces(self.b, ls);
+            let end = self.line(content)?;
+            match self.at(content) {
+                b'\n' => {}
+                b'#' => {}
+                0 if content >= self.b.len() => return Ok(None),
+                _ => return Ok(Some((ls, content - ls, content, end))),
+            }
+            ls = end;
+        }
+    }
+
+    /// `- ` or `-` at the end of the line.
+    fn is_seq_entry(&self, i: usize) -> bool {
+        self.at(i) == b'-' && matches!(self.at(i + 1), b' ' | b'\n' | 0)
+    }
+
+    /// The line at `ls` is the last with content so far.
+    fn done(&mut self, line_end: usize, ls: usize) {
+        self.end = line_end;
+        self.end_ls = ls;
+    }
+
+    fn push(&mut self, col: usize, seq: bool, role: Role, key: Span) -> Step<()> {
+        if self.open.len() >= MAX_OPEN {
+            return Err(GiveUp);
+        }
+        self.open.push(Open {
+            col,
+            seq,
+            role,
+            keys: self.keys.len(),
+            kept: self.kept.len(),
+            key,
+        });
+        Ok(())
+    }
+
+    /// Closes the collections deeper than `indent`; one must be open at `indent` exactly.
+    fn close_to(&mut self, indent: usize) -> Step<()> {
+        while self.open.last().is_some_and(|o| o.col > indent) {
+            self.pop()?;
+        }
+        match self.open.last() {
+            Some(o) if o.col == indent => Ok(()),
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// Closes the innermost collection; a kept mapping becomes an entry of its parent.
+    fn pop(&mut self) -> Step<()> {
+        let o = self.open.pop().ok_or(GiveUp)?;
+        self.keys.truncate(o.keys);
+        if o.role.kept() && o.role != Role::Root {
+            let entries: Vec<Entry> = self.kept.drain(o.kept..).collect();
+            self.keep(o.key, Node::with_kind(Kind::Mapping(entries)));
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, key: Span, value: Node) {
+        self.kept.push(Entry {
+            key: Node::plain(&self.s[key.start() as usize..key.end() as usize]),
+            value,
+            trivia: Trivia::default(),
+        });
+    }
+
+    /// A kept value that turned out empty: null.
+    fn keep_null(&mut self, p: Pending) -> Step<()> {
+        if p.role.kept() {
+            self.keep(p.key, Node::plain(""));
+        }
+        Ok(())
+    }
+
+    /// A mapping entry at `i` (a key, the innermost open collection a mapping at its column).
+    /// Returns the value still to come when it starts on a later line.
+    fn entry(&mut self, i: usize, _ls: usize, line_end: usize) -> Step<Option<Pending>> {
+        let key_end = self.key(i)?;
+        let key = Span::new(i, key_end);
+        let top = self.open.last().ok_or(GiveUp)?;
+        let (col, role, first) = (top.col, top.role, top.keys);
+        let text = &self.b[i..key_end];
+        let print = fingerprint(text);
+        if self.keys[first..].len() >= LINEAR_KEY_CHECK
+            || self.keys[first..]
+                .iter()
+                .any(|&(p, k)| p == print && &self.b[k.start() as usize..k.end() as usize] == text)
+        {
+            // A wide mapping, or a key given twice: the parser.
+            return Err(GiveUp);
+        }
+        self.keys.push((print, key));
+        let role = role.of_value(&self.s[i..key_end]);
+        let v = skip_spaces(self.b, key_end + 1);
+        if v >= line_end || self.at(v) == b'#' {
+            return Ok(Some(Pending { col, role, key }));
+        }
+        let value = self.value(v, line_end, role)?;
+        if let Some(value) = value {
+            self.keep(key, value);
+        }
+        Ok(None)
+    }
+
+    /// A list entry (`- ` at `i`): a value on the line, or a mapping starting on it.
+    fn seq_entry(&mut self, i: usize, ls: usize, line_end: usize) -> Step<Option<Pending>> {
+        let v = skip_spaces(self.b, i + 1);
+        if v >= line_end || self.at(v) == b'#' || self.is_seq_entry(v) {
+            return Err(GiveUp);
+        }
+        if self.key(v).is_ok() {
+            self.push(v - ls, false, Role::Skim, Span::new(0, 0))?;
+            return self.entry(v, ls, line_end);
+        }
+        self.value(v, line_end, Role::Skim)?;
+        Ok(None)
+    }
+
+    /// A plain key at `i` followed by `:` and a space or the line's end: where it ends.
+    fn key(&self, i: usize) -> Step<usize> {
+        let c = self.at(i);
+        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/') {
+            return Err(GiveUp);
+        }
+        let mut j = i + 1;
+        while is_key_byte(self.at(j)) {
+            j += 1;
+        }
+        if self.at(j) != b':' || !matches!(self.at(j + 1), b' ' | b'\n' | 0) {
+            return Err(GiveUp);
+        }
+        if j - i > MAX_IMPLICIT_KEY {
+            return Err(GiveUp);
+        }
+        Ok(j)
+    }
+
+    /// A value starting at `v` and ending its line (up to a comment). Returns its node when
+    /// `role` keeps it.
+    fn value(&mut self, v: usize, line_end: usize, role: Role) -> Step<Option<Node>> {
+        let (node, after) = match self.at(v) {
+            b'\'' | b'"' => {
+                let after = self.quoted(v, line_end)?;
+                let node = role.kept().then(|| self.quoted_node(v, after));
+                (node, after)
+            }
+            b'|' | b'>' if role == Role::Skim => {
+                self.block_scalar(v, line_end)?;
+                return Ok(None);
+            }
+            b'[' | b'{' => {
+                let keep = match role {
+                    Role::Skim => false,
+                    Role::Pairs if self.at(v) == b'{' => true,
+                    _ => return Err(GiveUp),
+                };
+                let mut pairs = Vec::new();
+                let after = self.flow(v, line_end, 0, keep.then_some(&mut pairs))?;
+                let node = keep.then(|| {
+                    let mut n = Node::with_kind(Kind::Mapping(pairs));
+                    n.set_flow(true);
+                    n
+                });
+                (node, after)
+            }
+            _ => {
+                let end = self.plain(v, line_end)?;
+                let node = match role {
+                    Role::Skim => None,
+                    // A mapping where one is read: a problem the parser's reading names.
+                    Role::Metadata | Role::Pairs | Role::Root => return Err(GiveUp),
+                    Role::Text => Some(scalar(&self.s[v..end], ScalarStyle::Plain)),
+                };
+                (node, end)
+            }
+        };
+        self.line_rest(after, line_end)?;
+        Ok(node)
+    }
+
+    /// A block scalar whose header is at `v` (`|` or `>`, with `-` or nothing after it), in the
+    /// innermost open collection: its lines are read, and the line loop goes on after them.
+    /// Lines of nothing but spaces give up (where they end the scalar, and whether one before
+    /// its first text is refused, the parser decides), as do `+` and an indentation digit.
+    fn block_scalar(&mut self, v: usize, line_end: usize) -> Step<()> {
+        let n = self.open.last().ok_or(GiveUp)?.col;
+        let mut h = v + 1;
+        if self.at(h) == b'-' {
+            h += 1;
+        }
+        if h < line_end && self.at(h) != b' ' {
+            return Err(GiveUp);
+        }
+        self.line_rest(h, line_end)?;
+        let mut indent = None;
+        let mut last = line_end;
+        let mut from = line_end;
+        loop {
+            if from >= self.b.len() || from + 1 >= self.b.len() {
+                break;
+            }
+            let ls = from + 1;
+            let j = skip_spaces(self.b, ls);
+            let end = self.line(j)?;
+            let spaces = j - ls;
+            if j == end {
+                if spaces > 0 {
+                    return Err(GiveUp);
+                }
+                from = end;
+                continue;
+            }
+            let ind = *indent.get_or_insert(spaces);
+            if spaces <= n || spaces < ind {
+                // The line after the scalar: the loop reads it.
+                break;
+            }
+            self.done(end, ls);
+            last = end;
+            from = end;
+        }
+        self.resume = Some(last);
+        Ok(())
+    }
+
+    /// After a value: white space, then a comment or the line's end.
+    fn line_rest(&self, after: usize, line_end: usize) -> Step<()> {
+        let j = skip_spaces(self.b, after);
+        if j == line_end || (self.at(j) == b'#' && j > after) {
+            return Ok(());
+        }
+        Err(GiveUp)
+    }
+
+    /// A plain scalar of a block value at `v`, on one line: where its text ends. Gives up on
+    /// what may not start one, on `: ` inside it (a mapping the parser refuses here).
+    fn plain(&self, v: usize, line_end: usize) -> Step<usize> {
+        let c = self.at(v);
+        match c {
+            b'-' | b'?' | b':' if matches!(self.at(v + 1), b' ' | b'\n' | 0) => return Err(GiveUp),
+            b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'@' | b'`' | b'%' => return Err(GiveUp),
+            _ => {}
+        }
+        let mut end = v;
+        let mut j = v;
+        while j < line_end {
+            match self.b[j] {
+                b':' if matches!(self.at(j + 1), b' ' | b'\n' | 0) => return Err(GiveUp),
+                b'#' if self.b[j - 1] == b' ' => break,
+                b' ' => {}
+                _ => end = j + 1,
+            }
+            j += 1;
+        }
+        Ok(end)
+    }
+
+    /// A quoted scalar at `v` closed on its line, without escapes: its text, style and where
+    /// it ends.
+    fn quoted(&self, v: usize, line_end: usize) -> Step<usize> {
+        let q = self.b[v];
+        let mut j = v + 1;
+        loop {
+            let k = memchr::memchr2(q, b'\\', &self.b[j..line_end]).ok_or(GiveUp)?;
+            j += k;
+            if self.b[j] == b'\\' {
+                if q == b'"' {
+                    return Err(GiveUp);
+                }
+                j += 1;
+                continue;
+            }
+            if q == b'\'' && self.at(j + 1) == b'\'' {
+                j += 2;
+                continue;
+            }
+            return Ok(j + 1);
+        }
+    }
+
+    /// The node of the quoted scalar `v..after` that [`Lines::quoted`] read.
+    fn quoted_node(&self, v: usize, after: usize) -> Node {
+        let inner = &self.s[v + 1..after - 1];
+        if self.b[v] == b'"' {
+            return scalar(inner, ScalarStyle::DoubleQuoted);
+        }
+        if memchr::memchr(b'\'', inner.as_bytes()).is_none() {
+            return scalar(inner, ScalarStyle::SingleQuoted);
+        }
+        scalar(inner.replace("''", "'"), ScalarStyle::SingleQuoted)
+    }
+
+    /// A flow collection at `v` closed on its line: where it ends. Its entries are plain or
+    /// quoted scalars and flow collections; a mapping's keys are plain, each followed by `: `
+    /// and a value. `pairs` keeps a mapping's entries (a mapping of scalars).
+    fn flow(
+        &self,
+        v: usize,
+        line_end: usize,
+        depth: usize,
+        mut pairs: Option<&mut Vec<Entry>>,
+    ) -> Step<usize> {
+        if depth >= MAX_FLOW {
+            return Err(GiveUp);
+        }
+        let map = self.b[v] == b'{';
+        let close = if map { b'}' } else { b']' };
+        let mut keys: Vec<Span> = Vec::new();
+        let mut j = skip_spaces(self.b, v + 1);
+        if self.at(j) == close {
+            return Ok(j + 1);
+        }
+        loop {
+            if j >= line_end {
+                return Err(GiveUp);
+            }
+            let mut key = None;
+            if map {
+                let k_end = self.flow_plain(j, line_end)?;
+                if self.at(k_end) != b':' || self.at(k_end + 1) != b' ' {
+                    return Err(GiveUp);
+                }
+                let k = Span::new(j, k_end);
+                let text = &self.b[j..k_end];
+                if keys.len() >= LINEAR_KEY_CHECK
+                    || keys
+                        .iter()
+                        .any(|k| &self.b[k.start() as usize..k.end() as usize] == text)
+                {
+                    return Err(GiveUp);
+                }
+                keys.push(k);
+                key = Some(k);
+                j = skip_spaces(self.b, k_end + 1);
+            }
+            // The value (or the sequence's entry).
+            let (node, after) = match self.at(j) {
+                b'\'' | b'"' => {
+                    let after = self.quoted(j, line_end)?;
+                    let node = if pairs.is_some() {
+                        self.quoted_node(j, after)
+                    } else {
+                        Node::plain("")
+                    };
+                    (node, after)
+                }
+                b'[' | b'{' => {
+                    if pairs.is_some() {
+                        return Err(GiveUp);
+                    }
+                    (Node::plain(""), self.flow(j, line_end, depth + 1, None)?)
+                }
+                _ => {
+                    let end = self.flow_plain(j, line_end)?;
+                    if end == j {
+                        return Err(GiveUp);
+                    }
+                    let node = if pairs.is_some() {
+                        scalar(&self.s[j..end], ScalarStyle::Plain)
+                    } else {
+                        Node::plain("")
+                    };
+                    (node, end)
+                }
+            };
+            if let (Some(p), Some(k)) = (pairs.as_deref_mut(), key) {
+                p.push(Entry {
+                    key: Node::plain(&self.s[k.start() as usize..k.end() as usize]),
+                    value: node,
+                    trivia: Trivia::default(),
+                });
+            }
+            j = skip_spaces(self.b, after);
+            match self.at(j) {
+                b',' => {
+                    j = skip_spaces(self.b, j + 1);
+                    if self.at(j) == close || self.at(j) == b',' {
+                        // A trailing or an empty entry: the parser.
+                        return Err(GiveUp);
+                    }
+                }
+                c if c == close => return Ok(j + 1),
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    /// A plain scalar inside a flow collection at `j`, of the bytes that need no thought
+    /// there (no indicator, `:` or `#`): where its text ends (spaces after it excluded).
+    fn flow_plain(&self, j: usize, line_end: usize) -> Step<usize> {
+        let c = self.at(j);
+        let starts = c.is_ascii_alphanumeric()
+            || matches!(c, b'_' | b'.' | b'/')
+            || (c == b'-' && self.at(j + 1).is_ascii_alphanumeric());
+        if !starts {
+            return Err(GiveUp);
+        }
+        let mut end = j + 1;
+        let mut k = j + 1;
+        while k < line_end {
+            let c = self.b[k];
+            if c == b' ' {
+                k += 1;
+                continue;
+            }
+            if !(c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b'_' | b'.'
+                        | b'/'
+                        | b'-'
+                        | b'='
+                        | b'+'
+                        | b'@'
+                        | b'%'
+                        | b'~'
+                        | b'$'
+                        | b'('
+                        | b')'
+                ))
+            {
+                break;
+            }
+            k += 1;
+            end = k;
+        }
+        Ok(end)
+    }
+}
+
+/// Whether any of the eight bytes of `word` is a tab, a carriage return or from 0x80 up.
+/// Exact per byte: no carry crosses a byte.
+fn special(word: u64) -> bool {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let high = !LOW;
+    // High bit of each byte that equals `c` (an ASCII `c`).
+    let equals = |c: u8| {
+        let x = word ^ (ONES * u64::from(c));
+        !(((x & LOW) + LOW) | x) & high
+    };
+    (word & high) | equals(b'\t') | equals(b'\r') != 0
+}
+
+/// A key's length and last seven bytes: keys that differ mostly differ there, so most pairs
+/// are told apart without comparing their text.
+fn fingerprint(text: &[u8]) -> u64 {
+    let tail = &text[text.len().saturating_sub(7)..];
+    tail.iter().fold((text.len() as u64) << 56, |f, &c| {
+        f ^ (f << 8) ^ u64::from(c)
+    })
+}
+
+fn is_key_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-')
+}
+
+fn skip_spaces(b: &[u8], mut i: usize) -> usize {
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    i
+}
+
+fn scalar(text: impl Into<ShortStr>, style: ScalarStyle) -> Node {
+    Node::with_kind(Kind::Scalar(Scalar {
+        value: text.into(),
+        style,
+    }))
+}
