@@ -180,7 +180,7 @@ fn an_alias_into_a_skimmed_value_reads_through() {
     );
     assert_eq!(compare_readings(&src), Ok(()));
     let rl = ResourceList::parse_keeping(&src, false).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(rl.meta(0).namespace.as_deref(), Some("team"));
-    assert_eq!(rl.meta(0).name, "x");
-    assert!(rl.meta(0).problem.is_none() && rl.meta(1).name == "a");
+    assert_eq!(rl.meta(0).namespace(), Some("team"));
+    assert_eq!(rl.meta(0).name(), "x");
+    assert!(rl.meta(0).problem.is_none() && rl.meta(1).name() == "a");
 }

@@ -53,7 +53,7 @@ pub fn run_with(
             ResultItem::error(format!(
                 "no functionConfig was given (kpt sends an empty ConfigMap {:?} when neither \
                  --fn-config nor -- key=value is given); {accepted}{HOW_TO_GIVE}",
-                meta.name
+                meta.name()
             ))
             .field("data")
             .on_config(),
@@ -75,7 +75,7 @@ pub fn run_with(
             .on_config(),
         );
     }
-    let (v, k) = (meta.api_version.as_str(), meta.kind.as_str());
+    let (v, k) = (meta.api_version(), meta.kind());
     if let Some(f) = functions.iter().find(|f| f.api_version == v && f.kind == k) {
         return (f.run)(rl, config);
     }
@@ -89,7 +89,7 @@ pub fn run_with(
             .on_config(),
         );
     }
-    if v == "v1" && meta.name == KPT_ARGS_NAME {
+    if v == "v1" && meta.name() == KPT_ARGS_NAME {
         // kpt builds this object from `-- key=value` arguments, and takes a word without `=`
         // for the object's kind: `-- region` was meant as a key, not a kind.
         return fail(

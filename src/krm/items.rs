@@ -20,27 +20,8 @@ const NOT_OBJECT: u32 = u32::MAX;
 /// `Slot::meta` for a mapping without apiVersion, kind or metadata.
 const BARE_OBJECT: u32 = u32::MAX - 1;
 
-static NOT_OBJECT_META: ObjectMeta = ObjectMeta {
-    is_object: false,
-    api_version: String::new(),
-    kind: String::new(),
-    name: String::new(),
-    namespace: None,
-    labels: Vec::new(),
-    annotations: Vec::new(),
-    problem: None,
-};
-
-static BARE_OBJECT_META: ObjectMeta = ObjectMeta {
-    is_object: true,
-    api_version: String::new(),
-    kind: String::new(),
-    name: String::new(),
-    namespace: None,
-    labels: Vec::new(),
-    annotations: Vec::new(),
-    problem: None,
-};
+static NOT_OBJECT_META: ObjectMeta = ObjectMeta::NOT_OBJECT;
+static BARE_OBJECT_META: ObjectMeta = ObjectMeta::BARE_OBJECT;
 
 /// One item: where it starts (after its `-`, or where a flow item begins, with [`FLOW`]),
 /// where its text ends (block) or the start of its line (flow), where the comment on its `-`

@@ -108,6 +108,10 @@ pub struct ResourceList<'a> {
     tail: Option<Span>,
 }
 
+/// What [`ResourceList::emit_with`] calls between items: the output so far, and
+/// `Some((item, from))` when the output from `from` on is an untouched item's copy.
+type BetweenItems<'f> = dyn FnMut(&mut String, Option<(usize, usize)>) -> bool + 'f;
+
 /// What a function did to the items.
 #[derive(Debug, Default)]
 pub struct Changes {
@@ -372,7 +376,7 @@ impl<'a> ResourceList<'a> {
                 Subject::None => None,
             };
             if let Some(m) = meta.filter(|m| m.is_object) {
-                if r.resource_ref.is_none() && !m.kind.is_empty() {
+                if r.resource_ref.is_none() && !m.kind().is_empty() {
                     r.resource_ref = Some(m.resource_ref());
                 }
                 if r.file.is_none() {
@@ -386,32 +390,33 @@ impl<'a> ResourceList<'a> {
     /// back exactly as they came.
     pub fn emit(&self, changes: &Changes, results: &[ResultItem]) -> String {
         let mut e = Emitter::new(self.src, self.src.len() + 256 + results.len() * 128);
-        self.emit_with(&mut e, changes, results, &mut |_| true);
+        self.emit_with(&mut e, changes, results, &mut |_, _| true);
         e.out
     }
 
     /// The emitter body: `between_items` sees the output after every item (a place where it
     /// may be written out and cleared: the emitter only looks back within the current item).
     /// `between_items` returns false to stop: the rest is not written and `emit_with` returns
-    /// false (after the current item).
-    fn emit_with(
+    /// false (after the current item). With `Some((i, from))`, the output from `from` on is
+    /// untouched item `i` as [`copy_item`](Self::copy_item) writes it.
+    pub(super) fn emit_with(
         &self,
         e: &mut Emitter,
         changes: &Changes,
         results: &[ResultItem],
-        between_items: &mut dyn FnMut(&mut String) -> bool,
+        between_items: &mut BetweenItems,
     ) -> bool {
         // Bytes `between_items` took (wrote out): with `e.out`, the output's size so far.
         let mut flushed = 0;
         let going = std::cell::Cell::new(true);
-        let mut between_items = |out: &mut String| {
+        let mut between = |out: &mut String, copied: Option<(usize, usize)>| {
             if !going.get() {
                 // Stopped: what the current item still writes goes nowhere.
                 out.clear();
                 return;
             }
             flushed += out.len();
-            going.set(between_items(out));
+            going.set(between_items(out, copied));
             flushed -= out.len();
         };
         e.out.push_str("apiVersion: ");
@@ -443,10 +448,16 @@ impl<'a> ResourceList<'a> {
                 let from = e.out.len();
                 e.seq_item_forced(node, &trivia, 0, self.json);
                 if let Some(lists) = changes.lists.as_deref().filter(|l| l.item() == i) {
-                    spliced::splice(lists, e, from, self.json, &mut between_items);
+                    spliced::splice(lists, e, from, self.json, &mut |o| between(o, None));
                 }
             } else if self.items.is_block(i) && !self.json {
-                e.raw_item(&trivia, 0);
+                let from = e.out.len();
+                self.copy_item(e, i, &trivia);
+                between(&mut e.out, Some((i, from)));
+                if !going.get() {
+                    return false;
+                }
+                continue;
             } else {
                 match self.original(i) {
                     Ok(node) => e.seq_item_forced(&node, &Trivia::default(), 0, true),
@@ -459,14 +470,14 @@ impl<'a> ResourceList<'a> {
                     e.tail(tail, &trivia, 0);
                 }
             }
-            between_items(&mut e.out);
+            between(&mut e.out, None);
             if !going.get() {
                 return false;
             }
         }
         for node in &changes.added {
             e.seq_item_forced(node, &Trivia::default(), 0, false);
-            between_items(&mut e.out);
+            between(&mut e.out, None);
             if !going.get() {
                 return false;
             }
@@ -474,7 +485,7 @@ impl<'a> ResourceList<'a> {
         if let Some(a) = appended {
             for i in 0..a.count() {
                 a.write(i, e);
-                between_items(&mut e.out);
+                between(&mut e.out, None);
                 if !going.get() {
                     return false;
                 }
@@ -487,6 +498,17 @@ impl<'a> ResourceList<'a> {
         }
         results::emit(e, self.previous_results.as_ref(), results, flushed);
         true
+    }
+
+    /// Writes untouched block item `i` (`trivia` as [`Items::trivia`] gives it) by copying its
+    /// text, with the comment lines after the list when it is the last.
+    pub(super) fn copy_item(&self, e: &mut Emitter, i: usize, trivia: &Trivia) {
+        e.raw_item(trivia, 0);
+        if i == self.items.len().wrapping_sub(1) {
+            if let Some(tail) = self.tail {
+                e.tail(tail, trivia, 0);
+            }
+        }
     }
 }
 

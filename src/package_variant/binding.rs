@@ -44,7 +44,7 @@ fn config_error(message: String, field: String) -> ResultItem {
 
 /// The field a point takes: `data` for a core ConfigMap, `spec` otherwise (Porch's rule).
 pub fn point_field(m: &ObjectMeta) -> &'static str {
-    if m.group().is_empty() && m.kind == "ConfigMap" {
+    if m.group().is_empty() && m.kind() == "ConfigMap" {
         "data"
     } else {
         "spec"
@@ -71,7 +71,7 @@ pub fn plan(
     // Binding points are named by metadata.name: two points of one name are ambiguous.
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (j, p) in points.iter().enumerate() {
-        let name = pkg.meta(p.item).name.as_str();
+        let name = pkg.meta(p.item).name();
         if let Some(&first) = by_name.get(name) {
             let q = &points[first];
             errors.push(
@@ -87,10 +87,7 @@ pub fn plan(
             by_name.insert(name, j);
         }
     }
-    let mut names: Vec<&str> = points
-        .iter()
-        .map(|p| pkg.meta(p.item).name.as_str())
-        .collect();
+    let mut names: Vec<&str> = points.iter().map(|p| pkg.meta(p.item).name()).collect();
     names.dedup();
     for (i, e) in entries.iter().enumerate() {
         // The entry's own problems (no source, a missing field, a point bound twice) were
@@ -132,7 +129,9 @@ pub fn plan(
 fn check_kind(point: &ObjectMeta, e: &InjectionEntry, i: usize, errors: &mut Vec<ResultItem>) {
     let described = format!(
         "injection point {:?} ({} {})",
-        point.name, point.api_version, point.kind
+        point.name(),
+        point.api_version(),
+        point.kind()
     );
     let mut given: Vec<(String, Option<String>, Option<String>)> = Vec::new();
     if let Some(d) = &e.direct_resource {
@@ -171,20 +170,20 @@ fn check_kind(point: &ObjectMeta, e: &InjectionEntry, i: usize, errors: &mut Vec
         ));
     }
     for (field, api_version, kind) in given {
-        if let Some(v) = api_version.filter(|v| *v != point.api_version) {
+        if let Some(v) = api_version.filter(|v| *v != point.api_version()) {
             errors.push(config_error(
                 format!(
                     "apiVersion {v:?} does not match {described}: leave it out or write {:?}",
-                    point.api_version
+                    point.api_version()
                 ),
                 format!("{field}.apiVersion"),
             ));
         }
-        if let Some(k) = kind.filter(|k| *k != point.kind) {
+        if let Some(k) = kind.filter(|k| *k != point.kind()) {
             errors.push(config_error(
                 format!(
                     "kind {k:?} does not match {described}: leave it out or write {:?}",
-                    point.kind
+                    point.kind()
                 ),
                 format!("{field}.kind"),
             ));

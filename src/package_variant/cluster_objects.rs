@@ -184,16 +184,16 @@ pub fn trusted(
         if !marked {
             continue;
         }
-        let ns = m.namespace.as_deref().unwrap_or(pv_namespace);
-        if let Some(first) = seen.insert((m.group(), &m.kind, ns, &m.name), i) {
+        let ns = m.namespace().unwrap_or(pv_namespace);
+        if let Some(first) = seen.insert((m.group(), m.kind(), ns, m.name()), i) {
             errors.push(
                 ResultItem::error(format!(
                     "two cluster objects have one identity (group {:?}, kind {}, namespace \
                      {ns:?}, name {:?}): {} ({}) and {} ({}); a cluster holds only one: keep \
                      the copy `kubectl get` prints and remove the other",
                     m.group(),
-                    m.kind,
-                    m.name,
+                    m.kind(),
+                    m.name(),
                     pkg.meta(first).describe(),
                     where_from(pkg, first),
                     m.describe(),

@@ -315,7 +315,7 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
         items
             .iter()
             .copied()
-            .filter(|&i| pkg.meta(i).kind == "ConfigMap" && pkg.meta(i).name == CONTEXT_NAME)
+            .filter(|&i| pkg.meta(i).kind() == "ConfigMap" && pkg.meta(i).name() == CONTEXT_NAME)
             .collect()
     } else {
         items
@@ -332,7 +332,7 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
         ))),
         [i] => {
             let m = pkg.meta(*i);
-            if m.kind != "ConfigMap" {
+            if m.kind() != "ConfigMap" {
                 Err(Box::new(
                     ResultItem::error(format!(
                         "{CONTEXT_PATH:?} does not contain kind \"ConfigMap\""
@@ -340,7 +340,7 @@ pub fn find(pkg: &Package, field: &str) -> Result<usize, Box<ResultItem>> {
                     .field("kind")
                     .on_item(*i),
                 ))
-            } else if m.name != CONTEXT_NAME {
+            } else if m.name() != CONTEXT_NAME {
                 Err(Box::new(
                     ResultItem::error(format!(
                         "{CONTEXT_PATH:?} does not contain resource named {CONTEXT_NAME:?}"

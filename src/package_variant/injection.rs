@@ -112,7 +112,7 @@ pub fn find_points(pkg: &Package) -> Vec<InjectionPoint> {
                 file: pkg.location(i),
                 describe: m.describe(),
                 required,
-                condition_type: condition_type(&m.kind, &m.name),
+                condition_type: condition_type(m.kind(), m.name()),
                 injected: None,
                 errors: Vec::new(),
                 field: None,
@@ -175,7 +175,7 @@ pub fn in_cluster_objects(
     let mut skipped = Vec::new();
     for i in trusted {
         let m = pkg.meta(i);
-        match m.namespace.as_deref() {
+        match m.namespace() {
             Some(ns) if ns != namespace => skipped.push(
                 ResultItem::info(format!(
                     "in-cluster object {} is in namespace {ns:?}, not the PackageVariant's \
@@ -201,7 +201,7 @@ pub fn in_cluster_objects(
 fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
     sel.group.as_deref().is_none_or(|g| g == target.group())
         && sel.version.as_deref().is_none_or(|v| v == target.version())
-        && sel.kind.as_deref().is_none_or(|k| k == target.kind)
+        && sel.kind.as_deref().is_none_or(|k| k == target.kind())
 }
 
 /// The first injector (in order) applying to a point of type (group, version, kind) and
@@ -232,7 +232,7 @@ impl<'s> Injectors<'s> {
 
     /// The index of the first injector that applies to `target` and names `name`.
     fn first_for(&self, target: &ObjectMeta, name: &str) -> Option<usize> {
-        let (k, g, v) = (target.kind.as_str(), target.group(), target.version());
+        let (k, g, v) = (target.kind(), target.group(), target.version());
         let mut best: Option<usize> = None;
         for kind in [None, Some(k)] {
             for group in [None, Some(g)] {
@@ -284,9 +284,7 @@ pub fn inject(
         let mut m: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
         for &u in in_cluster {
             let um = rl.meta(u);
-            m.entry((um.api_version.as_str(), um.kind.as_str()))
-                .or_default()
-                .push(u);
+            m.entry((um.api_version(), um.kind())).or_default().push(u);
         }
         m
     };
@@ -305,14 +303,14 @@ pub fn inject(
             continue;
         }
         let target = rl.meta(p.item);
-        let key = (target.api_version.as_str(), target.kind.as_str());
+        let key = (target.api_version(), target.kind());
         let choice = *choices.entry(key).or_insert_with(|| {
             let Some(candidates) = by_type.get(&key) else {
                 return Choice::NoCandidates;
             };
             candidates
                 .iter()
-                .filter_map(|&u| Some((index.first_for(target, &rl.meta(u).name)?, u)))
+                .filter_map(|&u| Some((index.first_for(target, rl.meta(u).name())?, u)))
                 .min()
                 .map_or(Choice::NoMatch, |(_, u)| Choice::Object(u))
         });
@@ -329,7 +327,8 @@ pub fn inject(
             Choice::NoCandidates => {
                 p.errors.push(format!(
                     "no in-cluster resources of type {}.{}",
-                    target.api_version, target.kind
+                    target.api_version(),
+                    target.kind()
                 ));
                 hint(p, pkg);
                 continue;
@@ -341,8 +340,8 @@ pub fn inject(
             Choice::Object(u) => u,
         };
         let um = rl.meta(u);
-        let scoped = is_cluster_scoped(&um.api_version, &um.kind);
-        if let (None, Some(namespace), false) = (&um.namespace, written_namespace, scoped) {
+        let scoped = is_cluster_scoped(um.api_version(), um.kind());
+        if let (None, Some(namespace), false) = (&um.namespace(), written_namespace, scoped) {
             // Porch reads the object from the PackageVariant's namespace; an item without one
             // may have come from any namespace, so it is not injected on trust. (When neither
             // names one, as in Porch's own tests, both are taken to be in the same namespace.)
@@ -358,7 +357,7 @@ pub fn inject(
                 .on_item(u),
             ));
         }
-        let field = if um.group().is_empty() && um.kind == "ConfigMap" {
+        let field = if um.group().is_empty() && um.kind() == "ConfigMap" {
             "data"
         } else {
             "spec"
@@ -379,7 +378,7 @@ pub fn inject(
                 continue;
             }
         };
-        if put(pkg, p.item, field, handle, &um.name)? {
+        if put(pkg, p.item, field, handle, um.name())? {
             written = written.saturating_add(size);
             // The output rule, checked as it is decided: past it nothing would be written.
             if written > limit {
@@ -398,7 +397,7 @@ pub fn inject(
                 ));
             }
         }
-        p.injected = Some(um.name.clone());
+        p.injected = Some(um.name().to_string());
     }
     Ok(())
 }
@@ -406,7 +405,7 @@ pub fn inject(
 /// Reads the field of source `u` once: the shared value's handle and its text size, or why it
 /// cannot be injected (Porch's message).
 fn convert(pkg: &mut Package, u: usize, field: &str) -> Result<Converted, Box<ResultItem>> {
-    let name = pkg.meta(u).name.clone();
+    let name = pkg.meta(u).name().to_string();
     let source = pkg.tree(u)?;
     let Some(value) = source.get(field) else {
         return Ok(Err(format!(

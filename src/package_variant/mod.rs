@@ -93,7 +93,7 @@ impl PackageVariant {
     fn from_json(meta: ObjectMeta, mut json: Value) -> Result<PackageVariant, Vec<ResultItem>> {
         // Porch's kind or the extension's (the dispatch serves only these two): one decoding,
         // against the schema of the apiVersion written.
-        let api_version = if meta.api_version == EXTENSION_API_VERSION {
+        let api_version = if meta.api_version() == EXTENSION_API_VERSION {
             EXTENSION_API_VERSION
         } else {
             PACKAGE_VARIANT_API_VERSION
@@ -115,8 +115,8 @@ impl PackageVariant {
                 .map_err(|e| vec![config_error(e)])?
         };
         Ok(PackageVariant {
-            name: meta.name,
-            written_namespace: meta.namespace,
+            name: meta.name().to_string(),
+            written_namespace: meta.namespace().map(str::to_string),
             spec,
             extension: api_version == EXTENSION_API_VERSION,
         })
@@ -364,7 +364,7 @@ fn point_result(pkg: &Package, p: &InjectionPoint) -> ResultItem {
         Some(name) => ResultItem::info(format!(
             "{what}: injected {} of in-cluster {} {name:?}",
             p.field.unwrap_or("spec"),
-            m.kind
+            m.kind()
         ))
         .field(p.field.unwrap_or("spec")),
         None => {

@@ -197,9 +197,9 @@ pub fn apply(
     for &i in &items {
         let m = pkg.meta(i);
         let key = (
-            m.kind.clone(),
-            m.namespace.clone().unwrap_or_default(),
-            m.name.clone(),
+            m.kind().to_string(),
+            m.namespace().unwrap_or_default().to_string(),
+            m.name().to_string(),
         );
         by_key.entry(key).or_insert(i);
         if let Some(p) = m.path() {
@@ -215,7 +215,7 @@ pub fn apply(
         if ours(pkg, j) {
             let m = pkg.meta(j);
             owned_by_name
-                .entry((m.kind.clone(), m.name.clone()))
+                .entry((m.kind().to_string(), m.name().to_string()))
                 .or_insert(j);
         }
     }
@@ -235,7 +235,7 @@ pub fn apply(
         if ours(pkg, j) && !claimed.contains(&j) {
             let m = pkg.rl.meta(j);
             ours_by_name
-                .entry((m.kind.as_str(), m.name.as_str()))
+                .entry((m.kind(), m.name()))
                 .or_default()
                 .push(j);
         }
@@ -307,7 +307,7 @@ pub fn apply(
                     .and_then(|js| js.iter().copied().find(|j| !kept.contains(j)));
                 if let Some(item) = moved {
                     kept.insert(item);
-                    let was = pkg.meta(item).namespace.clone().unwrap_or_default();
+                    let was = pkg.meta(item).namespace().unwrap_or_default().to_string();
                     let location = pkg.location(item);
                     update(pkg, item, value).map_err(|e| vec![*e])?;
                     outcome.results.push(
@@ -387,12 +387,9 @@ fn ambiguous_ownership(
     for &j in items {
         let m = pkg.rl.meta(j);
         if m.annotation(OWNER_ANNOTATION) == Some(&pv.name)
-            && entries.contains_key(&(m.kind.as_str(), m.name.as_str()))
+            && entries.contains_key(&(m.kind(), m.name()))
         {
-            claimants
-                .entry((m.kind.as_str(), m.name.as_str()))
-                .or_default()
-                .push(j);
+            claimants.entry((m.kind(), m.name())).or_default().push(j);
         }
     }
     let mut errors: Vec<(usize, ResultItem)> = Vec::new();
@@ -404,7 +401,7 @@ fn ambiguous_ownership(
         let which: Vec<String> = js
             .iter()
             .map(|&j| {
-                let ns = pkg.meta(j).namespace.clone().unwrap_or_default();
+                let ns = pkg.meta(j).namespace().unwrap_or_default().to_string();
                 let ns = if ns.is_empty() {
                     "no namespace".to_string()
                 } else {

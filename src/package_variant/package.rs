@@ -100,13 +100,13 @@ impl<'r, 'a> Package<'r, 'a> {
     /// functionConfig and reported "not found".
     pub fn is_config_item(&self, i: usize) -> bool {
         let m = self.meta(i);
-        let is_context = m.kind == "ConfigMap" && m.name == CONTEXT_NAME;
+        let is_context = m.kind() == "ConfigMap" && m.name() == CONTEXT_NAME;
         !is_context
             && self.config.as_ref().is_some_and(|c| {
                 m.is_object
-                    && c.api_version == m.api_version
-                    && c.kind == m.kind
-                    && c.name == m.name
+                    && c.api_version() == m.api_version()
+                    && c.kind() == m.kind()
+                    && c.name() == m.name()
             })
     }
 

@@ -167,7 +167,7 @@ impl Packages {
             let m = pkg.meta(i);
             if !ours.contains(&i) {
                 if m.is(PORCH_API_VERSION, PACKAGE_REVISION_RESOURCES) {
-                    let ns = m.namespace.clone().unwrap_or_default();
+                    let ns = m.namespace().unwrap_or_default().to_string();
                     if let Some(json) = pkg.tree(i).ok().and_then(|t| to_json(t).ok()) {
                         let key = (
                             spec_str(&json, "repository").to_string(),
@@ -197,7 +197,7 @@ impl Packages {
                 spec_str(&json, "repository"),
                 spec_str(&json, "packageName"),
             );
-            if out.written_namespace.is_some() && pkg.meta(i).namespace.is_none() {
+            if out.written_namespace.is_some() && pkg.meta(i).namespace().is_none() {
                 out.unnamespaced
                     .entry((repo.to_string(), package.to_string()))
                     .or_insert(i);
@@ -268,7 +268,8 @@ impl Packages {
                      metadata.namespace: {written:?} (the PackageVariant's namespace; `kubectl \
                      get packagerevisions,packagerevisionresources -n {written} -o yaml` writes \
                      it)",
-                    m.kind, m.name
+                    m.kind(),
+                    m.name()
                 ))
                 .field("metadata.namespace")
                 .on_item(u),
@@ -311,7 +312,7 @@ impl Packages {
                          {other_ns:?}, not the PackageVariant's namespace {ns:?}: a variant \
                          injects only from its own namespace; pass the package revision of \
                          namespace {ns:?}",
-                        pkg.meta(*other).name
+                        pkg.meta(*other).name()
                     ))
                     .field("metadata.namespace")
                     .on_item(*other),
@@ -333,7 +334,7 @@ impl Packages {
             Some(Err(e)) => {
                 return Ok(Lookup::Missing(format!(
                     "cannot read PackageRevisionResources {}: {e}",
-                    pkg.meta(item).name
+                    pkg.meta(item).name()
                 )))
             }
             None => return Ok(Lookup::Missing("internal error: files not read".into())),

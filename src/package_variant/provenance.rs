@@ -80,7 +80,9 @@ pub fn read<'m>(
         let m = meta(i);
         let Some(pp) = package_path(i) else { continue };
         paths.insert(pp);
-        if m.kind == "Kptfile" && m.path() == Some("Kptfile") && m.index().is_none_or(|x| x == "0")
+        if m.kind() == "Kptfile"
+            && m.path() == Some("Kptfile")
+            && m.index().is_none_or(|x| x == "0")
         {
             kptfiles.insert(pp);
         }
@@ -151,19 +153,13 @@ mod tests {
 
     fn meta(kind: &str, path: &str, index: &str, pp: Option<&str>) -> ObjectMeta {
         let mut annotations = vec![
-            ("internal.config.kubernetes.io/path".into(), path.into()),
-            ("internal.config.kubernetes.io/index".into(), index.into()),
+            ("internal.config.kubernetes.io/path", path),
+            ("internal.config.kubernetes.io/index", index),
         ];
         if let Some(pp) = pp {
-            annotations.push((PACKAGE_PATH_ANNOTATION.into(), pp.into()));
+            annotations.push((PACKAGE_PATH_ANNOTATION, pp));
         }
-        ObjectMeta {
-            is_object: true,
-            kind: kind.into(),
-            name: "x".into(),
-            annotations,
-            ..Default::default()
-        }
+        ObjectMeta::new("", kind, "x", None, &[], &annotations)
     }
 
     fn layout(items: &[ObjectMeta]) -> Result<Layout, Vec<ResultItem>> {

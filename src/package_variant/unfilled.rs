@@ -76,10 +76,7 @@ mod tests {
     use super::*;
 
     fn meta(value: &str) -> ObjectMeta {
-        ObjectMeta {
-            annotations: vec![(UNFILLED_ANNOTATION.to_string(), value.to_string())],
-            ..ObjectMeta::default()
-        }
+        ObjectMeta::new("", "", "", None, &[], &[(UNFILLED_ANNOTATION, value)])
     }
 
     #[test]

@@ -6,12 +6,22 @@ use super::{Changes, ResourceList, EMIT_CHUNK};
 use crate::krm::results::ResultItem;
 use crate::yaml::Emitter;
 
-/// Output held by the first pass of [`ResourceList::emit_to`] beyond the input's size: an
-/// output up to the input's size plus this (most outputs: a package comes back with a few
-/// edits) is made once and held; a longer one is counted first (so that nothing goes out of one
-/// past the limit) and made again as it is written. Holding costs at most the input's size
-/// again plus 8 MiB, within 8 times the input plus 64 MiB.
+/// Output made by the first pass of [`ResourceList::emit_to`] (edited and new items, results:
+/// not the untouched items, which are only counted, and copied again from the input as they
+/// are written) that is held beyond the input's size: an output whose made part is at most
+/// the input's size plus this is made once; a longer one is counted first (so that nothing
+/// goes out of one past the limit) and made again as it is written. Holding costs at most the
+/// input's size again plus 8 MiB, within 8 times the input plus 64 MiB; holding the copies too
+/// would cost a large package as much memory as its input again.
 pub const HOLD: usize = 8 << 20;
+
+/// Part of the output held by the first pass.
+enum Piece {
+    /// Text the first pass made.
+    Made(String),
+    /// Untouched items `from..to`, copied from the input when written.
+    Copies(usize, usize),
+}
 
 /// Why [`ResourceList::emit_to`] wrote nothing, or not all.
 #[derive(Debug)]
@@ -34,9 +44,9 @@ impl ResourceList<'_> {
     /// item boundaries: the output is never held whole in memory (on a large package that is
     /// as much memory as the input again). An output longer than `limit` bytes is
     /// [`EmitError::TooLarge`] and nothing is written: all or nothing. So the first pass holds
-    /// the output up to the input's size plus [`HOLD`] bytes and only counts it past that; an
-    /// output that did not fit is written by a second pass (the output is the same every time
-    /// it is made).
+    /// what it made up to the input's size plus [`HOLD`] bytes (untouched items only as their
+    /// numbers) and only counts it past that; an output that did not fit is written by a
+    /// second pass (the output is the same every time it is made).
     pub fn emit_to(
         &self,
         changes: &Changes,
@@ -48,7 +58,7 @@ impl ResourceList<'_> {
         self.emit_within(changes, results, w, limit, hold)
     }
 
-    /// [`emit_to`](Self::emit_to), holding at most `hold` bytes.
+    /// [`emit_to`](Self::emit_to), holding at most `hold` bytes of made text.
     pub(super) fn emit_within(
         &self,
         changes: &Changes,
@@ -58,25 +68,32 @@ impl ResourceList<'_> {
         hold: usize,
     ) -> Result<(), EmitError> {
         let mut e = Emitter::new(self.src, 2 * EMIT_CHUNK);
-        // Chunks as they were made (moved, not copied: no string grows by doubling).
-        let mut held: Vec<String> = Vec::new();
+        let mut held: Vec<Piece> = Vec::new();
         let mut total = 0usize;
+        let mut made = 0usize;
         let mut holding = true;
-        let done = self.emit_with(&mut e, changes, results, &mut |out: &mut String| {
-            if out.len() < EMIT_CHUNK {
+        let done = self.emit_with(&mut e, changes, results, &mut |out, copied| {
+            let keep = copied.map_or(out.len(), |(_, from)| from);
+            if copied.is_none() && out.len() < EMIT_CHUNK {
                 return true;
             }
             total = total.saturating_add(out.len());
-            if holding && total <= hold {
-                held.push(std::mem::replace(
-                    out,
-                    String::with_capacity(2 * EMIT_CHUNK),
-                ));
+            made = made.saturating_add(keep);
+            holding = holding && made <= hold;
+            if holding {
+                if keep > 0 {
+                    held.push(Piece::Made(out[..keep].to_string()));
+                }
+                if let Some((i, _)) = copied {
+                    match held.last_mut() {
+                        Some(Piece::Copies(_, to)) if *to == i => *to = i + 1,
+                        _ => held.push(Piece::Copies(i, i + 1)),
+                    }
+                }
             } else {
-                holding = false;
                 held = Vec::new();
-                out.clear();
             }
+            out.clear();
             total <= limit
         });
         total = total.saturating_add(e.out.len());
@@ -84,15 +101,27 @@ impl ResourceList<'_> {
             return Err(EmitError::TooLarge);
         }
         if holding {
-            for chunk in &held {
-                w.write_all(chunk.as_bytes())?;
+            let mut copy = Emitter::new(self.src, 2 * EMIT_CHUNK);
+            for piece in &held {
+                match *piece {
+                    Piece::Made(ref text) => w.write_all(text.as_bytes())?,
+                    Piece::Copies(from, to) => {
+                        for i in from..to {
+                            self.copy_item(&mut copy, i, &self.items.trivia(i, self.src));
+                            if copy.out.len() >= EMIT_CHUNK || i + 1 == to {
+                                w.write_all(copy.out.as_bytes())?;
+                                copy.out.clear();
+                            }
+                        }
+                    }
+                }
             }
             return Ok(w.write_all(e.out.as_bytes())?);
         }
-        drop(held);
+        drop((held, e));
         let mut e = Emitter::new(self.src, 2 * EMIT_CHUNK);
         let mut failed: std::io::Result<()> = Ok(());
-        self.emit_with(&mut e, changes, results, &mut |out: &mut String| {
+        self.emit_with(&mut e, changes, results, &mut |out, _| {
             if out.len() >= EMIT_CHUNK {
                 if failed.is_ok() {
                     failed = w.write_all(out.as_bytes());

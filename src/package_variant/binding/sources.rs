@@ -65,7 +65,7 @@ pub fn fill(
     let mut objects: HashMap<(&str, &str, &str), usize> = HashMap::new();
     for &u in in_cluster.iter().rev() {
         let m = rl.meta(u);
-        objects.insert((m.group(), m.kind.as_str(), m.name.as_str()), u);
+        objects.insert((m.group(), m.kind(), m.name()), u);
     }
     // In-cluster objects of other namespaces, the same way, built when first needed.
     let mut others: Option<HashMap<(&str, &str, &str), usize>> = None;
@@ -77,28 +77,29 @@ pub fn fill(
         let field = point_field(target);
         p.field = Some(field);
         let found: Result<(Source, Filled, String), String> = if let Some(c) = &e.cluster_resource {
-            match objects.get(&(target.group(), target.kind.as_str(), c.name.as_str())) {
+            match objects.get(&(target.group(), target.kind(), c.name.as_str())) {
                 Some(&u) => {
                     check_namespace(pkg, pv, u).map_err(|e| vec![*e])?;
                     Ok((
                         Source::Cluster(u, field),
                         Filled {
-                            annotation: format!("cluster:{}/{}", target.kind, c.name),
+                            annotation: format!("cluster:{}/{}", target.kind(), c.name),
                             message: format!(
                                 "injected {field} of cluster object {} {:?}",
-                                target.kind, c.name
+                                target.kind(),
+                                c.name
                             ),
                         },
-                        format!("in-cluster {} {:?}", target.kind, c.name),
+                        format!("in-cluster {} {:?}", target.kind(), c.name),
                     ))
                 }
                 None => {
                     let others = others.get_or_insert_with(|| other_namespaces(pkg, pv));
-                    let key = (target.group(), target.kind.as_str(), c.name.as_str());
+                    let key = (target.group(), target.kind(), c.name.as_str());
                     if let Some(&u) = others.get(&key) {
                         return Err(vec![elsewhere(pkg, pv, u)]);
                     }
-                    let near = near.of(&objects, target.group(), &target.kind, &c.name);
+                    let near = near.of(&objects, target.group(), target.kind(), &c.name);
                     Err(missing_cluster_object(pv, target, &c.name, near))
                 }
             }
@@ -117,12 +118,12 @@ pub fn fill(
         } else if let Some(src) = &e.package_resource {
             let packages = packages.get_or_insert_with(|| Packages::new(pkg, in_cluster, pv));
             let api_version = if src.api_version.is_empty() {
-                &target.api_version
+                target.api_version()
             } else {
                 &src.api_version
             };
             let kind = if src.kind.is_empty() {
-                &target.kind
+                target.kind()
             } else {
                 &src.kind
             };
@@ -252,7 +253,7 @@ fn build(
     let Some(value) = value else {
         return Ok(Err(format!("field {field:?} not found in {what}")));
     };
-    if field == "data" && point.group().is_empty() && point.kind == "ConfigMap" {
+    if field == "data" && point.group().is_empty() && point.kind() == "ConfigMap" {
         if let Some((key, problem)) = crate::api::data_strings::first_non_string(&value) {
             let message = format!(
                 "{what}: ConfigMap data {key:?} is {problem}; the API server refuses it (data \
@@ -297,9 +298,9 @@ fn missing_cluster_object(
     name: &str,
     near: Option<&str>,
 ) -> String {
-    let (kind, lower) = (&point.kind, point.kind.to_lowercase());
+    let (kind, lower) = (&point.kind(), point.kind().to_lowercase());
     let near = near.map_or(String::new(), |n| format!(" (did you mean {n:?}?)"));
-    if is_cluster_scoped(&point.api_version, kind) {
+    if is_cluster_scoped(point.api_version(), kind) {
         return format!(
             "no in-cluster {kind} {name:?} (a cluster-scoped kind){near}: pass it as an item \
              annotated {IN_CLUSTER_ANNOTATION}: \"true\" (kubectl get {lower} {name} -o yaml)"
@@ -317,10 +318,10 @@ fn missing_cluster_object(
 /// namespace (a built-in cluster-scoped kind).
 fn check_namespace(pkg: &Package, pv: &PackageVariant, u: usize) -> Result<(), Box<ResultItem>> {
     let um = pkg.meta(u);
-    if is_cluster_scoped(&um.api_version, &um.kind) {
+    if is_cluster_scoped(um.api_version(), um.kind()) {
         return Ok(());
     }
-    match (&um.namespace, pv.written_namespace.as_deref()) {
+    match (&um.namespace(), pv.written_namespace.as_deref()) {
         (None, Some(namespace)) => Err(Box::new(
             ResultItem::error(format!(
                 "in-cluster object {} has no namespace, so it cannot be told from another \
@@ -346,9 +347,8 @@ fn other_namespaces<'r>(
     let mut out = HashMap::new();
     for u in (0..pkg.len()).filter(|&u| pkg.is_in_cluster(u)) {
         let m = rl.meta(u);
-        if m.namespace.as_deref().is_some_and(|n| n != ns) {
-            out.entry((m.group(), m.kind.as_str(), m.name.as_str()))
-                .or_insert(u);
+        if m.namespace().is_some_and(|n| n != ns) {
+            out.entry((m.group(), m.kind(), m.name())).or_insert(u);
         }
     }
     out
@@ -359,13 +359,13 @@ fn other_namespaces<'r>(
 fn elsewhere(pkg: &Package, pv: &PackageVariant, u: usize) -> ResultItem {
     let ns = pv.namespace();
     let m = pkg.meta(u);
-    let found = m.namespace.as_deref().unwrap_or("");
+    let found = m.namespace().unwrap_or("");
     let pass = format!("pass the object of namespace {ns:?}");
     ResultItem::error(format!(
         "in-cluster {} {:?} is in namespace {found:?}, not the PackageVariant's namespace \
          {ns:?}: a variant injects only from its own namespace; {}",
-        m.kind,
-        m.name,
+        m.kind(),
+        m.name(),
         another_namespace_fix(pv.written_namespace.is_some(), found, &pass)
     ))
     .field("metadata.namespace")

@@ -58,27 +58,27 @@ impl<'r> Hints<'r> {
             return out;
         }
         let target = rl.meta(point);
-        let key = (target.api_version.as_str(), target.kind.as_str());
-        let names = self.names.entry(key).or_insert_with(|| {
-            candidates
-                .iter()
-                .map(|&u| rl.meta(u).name.as_str())
-                .collect()
-        });
+        let key = (target.api_version(), target.kind());
+        let names = self
+            .names
+            .entry(key)
+            .or_insert_with(|| candidates.iter().map(|&u| rl.meta(u).name()).collect());
         for (j, sel) in injectors.iter().enumerate() {
             if !selector_applies(sel, target) || names.contains(sel.name.as_str()) {
                 continue;
             }
             let budget = &mut self.budget;
             let near = *self.near.entry((key.0, key.1, j)).or_insert_with(|| {
-                let known = candidates.iter().map(|&u| rl.meta(u).name.as_str());
+                let known = candidates.iter().map(|&u| rl.meta(u).name());
                 suggest::closest_within(&sel.name, known, budget)
             });
             if let Some(near) = near {
                 out.push(format!(
                     "spec.injectors[{j}] names {:?}, and no in-cluster {} of that name is in \
                      namespace {:?}; did you mean {near:?}?",
-                    sel.name, target.kind, self.namespace
+                    sel.name,
+                    target.kind(),
+                    self.namespace
                 ));
                 if out.len() == MAX_HINTS {
                     break;
@@ -102,10 +102,7 @@ impl<'r> Hints<'r> {
             let mut index: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
             for i in (0..pkg.len()).filter(|&i| rl.meta(i).is_object) {
                 let m = rl.meta(i);
-                index
-                    .entry((m.kind.as_str(), m.name.as_str()))
-                    .or_default()
-                    .push(i);
+                index.entry((m.kind(), m.name())).or_default().push(i);
             }
             index
         });
@@ -113,7 +110,7 @@ impl<'r> Hints<'r> {
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         for sel in injectors.iter().filter(|sel| selector_applies(sel, target)) {
-            let key = (target.kind.as_str(), sel.name.as_str());
+            let key = (target.kind(), sel.name.as_str());
             for &u in index.get(&key).into_iter().flatten() {
                 if u == point || !seen.insert(u) {
                     continue;
@@ -133,21 +130,17 @@ impl<'r> Hints<'r> {
                     out.push(format!(
                         "{what} is named by an injector but is not an in-cluster object: mark it with the annotation {IN_CLUSTER_ANNOTATION}: \"true\"{now}"
                     ));
-                } else if m.api_version != target.api_version {
+                } else if m.api_version() != target.api_version() {
                     out.push(format!(
                         "in-cluster {what} is at apiVersion {}, the injection point at {}: only objects of the point's apiVersion are injected",
-                        m.api_version, target.api_version
+                        m.api_version(), target.api_version()
                     ));
-                } else if let Some(ns) = m
-                    .namespace
-                    .as_deref()
-                    .filter(|&ns| ns != self.namespace.as_str())
-                {
+                } else if let Some(ns) = m.namespace().filter(|&ns| ns != self.namespace.as_str()) {
                     let pass = format!(
                         "pass the object of namespace {:?} (kubectl get {} {} -n {} -o yaml)",
                         self.namespace,
-                        m.kind.to_lowercase(),
-                        m.name,
+                        m.kind().to_lowercase(),
+                        m.name(),
                         self.namespace
                     );
                     out.push(format!(

@@ -58,12 +58,7 @@ fn invalid_values_and_duplicates_in_point_order() {
 
 #[test]
 fn selectors_match_the_in_package_gvk() {
-    let target = ObjectMeta {
-        is_object: true,
-        api_version: "hr.example.com/v1alpha1".into(),
-        kind: "Team".into(),
-        ..Default::default()
-    };
+    let target = ObjectMeta::new("hr.example.com/v1alpha1", "Team", "", None, &[], &[]);
     let sel = |g: Option<&str>, v: Option<&str>, k: Option<&str>| InjectionSelector {
         group: g.map(Into::into),
         version: v.map(Into::into),

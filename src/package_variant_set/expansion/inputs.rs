@@ -14,7 +14,7 @@ pub mod scope;
 use crate::api::package_variant::{
     EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
-use crate::krm::object::{json_at, ObjectMeta, LEGACY_PATH_ANNOTATION, PATH_ANNOTATION};
+use crate::krm::object::{json_at, MetaPairs, ObjectMeta, LEGACY_PATH_ANNOTATION, PATH_ANNOTATION};
 use crate::krm::resource_list::ResourceList;
 use crate::krm::results::ResultItem;
 use crate::yaml;
@@ -46,7 +46,7 @@ fn json_str<'a>(v: &'a Value, pointer: &str) -> &'a str {
 
 /// String pairs of `metadata.labels` or `metadata.annotations`, as the item holds them.
 pub enum Pairs<'a> {
-    Meta(std::slice::Iter<'a, (String, String)>),
+    Meta(MetaPairs<'a>),
     Json(Option<serde_json::map::Iter<'a>>),
 }
 
@@ -55,7 +55,7 @@ impl<'a> Iterator for Pairs<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            Pairs::Meta(it) => it.next().map(|(k, v)| (k.as_str(), v.as_str())),
+            Pairs::Meta(it) => it.next(),
             // Values that are not strings are not labels (as the selectors and CEL read them).
             Pairs::Json(it) => it
                 .as_mut()?
@@ -68,7 +68,7 @@ impl<'a> Item<'a> {
     pub fn api_version(&self) -> &'a str {
         match self {
             Item::Absent => "",
-            Item::Meta(m) => &m.api_version,
+            Item::Meta(m) => m.api_version(),
             Item::Json(v) => json_str(v, "/apiVersion"),
         }
     }
@@ -76,7 +76,7 @@ impl<'a> Item<'a> {
     pub fn kind(&self) -> &'a str {
         match self {
             Item::Absent => "",
-            Item::Meta(m) => &m.kind,
+            Item::Meta(m) => m.kind(),
             Item::Json(v) => json_str(v, "/kind"),
         }
     }
@@ -85,7 +85,7 @@ impl<'a> Item<'a> {
     pub fn name(&self) -> &'a str {
         match self {
             Item::Absent => "",
-            Item::Meta(m) => &m.name,
+            Item::Meta(m) => m.name(),
             Item::Json(v) => json_str(v, "/metadata/name"),
         }
     }
@@ -94,7 +94,7 @@ impl<'a> Item<'a> {
     pub fn namespace(&self) -> &'a str {
         match self {
             Item::Absent => "",
-            Item::Meta(m) => m.namespace.as_deref().unwrap_or(""),
+            Item::Meta(m) => m.namespace().unwrap_or(""),
             Item::Json(v) => json_str(v, "/metadata/namespace"),
         }
     }
@@ -133,8 +133,8 @@ impl<'a> Item<'a> {
     fn pairs(&self, field: &str) -> Pairs<'a> {
         match self {
             Item::Absent => Pairs::Json(None),
-            Item::Meta(m) if field == "labels" => Pairs::Meta(m.labels.iter()),
-            Item::Meta(m) => Pairs::Meta(m.annotations.iter()),
+            Item::Meta(m) if field == "labels" => Pairs::Meta(m.labels()),
+            Item::Meta(m) => Pairs::Meta(m.annotations()),
             Item::Json(v) => Pairs::Json(
                 v.get("metadata")
                     .and_then(|m| m.get(field))
@@ -201,7 +201,7 @@ impl Read {
                     || self
                         .selected
                         .iter()
-                        .any(|(v, k)| *v == m.api_version && *k == m.kind);
+                        .any(|(v, k)| *v == m.api_version() && *k == m.kind());
                 if read {
                     Item::Meta(m)
                 } else {
@@ -221,7 +221,7 @@ pub fn read(rl: &ResourceList, config: &Value) -> Result<Read, Vec<ResultItem>> 
         // PackageRevisions of every porch.kpt.dev version: v1alpha1 and v1alpha2 are read, the
         // others only named in hints when an upstream is not found.
         let revision =
-            m.kind == PACKAGE_REVISION.1 && m.api_version.starts_with(PACKAGE_REVISION.0);
+            m.kind() == PACKAGE_REVISION.1 && m.api_version().starts_with(PACKAGE_REVISION.0);
         if !(revision
             || m.is(PACKAGE_REVISION_RESOURCES.0, PACKAGE_REVISION_RESOURCES.1)
             || m.is(PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND)
