@@ -807,3 +807,6 @@ fn scalar(text: impl Into<ShortStr>, style: ScalarStyle) -> Node {
         style,
     }))
 }
+
+#[cfg(test)]
+mod tests;
