@@ -7,7 +7,7 @@
 use crate::krm::object::ObjectMeta;
 use crate::yaml::breaks;
 use crate::yaml::parse::ItemOrigin;
-use crate::yaml::{Node, Span, Trivia};
+use crate::yaml::{Span, Trivia};
 
 /// Most items one ResourceList may hold: 2^26. Their records alone take 1 GiB there; more only
 /// fits an input of items of one or two bytes, which no package is.
@@ -78,11 +78,10 @@ impl Default for Items {
 impl Items {
     /// Records an item as the parser hands it over. `false` when there are already
     /// [`MAX_ITEMS`].
-    pub(crate) fn push(&mut self, node: &Node, trivia: Trivia, origin: ItemOrigin) -> bool {
+    pub(crate) fn push(&mut self, meta: ObjectMeta, trivia: Trivia, origin: ItemOrigin) -> bool {
         if self.slots.len() >= self.limit {
             return false;
         }
-        let meta = ObjectMeta::from_node(node);
         let meta = if !meta.is_object {
             NOT_OBJECT
         } else if meta == BARE_OBJECT_META {
@@ -196,9 +195,17 @@ mod tests {
         };
         let node = parse("{}").unwrap_or_else(|e| panic!("{e}"));
         for i in 0..3 {
-            assert!(items.push(&node, Trivia::default(), ItemOrigin::Flow { at: i, ls: 0 }));
+            assert!(items.push(
+                ObjectMeta::from_node(&node),
+                Trivia::default(),
+                ItemOrigin::Flow { at: i, ls: 0 }
+            ));
         }
-        assert!(!items.push(&node, Trivia::default(), ItemOrigin::Flow { at: 3, ls: 0 }));
+        assert!(!items.push(
+            ObjectMeta::from_node(&node),
+            Trivia::default(),
+            ItemOrigin::Flow { at: 3, ls: 0 }
+        ));
         assert_eq!(items.len(), 3);
         assert_eq!(std::mem::size_of::<Slot>(), 16);
         assert!(items.meta(2).is_object && items.metas.is_empty());

@@ -5,6 +5,7 @@
 
 use crate::krm::results::{FileRef, ResourceRef};
 use crate::yaml::alias::Reader;
+use crate::yaml::parse::{Field, IdentityPart};
 use crate::yaml::Node;
 
 /// kpt's annotation for the file an item came from (and its legacy twin).
@@ -55,6 +56,28 @@ impl ObjectMeta {
         };
         if let Err(problem) = meta.read(&Reader::new(node), node) {
             meta.problem = Some(problem);
+        }
+        meta
+    }
+
+    /// The metadata of an item read by lines ([`IdentityPart`]): what [`ObjectMeta::from_node`]
+    /// reads from the item's tree (the scanner reads no alias, merge key or collection where a
+    /// text belongs, so there is no problem to record).
+    pub fn from_identity(parts: &[IdentityPart], src: &str) -> ObjectMeta {
+        let mut meta = ObjectMeta {
+            is_object: true,
+            ..ObjectMeta::default()
+        };
+        for p in parts {
+            let text = p.text(src).into_owned();
+            match p.field {
+                Field::ApiVersion => meta.api_version = text,
+                Field::Kind => meta.kind = text,
+                Field::Name => meta.name = text,
+                Field::Namespace => meta.namespace = Some(text).filter(|n| !n.is_empty()),
+                Field::Label => meta.labels.push((p.key(src).to_string(), text)),
+                Field::Annotation => meta.annotations.push((p.key(src).to_string(), text)),
+            }
         }
         meta
     }

@@ -11,7 +11,7 @@ use crate::krm::items::{Items, MAX_ITEMS};
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{self, ResultItem, Subject};
 use crate::yaml::breaks;
-use crate::yaml::parse::{ItemOrigin, TOO_MANY_VALUES};
+use crate::yaml::parse::{ItemOrigin, ItemRead, TOO_MANY_VALUES};
 use crate::yaml::{Emitter, Entry, Node, ParseError, Parser, Span, Trivia};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -194,11 +194,20 @@ impl<'a> ResourceList<'a> {
         let mut items = Items::default();
         let mut kept = Vec::new();
         let mut too_many = false;
-        let mut on_item = |node: Node, trivia: Trivia, origin: ItemOrigin| {
-            if items.push(&node, trivia, origin) {
-                if keep {
-                    kept.push(node);
+        let mut on_item = |read: ItemRead, trivia: Trivia, origin: ItemOrigin| {
+            let pushed = match read {
+                ItemRead::Tree(node) => {
+                    let pushed = items.push(ObjectMeta::from_node(&node), trivia, origin);
+                    if pushed && keep {
+                        kept.push(node);
+                    }
+                    pushed
                 }
+                ItemRead::Identity(parts) => {
+                    items.push(ObjectMeta::from_identity(parts, src), trivia, origin)
+                }
+            };
+            if pushed {
                 return Ok(());
             }
             too_many = true;

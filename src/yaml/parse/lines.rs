@@ -15,7 +15,7 @@
 
 use super::{Parser, LINEAR_KEY_CHECK, MAX_IMPLICIT_KEY};
 use crate::yaml::breaks::wide_len;
-use crate::yaml::node::{Entry, Kind, Node, Scalar, ScalarStyle, ShortStr, Span, Trivia};
+use crate::yaml::node::{Kind, Node, ScalarStyle, Span};
 
 /// Longer items go to the parser. Within it, an item cannot hold more values than the least
 /// value limit (an entry takes at least two bytes), and [`MAX_OPEN`] and [`MAX_FLOW`] keep it
@@ -35,29 +35,68 @@ enum Role {
     Root,
     /// `metadata`.
     Metadata,
-    /// `metadata.labels` or `metadata.annotations`.
-    Pairs,
+    /// `metadata.labels` or `metadata.annotations` (the field of their values).
+    Pairs(Field),
     /// A scalar the identity reads: `apiVersion`, `kind`, `metadata.name` and `namespace`,
     /// a label's or an annotation's value.
-    Text,
+    Text(Field),
 }
 
 impl Role {
     /// The role of the value of `key`, an entry of a mapping of this role.
     fn of_value(self, key: &str) -> Role {
         match (self, key) {
-            (Role::Root, "apiVersion" | "kind") => Role::Text,
+            (Role::Root, "apiVersion") => Role::Text(Field::ApiVersion),
+            (Role::Root, "kind") => Role::Text(Field::Kind),
             (Role::Root, "metadata") => Role::Metadata,
-            (Role::Metadata, "name" | "namespace") => Role::Text,
-            (Role::Metadata, "labels" | "annotations") => Role::Pairs,
-            (Role::Pairs, _) => Role::Text,
+            (Role::Metadata, "name") => Role::Text(Field::Name),
+            (Role::Metadata, "namespace") => Role::Text(Field::Namespace),
+            (Role::Metadata, "labels") => Role::Pairs(Field::Label),
+            (Role::Metadata, "annotations") => Role::Pairs(Field::Annotation),
+            (Role::Pairs(f), _) => Role::Text(f),
             _ => Role::Skim,
         }
     }
+}
 
-    /// Its value is kept (as an entry of the identity).
-    fn kept(self) -> bool {
-        self != Role::Skim
+/// A field of an item's identity.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Field {
+    ApiVersion,
+    Kind,
+    Name,
+    Namespace,
+    /// A label (its key is the part's key).
+    Label,
+    /// An annotation.
+    Annotation,
+}
+
+/// One text of an item's identity as the line scanner read it: what a reader of the item's
+/// tree would read there (a null reads as the empty text), found again in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdentityPart {
+    pub field: Field,
+    key: Span,
+    value: Span,
+    style: ScalarStyle,
+}
+
+impl IdentityPart {
+    /// The label's or annotation's key.
+    pub fn key<'s>(&self, src: &'s str) -> &'s str {
+        &src[self.key.start() as usize..self.key.end() as usize]
+    }
+
+    /// The value's text: a plain null (`~`, `null`, nothing...) is empty, a single-quoted
+    /// scalar's `''` is one quote (the scanner reads no other escape).
+    pub fn text<'s>(&self, src: &'s str) -> std::borrow::Cow<'s, str> {
+        let t = &src[self.value.start() as usize..self.value.end() as usize];
+        match self.style {
+            ScalarStyle::Plain if matches!(t, "~" | "null" | "Null" | "NULL") => "".into(),
+            ScalarStyle::SingleQuoted if t.contains('\'') => t.replace("''", "'").into(),
+            _ => t.into(),
+        }
     }
 }
 
@@ -68,10 +107,6 @@ struct Open {
     role: Role,
     /// Where its keys start in [`Lines::keys`].
     keys: usize,
-    /// Where its kept entries start in [`Lines::kept`].
-    kept: usize,
-    /// The key it is the value of (for a kept mapping).
-    key: Span,
 }
 
 /// A value that starts on a later line: the mapping entry's column and key, and its role.
@@ -94,8 +129,21 @@ pub(crate) struct Scratch {
     open: Vec<Open>,
     /// The keys of the open mappings, with their [`fingerprint`].
     keys: Vec<(u64, Span)>,
-    /// The kept entries of the open kept mappings.
-    kept: Vec<Entry>,
+    /// The identity read so far (of the last item read, once read).
+    pub(crate) parts: Vec<IdentityPart>,
+    /// The last item was read by lines: its identity is [`Scratch::parts`].
+    pub(crate) read: bool,
+    /// The whole input holds none of the bytes [`Lines::plain_bytes`] looks for, so no item
+    /// needs the look ([`plain_input`]).
+    pub(crate) plain_input: bool,
+}
+
+/// Whether `b` holds no tab, carriage return, NEL, LS, PS or byte order mark: two vector
+/// searches over the input, against a look at every item's every word.
+pub(crate) fn plain_input(b: &[u8]) -> bool {
+    memchr::memchr2(b'\t', b'\r', b).is_none()
+        && memchr::memchr3_iter(0xC2, 0xE2, 0xEF, b)
+            .all(|i| wide_len(b, i) == 0 && !b[i..].starts_with("\u{feff}".as_bytes()))
 }
 
 struct Lines<'a> {
@@ -105,7 +153,7 @@ struct Lines<'a> {
     limit: usize,
     open: Vec<Open>,
     keys: Vec<(u64, Span)>,
-    kept: Vec<Entry>,
+    parts: Vec<IdentityPart>,
     /// The end of the last line with content, and its start.
     end: usize,
     end_ls: usize,
@@ -123,32 +171,35 @@ impl<'a> Parser<'a> {
     /// the comment on the `-` line), with `pos` where it leaves it; `None` (and nothing moved)
     /// when the parser must read the item.
     pub(super) fn skim_item_lines(&mut self, dash_col: usize) -> Option<(Node, Option<Span>)> {
-        let scratch = std::mem::take(&mut self.lines);
+        let mut scratch = std::mem::take(&mut self.lines);
+        scratch.parts.clear();
         let mut l = Lines {
             s: self.s,
             b: self.b,
             limit: self.pos.saturating_add(MAX_ITEM).min(self.b.len()),
             open: scratch.open,
             keys: scratch.keys,
-            kept: scratch.kept,
+            parts: scratch.parts,
             end: 0,
             end_ls: 0,
             resume: None,
             seen: 0,
         };
+        let plain_input = scratch.plain_input;
         let read = l.item(self.pos, self.ls, dash_col).and_then(|r| {
-            match l.plain_bytes(self.pos, l.seen) {
+            match plain_input || l.plain_bytes(self.pos, l.seen) {
                 true => Ok(r),
                 false => Err(GiveUp),
             }
         });
         l.open.clear();
         l.keys.clear();
-        l.kept.clear();
         self.lines = Scratch {
             open: l.open,
             keys: l.keys,
-            kept: l.kept,
+            parts: l.parts,
+            read: read.is_ok(),
+            plain_input,
         };
         let (node, comment) = read.ok()?;
         self.pos = l.end;
@@ -184,7 +235,7 @@ impl<'a> Lines<'a> {
             });
         } else {
             root = Some(i);
-            self.push(i - ls, false, Role::Root, Span::new(0, 0))?;
+            self.push(i - ls, false, Role::Root)?;
             pending = self.entry(i, ls, line_end)?;
         }
         let mut next = self.resume.take().unwrap_or(line_end);
@@ -201,7 +252,7 @@ impl<'a> Lines<'a> {
                         return Err(GiveUp);
                     }
                     root = Some(i);
-                    self.push(indent, false, Role::Root, p.key)?;
+                    self.push(indent, false, Role::Root)?;
                     self.entry(i, ls, line_end)?
                 }
                 Some(p) => self.line_after_key(p, i, ls, indent, line_end)?,
@@ -223,8 +274,8 @@ impl<'a> Lines<'a> {
             self.pop()?;
         }
         let root_start = root.ok_or(GiveUp)?;
-        let entries = self.kept.drain(..).collect();
-        let mut node = Node::with_kind(Kind::Mapping(entries));
+        // The identity is in `parts`; the tree stands for the item's span.
+        let mut node = Node::with_kind(Kind::Mapping(Vec::new()));
         node.set_src(Some(Span::new(root_start, self.end)));
         Ok((node, comment))
     }
@@ -243,10 +294,10 @@ impl<'a> Lines<'a> {
         if indent > p.col || (indent == p.col && seq) {
             // A collection (a list may sit at its key's column). Where a string is read, or a
             // list where a mapping is, the parser's reading names the problem.
-            if p.role == Role::Text || (seq && p.role != Role::Skim) {
+            if matches!(p.role, Role::Text(_)) || (seq && p.role != Role::Skim) {
                 return Err(GiveUp);
             }
-            self.push(indent, seq, p.role, p.key)?;
+            self.push(indent, seq, p.role)?;
         } else {
             self.keep_null(p)?;
             self.close_to(indent)?;
@@ -357,7 +408,7 @@ impl<'a> Lines<'a> {
         self.end_ls = ls;
     }
 
-    fn push(&mut self, col: usize, seq: bool, role: Role, key: Span) -> Step<()> {
+    fn push(&mut self, col: usize, seq: bool, role: Role) -> Step<()> {
         if self.open.len() >= MAX_OPEN {
             return Err(GiveUp);
         }
@@ -366,8 +417,6 @@ impl<'a> Lines<'a> {
             seq,
             role,
             keys: self.keys.len(),
-            kept: self.kept.len(),
-            key,
         });
         Ok(())
     }
@@ -383,30 +432,28 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// Closes the innermost collection; a kept mapping becomes an entry of its parent.
+    /// Closes the innermost collection.
     fn pop(&mut self) -> Step<()> {
         let o = self.open.pop().ok_or(GiveUp)?;
         self.keys.truncate(o.keys);
-        if o.role.kept() && o.role != Role::Root {
-            let entries: Vec<Entry> = self.kept.drain(o.kept..).collect();
-            self.keep(o.key, Node::with_kind(Kind::Mapping(entries)));
-        }
         Ok(())
     }
 
-    fn keep(&mut self, key: Span, value: Node) {
-        self.kept.push(Entry {
-            key: Node::plain(&self.s[key.start() as usize..key.end() as usize]),
-            value,
-            trivia: Trivia::default(),
-        });
+    /// A text of the identity, when `role` is one.
+    fn keep(&mut self, role: Role, key: Span, value: Span, style: ScalarStyle) {
+        if let Role::Text(field) = role {
+            self.parts.push(IdentityPart {
+                field,
+                key,
+                value,
+                style,
+            });
+        }
     }
 
     /// A kept value that turned out empty: null.
     fn keep_null(&mut self, p: Pending) -> Step<()> {
-        if p.role.kept() {
-            self.keep(p.key, Node::plain(""));
-        }
+        self.keep(p.role, p.key, Span::new(0, 0), ScalarStyle::Plain);
         Ok(())
     }
 
@@ -433,10 +480,7 @@ impl<'a> Lines<'a> {
         if v >= line_end || self.at(v) == b'#' {
             return Ok(Some(Pending { col, role, key }));
         }
-        let value = self.value(v, line_end, role)?;
-        if let Some(value) = value {
-            self.keep(key, value);
-        }
+        self.value(key, v, line_end, role)?;
         Ok(None)
     }
 
@@ -447,10 +491,10 @@ impl<'a> Lines<'a> {
             return Err(GiveUp);
         }
         if self.key(v).is_ok() {
-            self.push(v - ls, false, Role::Skim, Span::new(0, 0))?;
+            self.push(v - ls, false, Role::Skim)?;
             return self.entry(v, ls, line_end);
         }
-        self.value(v, line_end, Role::Skim)?;
+        self.value(Span::new(0, 0), v, line_end, Role::Skim)?;
         Ok(None)
     }
 
@@ -460,10 +504,12 @@ impl<'a> Lines<'a> {
         if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/') {
             return Err(GiveUp);
         }
-        let mut j = i + 1;
-        while is_key_byte(self.at(j)) {
-            j += 1;
-        }
+        let j = i
+            + 1
+            + self.b[i + 1..]
+                .iter()
+                .take_while(|&&c| KEY[c as usize])
+                .count();
         if self.at(j) != b':' || !matches!(self.at(j + 1), b' ' | b'\n' | 0) {
             return Err(GiveUp);
         }
@@ -473,47 +519,40 @@ impl<'a> Lines<'a> {
         Ok(j)
     }
 
-    /// A value starting at `v` and ending its line (up to a comment). Returns its node when
-    /// `role` keeps it.
-    fn value(&mut self, v: usize, line_end: usize, role: Role) -> Step<Option<Node>> {
-        let (node, after) = match self.at(v) {
+    /// A value starting at `v` and ending its line (up to a comment), of the entry `key`:
+    /// kept in the identity when `role` reads it.
+    fn value(&mut self, key: Span, v: usize, line_end: usize, role: Role) -> Step<()> {
+        let after = match self.at(v) {
             b'\'' | b'"' => {
                 let after = self.quoted(v, line_end)?;
-                let node = role.kept().then(|| self.quoted_node(v, after));
-                (node, after)
+                self.keep(
+                    role,
+                    key,
+                    Span::new(v + 1, after - 1),
+                    quote_style(self.b[v]),
+                );
+                after
             }
-            b'|' | b'>' if role == Role::Skim => {
-                self.block_scalar(v, line_end)?;
-                return Ok(None);
-            }
+            b'|' | b'>' if role == Role::Skim => return self.block_scalar(v, line_end),
             b'[' | b'{' => {
-                let keep = match role {
-                    Role::Skim => false,
-                    Role::Pairs if self.at(v) == b'{' => true,
+                let pairs = match role {
+                    Role::Skim => None,
+                    Role::Pairs(field) if self.at(v) == b'{' => Some(field),
                     _ => return Err(GiveUp),
                 };
-                let mut pairs = Vec::new();
-                let after = self.flow(v, line_end, 0, keep.then_some(&mut pairs))?;
-                let node = keep.then(|| {
-                    let mut n = Node::with_kind(Kind::Mapping(pairs));
-                    n.set_flow(true);
-                    n
-                });
-                (node, after)
+                self.flow(v, line_end, 0, pairs)?
             }
             _ => {
                 let end = self.plain(v, line_end)?;
-                let node = match role {
-                    Role::Skim => None,
-                    // A mapping where one is read: a problem the parser's reading names.
-                    Role::Metadata | Role::Pairs | Role::Root => return Err(GiveUp),
-                    Role::Text => Some(scalar(&self.s[v..end], ScalarStyle::Plain)),
-                };
-                (node, end)
+                if matches!(role, Role::Metadata | Role::Pairs(_) | Role::Root) {
+                    // A scalar where a mapping is read: a problem the parser's reading names.
+                    return Err(GiveUp);
+                }
+                self.keep(role, key, Span::new(v, end), ScalarStyle::Plain);
+                end
             }
         };
-        self.line_rest(after, line_end)?;
-        Ok(node)
+        self.line_rest(after, line_end)
     }
 
     /// A block scalar whose header is at `v` (`|` or `>`, with `-` or nothing after it), in the
@@ -580,16 +619,25 @@ impl<'a> Lines<'a> {
             | b'"' | b'@' | b'`' | b'%' => return Err(GiveUp),
             _ => {}
         }
-        let mut end = v;
+        // Only a `:` or a `#` can end the text before the line does.
         let mut j = v;
-        while j < line_end {
-            match self.b[j] {
-                b':' if matches!(self.at(j + 1), b' ' | b'\n' | 0) => return Err(GiveUp),
-                b'#' if self.b[j - 1] == b' ' => break,
-                b' ' => {}
-                _ => end = j + 1,
+        let stop = loop {
+            let Some(k) = memchr::memchr2(b':', b'#', &self.b[j..line_end]) else {
+                break line_end;
+            };
+            let p = j + k;
+            if self.b[p] == b':' {
+                if matches!(self.at(p + 1), b' ' | b'\n' | 0) {
+                    return Err(GiveUp);
+                }
+            } else if self.b[p - 1] == b' ' {
+                break p;
             }
-            j += 1;
+            j = p + 1;
+        };
+        let mut end = stop;
+        while end > v && self.b[end - 1] == b' ' {
+            end -= 1;
         }
         Ok(end)
     }
@@ -617,34 +665,24 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// The node of the quoted scalar `v..after` that [`Lines::quoted`] read.
-    fn quoted_node(&self, v: usize, after: usize) -> Node {
-        let inner = &self.s[v + 1..after - 1];
-        if self.b[v] == b'"' {
-            return scalar(inner, ScalarStyle::DoubleQuoted);
-        }
-        if memchr::memchr(b'\'', inner.as_bytes()).is_none() {
-            return scalar(inner, ScalarStyle::SingleQuoted);
-        }
-        scalar(inner.replace("''", "'"), ScalarStyle::SingleQuoted)
-    }
-
     /// A flow collection at `v` closed on its line: where it ends. Its entries are plain or
     /// quoted scalars and flow collections; a mapping's keys are plain, each followed by `: `
     /// and a value. `pairs` keeps a mapping's entries (a mapping of scalars).
     fn flow(
-        &self,
+        &mut self,
         v: usize,
         line_end: usize,
         depth: usize,
-        mut pairs: Option<&mut Vec<Entry>>,
+        pairs: Option<Field>,
     ) -> Step<usize> {
         if depth >= MAX_FLOW {
             return Err(GiveUp);
         }
         let map = self.b[v] == b'{';
         let close = if map { b'}' } else { b']' };
-        let mut keys: Vec<Span> = Vec::new();
+        // The keys so far (a flow mapping of more gives up).
+        let mut keys = [Span::new(0, 0); LINEAR_KEY_CHECK];
+        let mut n_keys = 0;
         let mut j = skip_spaces(self.b, v + 1);
         if self.at(j) == close {
             return Ok(j + 1);
@@ -661,53 +699,41 @@ impl<'a> Lines<'a> {
                 }
                 let k = Span::new(j, k_end);
                 let text = &self.b[j..k_end];
-                if keys.len() >= LINEAR_KEY_CHECK
-                    || keys
+                if n_keys >= LINEAR_KEY_CHECK
+                    || keys[..n_keys]
                         .iter()
                         .any(|k| &self.b[k.start() as usize..k.end() as usize] == text)
                 {
                     return Err(GiveUp);
                 }
-                keys.push(k);
+                keys[n_keys] = k;
+                n_keys += 1;
                 key = Some(k);
                 j = skip_spaces(self.b, k_end + 1);
             }
             // The value (or the sequence's entry).
-            let (node, after) = match self.at(j) {
+            let (value, style, after) = match self.at(j) {
                 b'\'' | b'"' => {
                     let after = self.quoted(j, line_end)?;
-                    let node = if pairs.is_some() {
-                        self.quoted_node(j, after)
-                    } else {
-                        Node::plain("")
-                    };
-                    (node, after)
+                    (Span::new(j + 1, after - 1), quote_style(self.b[j]), after)
                 }
                 b'[' | b'{' => {
                     if pairs.is_some() {
                         return Err(GiveUp);
                     }
-                    (Node::plain(""), self.flow(j, line_end, depth + 1, None)?)
+                    let after = self.flow(j, line_end, depth + 1, None)?;
+                    (Span::new(j, after), ScalarStyle::Plain, after)
                 }
                 _ => {
                     let end = self.flow_plain(j, line_end)?;
                     if end == j {
                         return Err(GiveUp);
                     }
-                    let node = if pairs.is_some() {
-                        scalar(&self.s[j..end], ScalarStyle::Plain)
-                    } else {
-                        Node::plain("")
-                    };
-                    (node, end)
+                    (Span::new(j, end), ScalarStyle::Plain, end)
                 }
             };
-            if let (Some(p), Some(k)) = (pairs.as_deref_mut(), key) {
-                p.push(Entry {
-                    key: Node::plain(&self.s[k.start() as usize..k.end() as usize]),
-                    value: node,
-                    trivia: Trivia::default(),
-                });
+            if let (Some(field), Some(key)) = (pairs, key) {
+                self.keep(Role::Text(field), key, value, style);
             }
             j = skip_spaces(self.b, after);
             match self.at(j) {
@@ -785,14 +811,23 @@ fn special(word: u64) -> bool {
 /// are told apart without comparing their text.
 fn fingerprint(text: &[u8]) -> u64 {
     let tail = &text[text.len().saturating_sub(7)..];
-    tail.iter().fold((text.len() as u64) << 56, |f, &c| {
-        f ^ (f << 8) ^ u64::from(c)
-    })
+    let mut word = [0u8; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    word[7] = text.len() as u8;
+    u64::from_le_bytes(word)
 }
 
-fn is_key_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-')
-}
+/// The bytes of a plain key the scanner reads.
+const KEY: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-');
+        c += 1;
+    }
+    t
+};
 
 fn skip_spaces(b: &[u8], mut i: usize) -> usize {
     while b.get(i) == Some(&b' ') {
@@ -801,11 +836,12 @@ fn skip_spaces(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn scalar(text: impl Into<ShortStr>, style: ScalarStyle) -> Node {
-    Node::with_kind(Kind::Scalar(Scalar {
-        value: text.into(),
-        style,
-    }))
+fn quote_style(quote: u8) -> ScalarStyle {
+    if quote == b'"' {
+        ScalarStyle::DoubleQuoted
+    } else {
+        ScalarStyle::SingleQuoted
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ mod reader;
 mod scalar;
 mod stream;
 
-pub use stream::ItemOrigin;
+pub use lines::{Field, IdentityPart};
+pub use stream::{ItemOrigin, ItemRead};
 
 use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Span};
 use std::fmt;
@@ -158,6 +159,7 @@ impl<'a> Parser<'a> {
     /// ([`Skim`]): for a caller that keeps only the items' metadata.
     pub fn skimming_items(mut self) -> Parser<'a> {
         self.skim.items = true;
+        self.lines.plain_input = lines::plain_input(self.b);
         self
     }
 

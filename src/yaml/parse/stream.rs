@@ -7,7 +7,15 @@ use super::{null_at, Ctx, PResult, Parser};
 use crate::yaml::node::{Entry, Kind, Node, Span, Trivia};
 
 /// Receives each item of `items` with its trivia and where it can be parsed again.
-pub(crate) type OnItem<'f> = dyn FnMut(Node, Trivia, ItemOrigin) -> PResult<()> + 'f;
+pub(crate) type OnItem<'f> = dyn FnMut(ItemRead<'_>, Trivia, ItemOrigin) -> PResult<()> + 'f;
+
+/// An item as the parser hands it over.
+pub enum ItemRead<'n> {
+    /// Its tree (skimmed values left empty when skimming).
+    Tree(Node),
+    /// Read by lines when skimming (see `lines`): its identity only.
+    Identity(&'n [super::IdentityPart]),
+}
 
 /// Reads the value of the ResourceList's `items` key, handing the items to the caller instead
 /// of building the list. The list node left in the tree is empty (its span says where it was).
@@ -44,9 +52,12 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                         if std::mem::take(&mut p.skim.anchor) {
                             // An alias in the item's metadata may name the skimmed anchor.
                             let whole = Parser::reparse_item(p.s, origin, p.max_values)?;
-                            return on_item(whole, t, origin);
+                            return on_item(ItemRead::Tree(whole), t, origin);
                         }
-                        on_item(n, t, origin)
+                        if std::mem::take(&mut p.lines.read) {
+                            return on_item(ItemRead::Identity(&p.lines.parts), t, origin);
+                        }
+                        on_item(ItemRead::Tree(n), t, origin)
                     })?;
                 p.skim.at = 0;
                 p.values_left = rest;
@@ -83,7 +94,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 at: at as u32,
                 ls: ls as u32,
             };
-            on_item(item.value, item.trivia, origin)
+            on_item(ItemRead::Tree(item.value), item.trivia, origin)
         })?;
         p.values_left = rest;
         p.leave();
