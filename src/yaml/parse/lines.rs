@@ -843,3 +843,6 @@ fn quote_style(quote: u8) -> ScalarStyle {
         ScalarStyle::SingleQuoted
     }
 }
+
+#[cfg(test)]
+mod tests;
