@@ -399,11 +399,36 @@ impl ObjectMeta {
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotations().find(|&(k, _)| k == key).map(|(_, v)| v)
+        self.find(self.labels as usize, self.pair_count(), key)
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels().find(|&(k, _)| k == key).map(|(_, v)| v)
+        self.find(0, self.labels as usize, key)
+    }
+
+    /// The value of `key` among pairs `from..to`: keys compared as bytes, only the value found
+    /// made a `&str` (every function looks annotations up on every item).
+    fn find(&self, from: usize, to: usize, key: &str) -> Option<&str> {
+        (from..to)
+            .map(|p| FIXED + 2 * p)
+            .find(|&i| self.bytes_at(i) == key.as_bytes())
+            .map(|i| self.at(i + 1))
+    }
+
+    /// [`at`](Self::at) as bytes.
+    fn bytes_at(&self, i: usize) -> &[u8] {
+        let Some(&end) = self.ends.get(i) else {
+            return b"";
+        };
+        let common = end >> OFFSET_BITS;
+        if common > 0 {
+            return COMMON[common as usize - 1].as_bytes();
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] & OFFSET };
+        self.text
+            .as_bytes()
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
     }
 
     /// The file kpt read the item from, if it says.

@@ -2,7 +2,7 @@
 //! an output past the limit must be known before its first byte goes out, yet a large output
 //! is never held whole.
 
-use super::{Changes, ResourceList, EMIT_CHUNK};
+use super::{Changes, ResourceList, EMIT_CHUNK, KEEP_TREES_UP_TO};
 use crate::krm::results::ResultItem;
 use crate::yaml::Emitter;
 
@@ -72,9 +72,12 @@ impl ResourceList<'_> {
         let mut total = 0usize;
         let mut made = 0usize;
         let mut holding = true;
+        // A small input's untouched items are held as text, as made ones are: copying them
+        // again later is what a call of a few items would spend on top.
+        let small = self.src.len() <= KEEP_TREES_UP_TO;
         let done = self.emit_with(&mut e, changes, results, &mut |out, copied| {
             let keep = copied.map_or(out.len(), |(_, from)| from);
-            if copied.is_none() && out.len() < EMIT_CHUNK {
+            if (copied.is_none() || small) && out.len() < EMIT_CHUNK {
                 return true;
             }
             total = total.saturating_add(out.len());
