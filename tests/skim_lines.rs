@@ -226,9 +226,8 @@ const TRICKY: &[(bool, &str)] = &[
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  data: !!map\n    x: !!str 1\n"),
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  b: &b {x: 1}\n  c:\n    <<: *b\n"),
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  f: {a: [b, {c: d}]}\n  g: [a, [b, c], {}]\n"),
-    // The last line ends in `\n` alone: the writer drops a `\r` before an item that ends in
-    // `\n` (both readings alike; not the scanner's).
-    (true, "- apiVersion: v1\r\n  kind: ConfigMap\r\n  metadata:\r\n    name: a\n"),
+    // CRLF to its last line, among items that end in `\n`: written back as it came.
+    (true, "- apiVersion: v1\r\n  kind: ConfigMap\r\n  metadata:\r\n    name: a\r\n"),
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  x: multi\n    line plain\n"),
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  x: 'multi\n    line quoted'\n"),
     (true, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  x: [a,\n    b]\n"),

@@ -233,6 +233,11 @@ impl<'a> Emitter<'a> {
         if let Some(w) = trivia.whole() {
             self.indent(indent);
             self.copy(w, delta);
+            // The line break its last line had: every other line is copied with its own, so a
+            // CRLF item comes out as it went in.
+            if self.src[w.end() as usize..].starts_with("\r\n") {
+                self.out.push('\r');
+            }
             self.out.push('\n');
         }
     }
