@@ -223,6 +223,15 @@ impl<'a> Emitter<'a> {
     fn copy_block(&mut self, span: Span, target: usize) {
         let src_col = self.source_col(span.start() as usize) as i64;
         self.copy(span, target as i64 - src_col);
+        self.copied_break(span.end() as usize);
+    }
+
+    /// Ends a copied span's last line with the line break it had in the source (every other
+    /// line of the span is copied with its own): a CRLF text comes out as it went in.
+    fn copied_break(&mut self, end: usize) {
+        if self.src[end..].starts_with("\r\n") {
+            self.out.push('\r');
+        }
         self.out.push('\n');
     }
 
@@ -233,12 +242,7 @@ impl<'a> Emitter<'a> {
         if let Some(w) = trivia.whole() {
             self.indent(indent);
             self.copy(w, delta);
-            // The line break its last line had: every other line is copied with its own, so a
-            // CRLF item comes out as it went in.
-            if self.src[w.end() as usize..].starts_with("\r\n") {
-                self.out.push('\r');
-            }
-            self.out.push('\n');
+            self.copied_break(w.end() as usize);
         }
     }
 
