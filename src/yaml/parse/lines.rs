@@ -65,13 +65,14 @@ pub(crate) struct Scratch {
     pub(crate) parts: Vec<IdentityPart>,
     /// The last item was read by lines: its identity is [`Scratch::parts`].
     pub(crate) read: bool,
-    /// The whole input holds none of the bytes [`Lines::plain_bytes`] looks for, so no item
-    /// needs the look ([`plain_input`]).
+    /// The whole input is [`plain_input`], so no item needs the look.
     pub(crate) plain_input: bool,
 }
 
-/// Whether `b` holds no tab, carriage return, NEL, LS, PS or byte order mark: two vector
-/// searches over the input, against a look at every item's every word.
+/// Whether `b` holds no tab, carriage return, NEL, LS, PS or byte order mark: where one is,
+/// the parser reads lines and white space otherwise than the scanner (a tab is white space to
+/// it, a carriage return or an LS ends a line). Vector searches: run once over the whole input,
+/// and over an item's text only when the input has one somewhere.
 pub(crate) fn plain_input(b: &[u8]) -> bool {
     memchr::memchr2(b'\t', b'\r', b).is_none()
         && memchr::memchr3_iter(0xC2, 0xE2, 0xEF, b)
@@ -119,7 +120,7 @@ impl<'a> Parser<'a> {
         };
         let plain_input = scratch.plain_input;
         let read = l.item(self.pos, self.ls, dash_col).and_then(|r| {
-            match plain_input || l.plain_bytes(self.pos, l.seen) {
+            match plain_input || self::plain_input(&self.b[self.pos..l.seen]) {
                 true => Ok(r),
                 false => Err(GiveUp),
             }
@@ -168,7 +169,7 @@ impl<'a> Lines<'a> {
         } else {
             root = Some(i);
             self.push(i - ls, false, Role::Root)?;
-            pending = self.entry(i, ls, line_end)?;
+            pending = self.entry(i, line_end)?;
         }
         let mut next = self.resume.take().unwrap_or(line_end);
         // Each next line with content.
@@ -185,7 +186,7 @@ impl<'a> Lines<'a> {
                     }
                     root = Some(i);
                     self.push(indent, false, Role::Root)?;
-                    self.entry(i, ls, line_end)?
+                    self.entry(i, line_end)?
                 }
                 Some(p) => self.line_after_key(p, i, ls, indent, line_end)?,
                 None => {
@@ -200,7 +201,7 @@ impl<'a> Lines<'a> {
             if p.role == Role::Root {
                 return Err(GiveUp);
             }
-            self.keep_null(p)?;
+            self.keep_null(p);
         }
         while self.open.len() > 1 {
             self.pop()?;
@@ -231,7 +232,7 @@ impl<'a> Lines<'a> {
             }
             self.push(indent, seq, p.role)?;
         } else {
-            self.keep_null(p)?;
+            self.keep_null(p);
             self.close_to(indent)?;
         }
         self.line_in_open(i, ls, indent, line_end)
@@ -260,11 +261,11 @@ impl<'a> Lines<'a> {
         } else if seq_entry {
             return Err(GiveUp);
         }
-        self.entry(i, ls, line_end)
+        self.entry(i, line_end)
     }
 
     /// Where the line holding `from` ends (its line feed, or the end of the input). What the
-    /// line holds is checked once for the whole item, by [`Lines::plain_bytes`].
+    /// line holds is checked once for the whole item, by [`plain_input`].
     fn line(&mut self, from: usize) -> Step<usize> {
         let end = memchr::memchr(b'\n', &self.b[from..]).map_or(self.b.len(), |n| from + n);
         if end > self.limit {
@@ -272,35 +273,6 @@ impl<'a> Lines<'a> {
         }
         self.seen = self.seen.max(end);
         Ok(end)
-    }
-
-    /// Whether `from..to` holds no tab, carriage return, line break other than a line feed or
-    /// byte order mark: where one is, the parser reads lines and white space differently than
-    /// the scanner (a tab is white space to it, a carriage return or an LS ends a line).
-    fn plain_bytes(&self, from: usize, to: usize) -> bool {
-        let b = &self.b[..to.min(self.b.len())];
-        let mut i = from;
-        loop {
-            // Eight bytes at a time while none is one to look at.
-            while let Some(word) = b.get(i..i + 8) {
-                if special(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
-                    break;
-                }
-                i += 8;
-            }
-            match b.get(i) {
-                None => return true,
-                Some(b'\t' | b'\r') => return false,
-                Some(&c)
-                    if c >= 0x80
-                        && (wide_len(b, i) > 0 || b[i..].starts_with("\u{feff}".as_bytes())) =>
-                {
-                    return false
-                }
-                _ => {}
-            }
-            i += 1;
-        }
     }
 
     /// From the line break at `from`: the next line with content, as (its start, its
@@ -384,14 +356,13 @@ impl<'a> Lines<'a> {
     }
 
     /// A kept value that turned out empty: null.
-    fn keep_null(&mut self, p: Pending) -> Step<()> {
+    fn keep_null(&mut self, p: Pending) {
         self.keep(p.role, p.key, Span::new(0, 0), ScalarStyle::Plain);
-        Ok(())
     }
 
     /// A mapping entry at `i` (a key, the innermost open collection a mapping at its column).
     /// Returns the value still to come when it starts on a later line.
-    fn entry(&mut self, i: usize, _ls: usize, line_end: usize) -> Step<Option<Pending>> {
+    fn entry(&mut self, i: usize, line_end: usize) -> Step<Option<Pending>> {
         let key_end = self.key(i)?;
         let key = Span::new(i, key_end);
         let top = self.open.last().ok_or(GiveUp)?;
@@ -401,7 +372,7 @@ impl<'a> Lines<'a> {
         if self.keys[first..].len() >= LINEAR_KEY_CHECK
             || self.keys[first..]
                 .iter()
-                .any(|&(p, k)| p == print && &self.b[k.start() as usize..k.end() as usize] == text)
+                .any(|&(p, k)| p == print && &self.b[k.range()] == text)
         {
             // A wide mapping, or a key given twice: the parser.
             return Err(GiveUp);
@@ -424,7 +395,7 @@ impl<'a> Lines<'a> {
         }
         if self.key(v).is_ok() {
             self.push(v - ls, false, Role::Skim)?;
-            return self.entry(v, ls, line_end);
+            return self.entry(v, line_end);
         }
         self.value(Span::new(0, 0), v, line_end, Role::Skim)?;
         Ok(None)
@@ -450,20 +421,6 @@ impl<'a> Lines<'a> {
         }
         Ok(j)
     }
-}
-
-/// Whether any of the eight bytes of `word` is a tab, a carriage return or from 0x80 up.
-/// Exact per byte: no carry crosses a byte.
-fn special(word: u64) -> bool {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let high = !LOW;
-    // High bit of each byte that equals `c` (an ASCII `c`).
-    let equals = |c: u8| {
-        let x = word ^ (ONES * u64::from(c));
-        !(((x & LOW) + LOW) | x) & high
-    };
-    (word & high) | equals(b'\t') | equals(b'\r') != 0
 }
 
 /// A key's length and last seven bytes: keys that differ mostly differ there, so most pairs

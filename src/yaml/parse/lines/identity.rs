@@ -62,13 +62,13 @@ pub struct IdentityPart {
 impl IdentityPart {
     /// The label's or annotation's key.
     pub fn key<'s>(&self, src: &'s str) -> &'s str {
-        &src[self.key.start() as usize..self.key.end() as usize]
+        &src[self.key.range()]
     }
 
     /// The value's text: a plain null (`~`, `null`, nothing...) is empty, a single-quoted
     /// scalar's `''` is one quote (the scanner reads no other escape).
     pub fn text<'s>(&self, src: &'s str) -> std::borrow::Cow<'s, str> {
-        let t = &src[self.value.start() as usize..self.value.end() as usize];
+        let t = &src[self.value.range()];
         match self.style {
             ScalarStyle::Plain if matches!(t, "~" | "null" | "Null" | "NULL") => "".into(),
             ScalarStyle::SingleQuoted if t.contains('\'') => t.replace("''", "'").into(),

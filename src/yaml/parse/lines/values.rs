@@ -188,9 +188,7 @@ impl Lines<'_> {
                 let k = Span::new(j, k_end);
                 let text = &self.b[j..k_end];
                 if n_keys >= LINEAR_KEY_CHECK
-                    || keys[..n_keys]
-                        .iter()
-                        .any(|k| &self.b[k.start() as usize..k.end() as usize] == text)
+                    || keys[..n_keys].iter().any(|k| &self.b[k.range()] == text)
                 {
                     return Err(GiveUp);
                 }
