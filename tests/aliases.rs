@@ -538,3 +538,87 @@ fn an_alias_too_large_to_write_out_is_an_error() {
         results_section(&out.stdout)
     );
 }
+
+// ---------------------------------------------------------------- aliases anywhere in an item
+
+/// A ResourceList with a PackageVariant over a package holding `objects` last, padded with
+/// plain ConfigMaps past the size at which untouched items are skimmed and read by lines when
+/// `pad` is set.
+fn package_with(objects: &[&str], pad: bool) -> String {
+    let mut items = vec![KPTFILE.to_string(), PACKAGE_CONTEXT.to_string()];
+    let mut n = 0;
+    while pad && items.iter().map(String::len).sum::<usize>() <= (256 + 16) * 1024 {
+        items.push(format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{n}\ndata:\n  k: v\n"
+        ));
+        n += 1;
+    }
+    items.extend(objects.iter().map(|o| o.to_string()));
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    resource_list(&items, &pv_config(""))
+}
+
+const ODD: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\n";
+
+/// An alias that names no anchor before it in its own object, anywhere in an object the
+/// function does not otherwise read, would mean nothing in the file kpt writes the object to:
+/// an error names the object and the field, and nothing changes. The same in a large input
+/// (untouched items skimmed and read by lines).
+#[test]
+fn an_alias_without_its_anchor_anywhere_in_an_object_is_an_error() {
+    // An object before the odd one, holding every anchor the odd one names.
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  a: &x 1\n  b: &base {k: v}\n";
+    let cases = [
+        // No anchor anywhere.
+        ("data:\n  x: *nowhere\n", "nowhere", "data.x"),
+        // The anchor comes after the alias.
+        ("data:\n  a: *x\n  b: &x 1\n", "x", "data.a"),
+        // Deep in lists and flows, under a key with a dot.
+        ("data:\n  a.b: [1, {c: *x}]\n", "x", "data[a.b][1].c"),
+        // A merge key.
+        ("spec:\n  tpl:\n    <<: *base\n", "base", "spec.tpl.<<"),
+    ];
+    for (body, name, path) in cases {
+        let odd = format!("{ODD}{body}");
+        for pad in [false, true] {
+            let input = package_with(&[other, &odd], pad);
+            let out = run(&input);
+            let what = format!("{body} (padded: {pad})\n{}{}", out.stdout, out.stderr);
+            assert_eq!(out.code, 1, "{what}");
+            assert_eq!(items_section(&out.stdout), items_section(&input), "{what}");
+            let results = results_section(&out.stdout);
+            assert!(
+                results.contains(&format!(
+                    "the alias *{name} has no anchor &{name} before it in this object"
+                )) && results.contains(&format!("path: {path}\n"))
+                    && results.contains("name: odd\n"),
+                "{what}"
+            );
+        }
+    }
+    // In a JSON ResourceList.
+    let json = r#"{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": &x "1"}}, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "odd"}, "data": {"y": *x}}]}"#;
+    let out = run(json);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("the alias *x has no anchor &x before it in this object")
+            && out.stdout.contains("path: data.y"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// An alias after its anchor in the same object passes through untouched, large or small.
+#[test]
+fn an_alias_after_its_anchor_in_the_same_object_passes_through() {
+    let odd = format!("{ODD}data:\n  a: &x 1\n  b: *x\n  c: [&y 2, *y]\n  d:\n    <<: {{k: *x}}\n");
+    for pad in [false, true] {
+        let input = package_with(&[&odd], pad);
+        let out = run(&input);
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        let at = input.find("  name: odd\n").expect("odd");
+        let odd_text = &input[at..input.find("functionConfig:").expect("config")];
+        assert!(out.stdout.contains(odd_text), "{}", out.stdout);
+    }
+}

@@ -204,6 +204,26 @@ impl ObjectMeta {
         meta
     }
 
+    /// [`from_node`](Self::from_node) for an item holding an alias (at source position
+    /// `alias`) that names no anchor before it in the item: kpt writes each item to a file of
+    /// its own, where the anchor is not. Unless its metadata has a problem of its own, the
+    /// problem names the alias's field.
+    pub fn from_dangling(node: &Node, alias: usize) -> ObjectMeta {
+        let mut meta = ObjectMeta::from_node(node);
+        if meta.problem.is_none() {
+            let (name, field) =
+                crate::yaml::alias::alias_at(node, alias as u32).unwrap_or(("", String::new()));
+            meta.problem = Some(Box::new(MetaProblem {
+                message: format!(
+                    "the alias *{name} has no anchor &{name} before it in this object (kpt \
+                     writes each object to a file of its own)"
+                ),
+                field,
+            }));
+        }
+        meta
+    }
+
     /// Keeps what `r` read, in as little memory as it takes; nothing when it is all empty.
     fn set(&mut self, mut r: Record) {
         if r.ends.len() <= FIXED && r.ends.iter().all(|&e| e == 0) {
@@ -524,67 +544,4 @@ mod json_at_tests {
 }
 
 #[cfg(test)]
-mod record_tests {
-    use super::*;
-    use crate::yaml::parse;
-
-    fn meta(src: &str) -> ObjectMeta {
-        ObjectMeta::from_node(&parse(src).unwrap_or_else(|e| panic!("{e}")))
-    }
-
-    /// The compact record reads back every text as written, labels apart from annotations.
-    #[test]
-    fn reads_back_what_it_recorded() {
-        let m = meta(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\n  namespace: ns\n  \
-             labels: {x: '1', '': ''}\n  annotations: {k: v, e: ~}\n",
-        );
-        assert_eq!(
-            (m.api_version(), m.kind(), m.name()),
-            ("apps/v1", "Deployment", "a")
-        );
-        assert_eq!(
-            (m.group(), m.version(), m.namespace()),
-            ("apps", "v1", Some("ns"))
-        );
-        assert_eq!(m.labels().collect::<Vec<_>>(), [("x", "1"), ("", "")]);
-        assert_eq!(m.annotations().len(), 2);
-        assert_eq!(m.annotations().collect::<Vec<_>>(), [("k", "v"), ("e", "")]);
-        assert_eq!(
-            m,
-            ObjectMeta::new(
-                "apps/v1",
-                "Deployment",
-                "a",
-                Some("ns"),
-                &[("x", "1"), ("", "")],
-                &[("k", "v"), ("e", "")]
-            )
-        );
-        assert_eq!(
-            meta("kind: ''\nmetadata: {namespace: ''}\n"),
-            ObjectMeta::BARE_OBJECT
-        );
-        assert_eq!(meta("- a\n"), ObjectMeta::NOT_OBJECT);
-        let m = meta("apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {app: 'true'}}\n");
-        assert_eq!(
-            (m.api_version(), m.kind(), m.name()),
-            ("v1", "ConfigMap", "")
-        );
-        assert_eq!(m.labels().collect::<Vec<_>>(), [("app", "true")]);
-        assert!(m.text.is_empty() && m != ObjectMeta::BARE_OBJECT);
-    }
-
-    /// A problem keeps what was read before it: results about the item still name it.
-    #[test]
-    fn a_problem_keeps_what_came_before_it() {
-        let m = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: n\n  labels: {a: b, c: [d]}\n");
-        assert_eq!((m.kind(), m.name()), ("K", "n"));
-        assert_eq!(m.labels().collect::<Vec<_>>(), [("a", "b")]);
-        assert_eq!(m.annotations().len(), 0);
-        let p = m.problem.as_deref().map(|p| p.field.as_str());
-        assert_eq!(p, Some("metadata.labels[c]"));
-        let m = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: [n]\n");
-        assert_eq!((m.kind(), m.name(), m.namespace()), ("K", "", None));
-    }
-}
+mod tests;

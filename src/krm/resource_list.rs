@@ -199,18 +199,17 @@ impl<'a> ResourceList<'a> {
         let mut kept = Vec::new();
         let mut too_many = false;
         let mut on_item = |read: ItemRead, trivia: Trivia, origin: ItemOrigin| {
-            let pushed = match read {
-                ItemRead::Tree(node) => {
-                    let pushed = items.push(ObjectMeta::from_node(&node), trivia, origin);
-                    if pushed && keep {
-                        kept.push(node);
-                    }
-                    pushed
-                }
-                ItemRead::Identity(parts) => {
-                    items.push(ObjectMeta::from_identity(parts, src), trivia, origin)
+            let (meta, node) = match read {
+                ItemRead::Identity(parts) => (ObjectMeta::from_identity(parts, src), None),
+                ItemRead::Tree(node) => (ObjectMeta::from_node(&node), Some(node)),
+                ItemRead::Dangling(node, alias) => {
+                    (ObjectMeta::from_dangling(&node, alias), Some(node))
                 }
             };
+            let pushed = items.push(meta, trivia, origin);
+            if let Some(node) = node.filter(|_| pushed && keep) {
+                kept.push(node);
+            }
             if pushed {
                 return Ok(());
             }

@@ -347,7 +347,11 @@ fn not_objects(rl: &ResourceList) -> Vec<super::results::ResultItem> {
         }
         results.push(match &m.problem {
             Some(p) if m.is_object => super::results::ResultItem::error(format!(
-                "cannot read the metadata of items[{i}] as kpt reads it: {}; write the value itself",
+                "cannot read {}items[{i}] as kpt reads it: {}; write the value itself",
+                match p.field.split(['.', '[']).next() {
+                    Some("apiVersion" | "kind" | "metadata") => "the metadata of ",
+                    _ => "",
+                },
                 p.message
             ))
             .field(p.field.clone())

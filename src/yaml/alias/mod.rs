@@ -79,6 +79,61 @@ impl<'n> Bindings<'n> {
     }
 }
 
+/// The alias of `root` read from source position `start`: its name and its field path
+/// (`data.x`, `spec.list[2]`, `[a.b]` for a key with a dot), for a result that names it; the
+/// path of its mapping when the alias is a key. `None` when no alias starts there.
+pub fn alias_at(root: &Node, start: u32) -> Option<(&str, String)> {
+    fn walk<'n>(n: &'n Node, start: u32, path: &mut String, depth: usize) -> Option<&'n str> {
+        if let Kind::Alias(name) = n.kind() {
+            return (n.span().map(|s| s.start()) == Some(start)).then_some(name.as_str());
+        }
+        // Only a collection that spans `start` can hold it.
+        let inside = n
+            .span()
+            .is_none_or(|s| s.start() <= start && start < s.end());
+        if depth > MAX_DEPTH || !inside {
+            return None;
+        }
+        let len = path.len();
+        match n.kind() {
+            Kind::Mapping(entries) => {
+                for e in entries {
+                    if let Some(name) = walk(&e.key, start, path, depth + 1) {
+                        return Some(name);
+                    }
+                    match e.key.as_scalar().map(|k| k.value.as_str()) {
+                        Some(k) if !k.is_empty() && !k.contains(['.', '[', ']']) => {
+                            if !path.is_empty() {
+                                path.push('.');
+                            }
+                            path.push_str(k);
+                        }
+                        Some(k) => *path += &format!("[{k}]"),
+                        None => path.push_str("[?]"),
+                    }
+                    if let Some(name) = walk(&e.value, start, path, depth + 1) {
+                        return Some(name);
+                    }
+                    path.truncate(len);
+                }
+            }
+            Kind::Sequence(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    *path += &format!("[{i}]");
+                    if let Some(name) = walk(&item.value, start, path, depth + 1) {
+                        return Some(name);
+                    }
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+    let mut path = String::new();
+    walk(root, start, &mut path, 0).map(|name| (name, path))
+}
+
 /// True for a merge key: a plain `<<` without a tag, or one tagged `!!merge` (as kpt writes
 /// it). A quoted `"<<"` is an ordinary key.
 #[inline]

@@ -27,10 +27,20 @@ fn an_alias_takes_the_latest_anchor_before_it() {
 
 #[test]
 fn an_alias_without_an_anchor_before_it_is_an_error() {
-    let t = tree("b: *x\nc: &x 2\n");
-    let r = Reader::new(&t);
+    // The parser refuses it, at the alias.
+    let e = parse("b: *x\nc: &x 2\n").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 4), "{e}");
+    assert!(
+        e.message
+            .starts_with("the alias *x has no anchor &x before it"),
+        "{e}"
+    );
+    // A reader of one object does not follow an alias out of it.
+    let t = tree("a: &x 1\nb: {c: *x}\n");
+    let b = t.get("b").unwrap();
+    let r = Reader::new(b);
     assert_eq!(
-        r.get(&t, "b").err().as_deref(),
+        r.get(b, "c").err().as_deref(),
         Some("the alias *x has no anchor &x before it in this object")
     );
 }

@@ -446,7 +446,7 @@ impl<'a> Parser<'a> {
         loop {
             let dash = self.pos;
             if own_trees {
-                self.values_left = self.max_values;
+                self.begin_own_tree();
             }
             self.count_value()?;
             self.pos += 1;

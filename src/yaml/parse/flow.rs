@@ -191,7 +191,7 @@ impl<'a> Parser<'a> {
             }
             let (entry, line) = (self.pos, self.ls);
             if own_trees {
-                self.values_left = self.max_values;
+                self.begin_own_tree();
             }
             self.count_value()?;
             let value = self.flow_seq_entry(n)?;

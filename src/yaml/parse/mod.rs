@@ -21,6 +21,7 @@ pub use lines::{Field, IdentityPart};
 pub use stream::{ItemOrigin, ItemRead};
 
 use super::node::{Entry, Item, Kind, Node, Scalar, ScalarStyle, Span};
+use std::collections::HashSet;
 use std::fmt;
 
 pub use super::node::{MAX_DEPTH, MAX_TEXT};
@@ -109,6 +110,16 @@ pub struct Parser<'a> {
     pub(crate) skim: Skim,
     /// What the line scanner of skimmed items holds between items.
     pub(crate) lines: lines::Scratch,
+    /// The anchor names met so far in the tree being read (the document, or one item of a
+    /// ResourceList: each item goes to a file of its own, where another item's anchor is not
+    /// there). An alias must name one of them.
+    pub(crate) anchors: HashSet<&'a str>,
+    /// Reading a ResourceList: an alias that names no anchor is not refused but recorded in
+    /// `dangling` (an item's results then name the item and the field; the readers of the
+    /// other entries refuse it where they read it).
+    pub(crate) record_dangling: bool,
+    /// The first alias of the item being read that names no anchor before it.
+    pub(crate) dangling: Option<usize>,
 }
 
 /// Reading a value without keeping it: the very same code reads it (so it is accepted or
@@ -144,7 +155,18 @@ impl<'a> Parser<'a> {
             item_stack: Vec::new(),
             skim: Skim::default(),
             lines: lines::Scratch::default(),
+            anchors: HashSet::new(),
+            record_dangling: false,
+            dangling: None,
         }
+    }
+
+    /// Starts a tree of its own: an item of a ResourceList, with its own count of values
+    /// ([`Parser::count_value`]) and its own anchors.
+    pub(crate) fn begin_own_tree(&mut self) {
+        self.values_left = self.max_values;
+        self.anchors.clear();
+        self.dangling = None;
     }
 
     /// Refuses a tree of more than `n` entries and items (each item of a ResourceList's

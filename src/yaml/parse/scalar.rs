@@ -70,7 +70,9 @@ impl<'a> Parser<'a> {
                     if p.anchor.is_some() {
                         return Err(self.error_at(start, "a node cannot have two anchors"));
                     }
-                    p.anchor = Some(self.s[start + 1..self.pos].to_string());
+                    let name = &self.s[start + 1..self.pos];
+                    self.anchors.insert(name);
+                    p.anchor = Some(name.to_string());
                 }
                 b'!' => {
                     self.parse_tag()?;
@@ -140,7 +142,22 @@ impl<'a> Parser<'a> {
         if self.pos == start + 1 {
             return self.err("an alias needs a name after '*'");
         }
-        let mut n = Node::with_kind(Kind::Alias(self.s[start + 1..self.pos].into()));
+        let name = &self.s[start + 1..self.pos];
+        if !self.anchors.contains(name) {
+            if self.record_dangling {
+                self.dangling.get_or_insert(start);
+            } else {
+                return Err(self.error_at(
+                    start,
+                    format!(
+                        "the alias *{name} has no anchor &{name} before it in this object (each \
+                     item of a ResourceList stands alone); write the value itself, or put \
+                     &{name} on a node before the alias in the same object"
+                    ),
+                ));
+            }
+        }
+        let mut n = Node::with_kind(Kind::Alias(name.into()));
         n.set_src(Some(Span::new(start, self.pos)));
         Ok(n)
     }

@@ -15,6 +15,9 @@ pub enum ItemRead<'n> {
     Tree(Node),
     /// Read by lines when skimming (see `lines`): its identity only.
     Identity(&'n [super::IdentityPart]),
+    /// Its whole tree, holding an alias (at this position of the source) that names no
+    /// anchor before it in the item: the item cannot be written to a file of its own.
+    Dangling(Node, usize),
 }
 
 /// Reads the value of the ResourceList's `items` key, handing the items to the caller instead
@@ -42,6 +45,8 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 // The list is a level of nesting, as in a flow (JSON) ResourceList.
                 p.enter()?;
                 let rest = p.values_left;
+                // Each item has its own anchors; the document's are back after the list.
+                let outer = std::mem::take(&mut p.anchors);
                 if p.skim.items {
                     // Each item's root mapping.
                     p.skim.at = p.depth + 1;
@@ -49,10 +54,20 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                 let span =
                     p.parse_block_seq_streaming(seq_col, next.lead, true, &mut |p, n, t, at| {
                         let origin = ItemOrigin::Block { at: at as u32 };
-                        if std::mem::take(&mut p.skim.anchor) {
-                            // An alias in the item's metadata may name the skimmed anchor.
-                            let whole = Parser::reparse_item(p.s, origin, p.max_values)?;
-                            return on_item(ItemRead::Tree(whole), t, origin);
+                        let dangling = p.dangling.take();
+                        let anchor = std::mem::take(&mut p.skim.anchor);
+                        if anchor || dangling.is_some() {
+                            // An alias in the item's metadata may name the skimmed anchor;
+                            // a dangling alias is named by its field path.
+                            let whole = match p.skim.items {
+                                true => Parser::reparse_item(p.s, origin, p.max_values)?,
+                                false => n,
+                            };
+                            let read = match dangling {
+                                Some(alias) => ItemRead::Dangling(whole, alias),
+                                None => ItemRead::Tree(whole),
+                            };
+                            return on_item(read, t, origin);
                         }
                         if std::mem::take(&mut p.lines.read) {
                             return on_item(ItemRead::Identity(&p.lines.parts), t, origin);
@@ -61,6 +76,7 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
                     })?;
                 p.skim.at = 0;
                 p.values_left = rest;
+                p.anchors = outer;
                 p.leave();
                 let mut n = Node::with_kind(Kind::Sequence(Vec::new()));
                 n.set_src(Some(span));
@@ -89,14 +105,20 @@ impl<'h, 'f> ItemsHook<'h, 'f> {
         p.pos += 1;
         let on_item = &mut *self.on_item;
         let rest = p.values_left;
-        p.flow_seq_entries(n, start, true, &mut |_, item, at, ls| {
+        let outer = std::mem::take(&mut p.anchors);
+        p.flow_seq_entries(n, start, true, &mut |p, item, at, ls| {
             let origin = ItemOrigin::Flow {
                 at: at as u32,
                 ls: ls as u32,
             };
-            on_item(ItemRead::Tree(item.value), item.trivia, origin)
+            let read = match p.dangling.take() {
+                Some(alias) => ItemRead::Dangling(item.value, alias),
+                None => ItemRead::Tree(item.value),
+            };
+            on_item(read, item.trivia, origin)
         })?;
         p.values_left = rest;
+        p.anchors = outer;
         p.leave();
         let mut node = Node::with_kind(Kind::Sequence(Vec::new()));
         node.set_flow(true);
@@ -127,6 +149,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.record_dangling = true;
         let mut hook = ItemsHook { on_item };
         if self.peek() == b'{' {
             let root = self.parse_flow_root(&mut hook)?;
@@ -204,12 +227,14 @@ impl<'a> Parser<'a> {
             ItemOrigin::Block { at } => {
                 let at = at as usize;
                 let mut p = Parser::at(src, at).with_value_limit(max_values);
+                p.record_dangling = true;
                 let dash_col = (at - 1 - p.ls) as i64;
                 p.parse_block_node(dash_col, Ctx::SeqItem).map(|(n, _)| n)
             }
             ItemOrigin::Flow { at, ls } => {
                 let mut p =
                     Parser::at_line(src, at as usize, ls as usize).with_value_limit(max_values);
+                p.record_dangling = true;
                 p.flow_seq_entry(-1)
             }
         }

@@ -172,7 +172,7 @@ fn workloads_keep_what_a_reparse_gives() {
 /// collections, explicit keys, empty and nested entries. Each is the text after `- `.
 const SHAPES: &[&str] = &[
     "&a {x: 1}  # flow with an anchor",
-    "*a",
+    "[&a x, *a]",
     "!!map {y: 2}",
     "a: 1 # c\nb: &b [1, 2,\n  3]\nc: *b\n!!merge <<: {m: 1}\n",
     "|\n  literal\n   text\n",
@@ -209,10 +209,10 @@ fn shapes_keep_what_a_reparse_gives() {
         );
         compared += n;
     }
-    let flow = "{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items: [ &x {a: 1}, *x,\n [b: c], plain\n scalar, 'q', ? k : v, !t {}, \"s\" ], functionConfig: {}}\n";
+    let flow = "{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items: [ &x {a: 1}, [&y b, *y],\n [b: c], plain\n scalar, 'q', ? k : v, !t {}, \"s\" ], functionConfig: {}}\n";
     compared += check(flow);
     compared += check(&format!(
-        "{HEAD}items: [&x {{a: 1}}, *x, [b: c], {{c: d}}]\n"
+        "{HEAD}items: [&x {{a: 1}}, {{b: &y 2, c: *y}}, [b: c], {{c: d}}]\n"
     ));
     assert!(compared >= 6 * SHAPES.len(), "{compared} items");
 }
