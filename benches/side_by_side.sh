@@ -2,7 +2,8 @@
 # Two binaries side by side, interleaved on the same inputs (issue 43: untouched items at
 # copying speed): `cat` of W1, then OLD and NEW on W1 at 1k, 10k, 40k and 160k resources, W2 at
 # 10k repositories, examples/pvs-fleet and W3 (20 resources, one call). Prints the medians of
-# CPU (user + system) and wall clock, peak RSS, NEW against OLD, and W1 against `cat`.
+# CPU (user + system) and wall clock, peak RSS, NEW against OLD, W1 against `cat`, and W1's
+# peak RSS against its input, whole and less W3's (the program's own).
 #
 #   benches/side_by_side.sh OLD NEW [-n N] [--keep DIR]
 #
@@ -13,7 +14,7 @@
 # Needs cargo (workloads from benches/gen.rs), kpt (the pvs-fleet input) and Linux.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,14p' "$0"; exit 2; }
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); shift 2
 N=5; KEEP=""
 while [ $# -gt 0 ]; do
@@ -80,6 +81,15 @@ awk -v c="$(median "$WORK/cat.us")" -v cc="$(median "$WORK/cat.cpu")" \
   -v b="$(stat -c %s "$WORK/w1-10000.yaml")" -v nrss="$(median "$WORK/new-w1-10000.rss")" 'BEGIN {
     printf "cat of W1 10k: %.2f ms wall (%.2f ms CPU); W1 10k against cat (wall): old %.1fx, new %.1fx\n", c / 1000, cc / 1000, o / c, n / c
     printf "W1 10k peak RSS against its input: new %.2fx\n", nrss * 1024 / b }'
+# A run's own peak (the program's code and libraries, mapped from the page cache) is W3's: what
+# a W1 run holds beyond it grows with the input.
+w3rss=$(median "$WORK/new-w3.rss")
+for n in $W1_SIZES; do
+  awk -v n="$n" -v b="$(stat -c %s "$WORK/w1-$n.yaml")" -v rss="$(median "$WORK/new-w1-$n.rss")" \
+    -v w3="$w3rss" 'BEGIN {
+      printf "W1 %s peak RSS against its input (new): %.2fx; less the peak of W3 (%.1f MiB): %.2fx\n",
+        n, rss * 1024 / b, w3 / 1024, (rss - w3) * 1024 / b }'
+done
 awk -v a="$(median "$WORK/new-w1-10000.cpu")" -v b="$(median "$WORK/new-w1-160000.cpu")" 'BEGIN {
   printf "W1 160k against 16 x W1 10k (CPU, new): %.2f (1.00 is linear)\n", b / (16 * a) }'
 echo "command: benches/side_by_side.sh OLD NEW -n $N"

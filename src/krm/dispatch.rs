@@ -2,7 +2,7 @@
 //!
 //! The table of functions comes from the crate root, so this layer depends on neither function.
 
-use crate::krm::object::ObjectMeta;
+use crate::krm::object::MetaRecord;
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::ResultItem;
 use crate::yaml::Node;
@@ -47,7 +47,8 @@ pub fn run_with(
             .field("functionConfig"),
         );
     };
-    let meta = ObjectMeta::from_node(&config);
+    let record = MetaRecord::from_node(&config);
+    let meta = record.view();
     if meta.is("v1", "ConfigMap") && is_empty_data(&config) {
         return fail(
             ResultItem::error(format!(

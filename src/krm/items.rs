@@ -1,10 +1,10 @@
 //! The record kept for each item of a streamed ResourceList: where its text is and its
-//! identity. Sixteen bytes an item (plus its [`ObjectMeta`] when it has any metadata at all),
-//! so that millions of small items cost a small multiple of their text, not hundreds of bytes
-//! each. Everything else an item had in the parser (the comment lines before it) is found
+//! identity. Sixteen bytes an item, plus sixteen and its metadata's texts when it has any
+//! metadata at all (every item's in one buffer: no allocation per item), so that millions of
+//! small items cost a small multiple of their text, not hundreds of bytes each. Everything else an item had in the parser (the comment lines before it) is found
 //! again in the source when it is written.
 
-use crate::krm::object::ObjectMeta;
+use crate::krm::object::{MetaProblem, ObjectMeta, Read, Record};
 use crate::yaml::breaks;
 use crate::yaml::parse::ItemOrigin;
 use crate::yaml::{Span, Trivia};
@@ -20,9 +20,6 @@ const NOT_OBJECT: u32 = u32::MAX;
 /// `Slot::meta` for a mapping without apiVersion, kind or metadata.
 const BARE_OBJECT: u32 = u32::MAX - 1;
 
-static NOT_OBJECT_META: ObjectMeta = ObjectMeta::NOT_OBJECT;
-static BARE_OBJECT_META: ObjectMeta = ObjectMeta::BARE_OBJECT;
-
 /// One item: where it starts (after its `-`, or where a flow item begins, with [`FLOW`]),
 /// where its text ends (block) or the start of its line (flow), where the comment on its `-`
 /// line starts (plus one; 0 for none), and its metadata.
@@ -34,11 +31,25 @@ struct Slot {
     meta: u32,
 }
 
+/// Where one item's metadata record is in [`Items`]' buffers (it ends where the next begins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MetaAt {
+    text: usize,
+    ends: u32,
+    labels: u32,
+}
+
 /// The items of a ResourceList, as read.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Items {
     slots: Vec<Slot>,
-    metas: Vec<ObjectMeta>,
+    /// The items' metadata records ([`ObjectMeta`]) one after another: their texts, where
+    /// each text ends, and where each record begins.
+    meta_text: String,
+    meta_ends: Vec<u32>,
+    records: Vec<MetaAt>,
+    /// The records' problems (rare), by record number, in order.
+    problems: Vec<(u32, Box<MetaProblem>)>,
     /// The comment and blank lines before the first item.
     first_lead: Option<Span>,
     /// [`MAX_ITEMS`], smaller in tests.
@@ -49,7 +60,10 @@ impl Default for Items {
     fn default() -> Items {
         Items {
             slots: Vec::new(),
-            metas: Vec::new(),
+            meta_text: String::new(),
+            meta_ends: Vec::new(),
+            records: Vec::new(),
+            problems: Vec::new(),
             first_lead: None,
             limit: MAX_ITEMS,
         }
@@ -57,19 +71,43 @@ impl Default for Items {
 }
 
 impl Items {
-    /// Records an item as the parser hands it over. `false` when there are already
-    /// [`MAX_ITEMS`].
-    pub(crate) fn push(&mut self, meta: ObjectMeta, trivia: Trivia, origin: ItemOrigin) -> bool {
+    /// Records an item as the parser hands it over, its metadata as `read` writes it into the
+    /// buffers every item's record shares. `false` when there are already [`MAX_ITEMS`].
+    pub(crate) fn push(
+        &mut self,
+        read: impl FnOnce(&mut Record) -> Read,
+        trivia: Trivia,
+        origin: ItemOrigin,
+    ) -> bool {
         if self.slots.len() >= self.limit {
             return false;
         }
-        let meta = if !meta.is_object {
-            NOT_OBJECT
-        } else if meta == BARE_OBJECT_META {
-            BARE_OBJECT
+        let (text, ends) = (self.meta_text.len(), self.meta_ends.len());
+        let mut r = Record::new(&mut self.meta_text, &mut self.meta_ends);
+        let read = read(&mut r);
+        let labels = r.labels;
+        let meta = if !read.is_object || (read.problem.is_none() && r.is_empty()) {
+            r.clear();
+            if read.is_object {
+                BARE_OBJECT
+            } else {
+                NOT_OBJECT
+            }
         } else {
-            self.metas.push(meta);
-            (self.metas.len() - 1) as u32
+            let Ok(ends) = u32::try_from(ends) else {
+                // Past 2^32 texts (unreachable within the input's size): as many items.
+                r.clear();
+                return false;
+            };
+            if r.is_empty() {
+                r.clear();
+            }
+            let n = self.records.len() as u32;
+            self.records.push(MetaAt { text, ends, labels });
+            if let Some(p) = read.problem {
+                self.problems.push((n, p));
+            }
+            n
         };
         let comment = trivia.comment.map_or(0, |c| c.start() + 1);
         let slot = match origin {
@@ -106,12 +144,31 @@ impl Items {
     }
 
     /// The metadata of item `i`.
-    pub fn meta(&self, i: usize) -> &ObjectMeta {
+    pub fn meta(&self, i: usize) -> ObjectMeta<'_> {
         match self.slots[i].meta {
-            NOT_OBJECT => &NOT_OBJECT_META,
-            BARE_OBJECT => &BARE_OBJECT_META,
-            m => &self.metas[m as usize],
+            NOT_OBJECT => ObjectMeta::NOT_OBJECT,
+            BARE_OBJECT => ObjectMeta::BARE_OBJECT,
+            m => self.record(m as usize),
         }
+    }
+
+    /// Record `r` read through (the functions look at every item's, often several times).
+    fn record(&self, r: usize) -> ObjectMeta<'_> {
+        let at = self.records[r];
+        let ends_end = self
+            .records
+            .get(r + 1)
+            .map_or(self.meta_ends.len(), |next| next.ends as usize);
+        let ends = &self.meta_ends[at.ends as usize..ends_end];
+        let problem = match self.problems.is_empty() {
+            true => None,
+            false => self
+                .problems
+                .binary_search_by_key(&(r as u32), |p| p.0)
+                .ok()
+                .map(|k| &*self.problems[k].1),
+        };
+        ObjectMeta::from_parts(&self.meta_text, at.text, ends, at.labels, problem)
     }
 
     /// Where item `i` can be parsed again.
@@ -157,7 +214,7 @@ impl Items {
     }
 
     /// The metadata of every item, in order.
-    pub fn metas(&self) -> impl Iterator<Item = &ObjectMeta> {
+    pub fn metas(&self) -> impl Iterator<Item = ObjectMeta<'_>> {
         (0..self.len()).map(|i| self.meta(i))
     }
 }
@@ -177,18 +234,18 @@ mod tests {
         let node = parse("{}").unwrap_or_else(|e| panic!("{e}"));
         for i in 0..3 {
             assert!(items.push(
-                ObjectMeta::from_node(&node),
+                |r| r.node(&node, None),
                 Trivia::default(),
                 ItemOrigin::Flow { at: i, ls: 0 }
             ));
         }
         assert!(!items.push(
-            ObjectMeta::from_node(&node),
+            |r| r.node(&node, None),
             Trivia::default(),
             ItemOrigin::Flow { at: 3, ls: 0 }
         ));
         assert_eq!(items.len(), 3);
         assert_eq!(std::mem::size_of::<Slot>(), 16);
-        assert!(items.meta(2).is_object && items.metas.is_empty());
+        assert!(items.meta(2).is_object && items.records.is_empty());
     }
 }

@@ -8,7 +8,7 @@
 //! copying their source text, so they come out byte for byte as they went in.
 
 use crate::krm::items::{Items, MAX_ITEMS};
-use crate::krm::object::ObjectMeta;
+use crate::krm::object::{MetaRecord, ObjectMeta};
 use crate::krm::results::{self, ResultItem, Subject};
 use crate::yaml::breaks;
 use crate::yaml::parse::{ItemOrigin, ItemRead, TOO_MANY_VALUES};
@@ -93,7 +93,7 @@ pub struct ResourceList<'a> {
     /// back by copying its text.
     config_copied: Option<Span>,
     /// The functionConfig's metadata, for the results about it.
-    config_meta: Option<ObjectMeta>,
+    config_meta: Option<MetaRecord>,
     /// The `results` that came in (an earlier function's): kept, ours are appended.
     previous_results: Option<Node>,
     /// The items, as read (where each is, and its metadata).
@@ -199,15 +199,17 @@ impl<'a> ResourceList<'a> {
         let mut kept = Vec::new();
         let mut too_many = false;
         let mut on_item = |read: ItemRead, trivia: Trivia, origin: ItemOrigin| {
-            let (meta, node) = match read {
-                ItemRead::Identity(parts) => (ObjectMeta::from_identity(parts, src), None),
-                ItemRead::Tree(node) => (ObjectMeta::from_node(&node), Some(node)),
+            let mut tree = None;
+            let pushed = match read {
+                ItemRead::Identity(parts) => items.push(|r| r.identity(parts, src), trivia, origin),
+                ItemRead::Tree(node) => {
+                    items.push(|r| r.node(tree.insert(node), None), trivia, origin)
+                }
                 ItemRead::Dangling(node, alias) => {
-                    (ObjectMeta::from_dangling(&node, alias), Some(node))
+                    items.push(|r| r.node(tree.insert(node), Some(alias)), trivia, origin)
                 }
             };
-            let pushed = items.push(meta, trivia, origin);
-            if let Some(node) = node.filter(|_| pushed && keep) {
+            if let Some(node) = tree.filter(|_| pushed && keep) {
                 kept.push(node);
             }
             if pushed {
@@ -297,7 +299,7 @@ impl<'a> ResourceList<'a> {
         }
         let config_meta = function_config
             .as_ref()
-            .map(|e| ObjectMeta::from_node(&e.value));
+            .map(|e| MetaRecord::from_node(&e.value));
         Ok(ResourceList {
             src,
             api_version,
@@ -343,7 +345,7 @@ impl<'a> ResourceList<'a> {
     }
 
     /// The metadata of item `i`.
-    pub fn meta(&self, i: usize) -> &ObjectMeta {
+    pub fn meta(&self, i: usize) -> ObjectMeta<'_> {
         self.items.meta(i)
     }
 
@@ -367,7 +369,7 @@ impl<'a> ResourceList<'a> {
 
     /// Fills in `resourceRef` and `file` of results from their subjects.
     pub fn resolve(&self, results: &mut [ResultItem]) {
-        let config_meta = self.config_meta.as_ref();
+        let config_meta = self.config_meta.as_ref().map(MetaRecord::view);
         for r in results {
             let meta = match r.subject {
                 Subject::Item(i) => (i < self.items.len()).then(|| self.items.meta(i)),

@@ -43,7 +43,7 @@ fn config_error(message: String, field: String) -> ResultItem {
 }
 
 /// The field a point takes: `data` for a core ConfigMap, `spec` otherwise (Porch's rule).
-pub fn point_field(m: &ObjectMeta) -> &'static str {
+pub fn point_field(m: ObjectMeta<'_>) -> &'static str {
     if m.group().is_empty() && m.kind() == "ConfigMap" {
         "data"
     } else {
@@ -126,7 +126,7 @@ pub fn plan(
 
 /// A source's `apiVersion` and `kind`, when given, are the point's; a `directResource` gives
 /// the point's field (`data` or `spec`) and nothing else but its identity.
-fn check_kind(point: &ObjectMeta, e: &InjectionEntry, i: usize, errors: &mut Vec<ResultItem>) {
+fn check_kind(point: ObjectMeta<'_>, e: &InjectionEntry, i: usize, errors: &mut Vec<ResultItem>) {
     let described = format!(
         "injection point {:?} ({} {})",
         point.name(),

@@ -41,7 +41,7 @@ pub struct NamedPaths {
 impl NamedPaths {
     /// Reads the annotation's value from the PackageVariant's metadata (none: no named paths).
     /// An entry that is not a clean relative path is an error on the annotation.
-    pub fn from_meta(meta: &ObjectMeta) -> Result<NamedPaths, Box<ResultItem>> {
+    pub fn from_meta(meta: ObjectMeta<'_>) -> Result<NamedPaths, Box<ResultItem>> {
         match meta.annotation(CLUSTER_OBJECTS_ANNOTATION) {
             None => Ok(NamedPaths::default()),
             Some(value) => NamedPaths::parse(value).map_err(|message| {

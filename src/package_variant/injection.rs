@@ -198,7 +198,7 @@ pub fn in_cluster_objects(
 }
 
 /// Whether an injector's optional group/version/kind match the in-package resource.
-fn selector_applies(sel: &InjectionSelector, target: &ObjectMeta) -> bool {
+fn selector_applies(sel: &InjectionSelector, target: ObjectMeta<'_>) -> bool {
     sel.group.as_deref().is_none_or(|g| g == target.group())
         && sel.version.as_deref().is_none_or(|v| v == target.version())
         && sel.kind.as_deref().is_none_or(|k| k == target.kind())
@@ -231,7 +231,7 @@ impl<'s> Injectors<'s> {
     }
 
     /// The index of the first injector that applies to `target` and names `name`.
-    fn first_for(&self, target: &ObjectMeta, name: &str) -> Option<usize> {
+    fn first_for(&self, target: ObjectMeta<'_>, name: &str) -> Option<usize> {
         let (k, g, v) = (target.kind(), target.group(), target.version());
         let mut best: Option<usize> = None;
         for kind in [None, Some(k)] {

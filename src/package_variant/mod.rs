@@ -32,7 +32,7 @@ use crate::api::package_variant::{
     PackageVariantSpec, EXTENSION_API_VERSION, PACKAGE_VARIANT_API_VERSION, PACKAGE_VARIANT_KIND,
 };
 use crate::api::{check_strict, decode_owned, DecodeError};
-use crate::krm::object::ObjectMeta;
+use crate::krm::object::{MetaRecord, ObjectMeta};
 use crate::krm::resource_list::{Changes, ResourceList};
 use crate::krm::results::{ResultItem, LISTED};
 use crate::yaml::json::into_json;
@@ -75,7 +75,7 @@ impl PackageVariant {
     /// result with its field path, in document order, and nothing is decoded then.
     pub fn decode(config: &Node) -> Result<PackageVariant, Vec<ResultItem>> {
         let json = Self::json_of(Cow::Borrowed(config))?;
-        Self::from_json(ObjectMeta::from_node(config), json)
+        Self::from_json(MetaRecord::from_node(config).view(), json)
     }
 
     /// The functionConfig's JSON; an owned tree is released as it is read.
@@ -149,17 +149,18 @@ fn apply(
     rl: &ResourceList,
     config: Cow<Node>,
 ) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
-    let meta = ObjectMeta::from_node(&config);
+    let record = MetaRecord::from_node(&config);
+    let meta = record.view();
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
     let json = PackageVariant::json_of(config)?;
-    let pv = PackageVariant::from_json(meta.clone(), json)?;
+    let pv = PackageVariant::from_json(meta, json)?;
     let problems = validate(&pv.name, &pv.spec);
     if !problems.is_empty() {
         return Err(problems);
     }
-    let named = NamedPaths::from_meta(&meta).map_err(one)?;
-    let unfilled = Unfilled::from_meta(&meta).map_err(one)?;
-    let mut pkg = Package::new(rl, Some(meta));
+    let named = NamedPaths::from_meta(meta).map_err(one)?;
+    let unfilled = Unfilled::from_meta(meta).map_err(one)?;
+    let mut pkg = Package::new(rl, Some(record.clone()));
     pkg.check_provenance()?;
     let mut results = Vec::new();
 
@@ -410,7 +411,7 @@ pub fn run_config_map(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<Res
     if !refused.is_empty() {
         return (Changes::default(), refused);
     }
-    let mut pkg = Package::new(rl, Some(ObjectMeta::from_node(config)));
+    let mut pkg = Package::new(rl, Some(MetaRecord::from_node(config)));
     if let Err(e) = pkg.check_provenance() {
         return (Changes::default(), e);
     }

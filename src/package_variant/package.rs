@@ -6,7 +6,7 @@
 //! edit the same items (the Kptfile twice), so they share one set of trees, loaded on first use;
 //! at the end only the trees that were really touched become [`Changes::edited`].
 
-use crate::krm::object::ObjectMeta;
+use crate::krm::object::{MetaRecord, ObjectMeta};
 use crate::krm::resource_list::{Changes, ItemLists, ResourceList};
 use crate::krm::results::ResultItem;
 use crate::package_variant::provenance::{self, Layout};
@@ -30,7 +30,7 @@ pub struct Package<'r, 'a> {
     pub rl: &'r ResourceList<'a>,
     /// Borrowed from the ResourceList's kept trees until edited (copied on the first edit).
     trees: BTreeMap<usize, Cow<'r, Node>>,
-    config: Option<ObjectMeta>,
+    config: Option<MetaRecord>,
     /// Injections made only when the output is written (see [`SharedInjections`]).
     pub shared: SharedInjections,
     /// The Kptfile's long lists, written from their compact form ([`Changes::lists`]).
@@ -44,7 +44,7 @@ pub struct Package<'r, 'a> {
 impl<'r, 'a> Package<'r, 'a> {
     /// Classifies the items of `rl`; `config` is the functionConfig's identity, used to
     /// recognise the functionConfig when kpt also sends it as an item.
-    pub fn new(rl: &'r ResourceList<'a>, config: Option<ObjectMeta>) -> Self {
+    pub fn new(rl: &'r ResourceList<'a>, config: Option<MetaRecord>) -> Self {
         let (layout, provenance_errors) = match provenance::read(rl.items.len(), |i| rl.meta(i)) {
             Ok(l) => (l, Vec::new()),
             Err(e) => (Layout::Flat, e),
@@ -85,7 +85,7 @@ impl<'r, 'a> Package<'r, 'a> {
     }
 
     /// The metadata of item `i`.
-    pub fn meta(&self, i: usize) -> &ObjectMeta {
+    pub fn meta(&self, i: usize) -> ObjectMeta<'_> {
         self.rl.meta(i)
     }
 
@@ -102,7 +102,7 @@ impl<'r, 'a> Package<'r, 'a> {
         let m = self.meta(i);
         let is_context = m.kind() == "ConfigMap" && m.name() == CONTEXT_NAME;
         !is_context
-            && self.config.as_ref().is_some_and(|c| {
+            && self.config.as_ref().map(MetaRecord::view).is_some_and(|c| {
                 m.is_object
                     && c.api_version() == m.api_version()
                     && c.kind() == m.kind()

@@ -36,7 +36,7 @@ pub enum Layout {
 
 impl Layout {
     /// True when item `m` belongs to the package being run on (always, unless rendered).
-    pub fn in_root(&self, m: &ObjectMeta) -> bool {
+    pub fn in_root(&self, m: ObjectMeta<'_>) -> bool {
         match self {
             Layout::Flat => true,
             Layout::Rendered { root } => m.annotation(PACKAGE_PATH_ANNOTATION) == Some(root),
@@ -44,7 +44,7 @@ impl Layout {
     }
 
     /// The item's path relative to the root package, if it has one.
-    pub fn root_relative_path<'m>(&self, m: &'m ObjectMeta) -> Option<Cow<'m, str>> {
+    pub fn root_relative_path<'m>(&self, m: ObjectMeta<'m>) -> Option<Cow<'m, str>> {
         let path = m.path()?;
         let Layout::Rendered { root } = self else {
             return Some(Cow::Borrowed(path));
@@ -66,7 +66,7 @@ impl Layout {
 /// no kpt route would have written (at most [`LISTED`], then a count). One pass.
 pub fn read<'m>(
     len: usize,
-    meta: impl Fn(usize) -> &'m ObjectMeta,
+    meta: impl Fn(usize) -> ObjectMeta<'m>,
 ) -> Result<Layout, Vec<ResultItem>> {
     let package_path = |i: usize| meta(i).annotation(PACKAGE_PATH_ANNOTATION);
     if (0..len).all(|i| package_path(i).is_none()) {
@@ -129,12 +129,12 @@ pub fn read<'m>(
     }))
 }
 
-fn where_is(m: &ObjectMeta) -> &str {
+fn where_is(m: ObjectMeta<'_>) -> &str {
     m.path().unwrap_or("no path")
 }
 
 /// The error on an item whose package path no kpt route wrote.
-fn forged(m: &ObjectMeta, pp: &str, why: &str) -> ResultItem {
+fn forged(m: ObjectMeta<'_>, pp: &str, why: &str) -> ResultItem {
     ResultItem::error(format!(
         "{} ({}) carries {PACKAGE_PATH_ANNOTATION}: {pp:?}, which kpt writes itself only under \
          kpt fn render, on every item, with each package's Kptfile at path \"Kptfile\"; here \
@@ -150,8 +150,9 @@ fn forged(m: &ObjectMeta, pp: &str, why: &str) -> ResultItem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::krm::object::MetaRecord;
 
-    fn meta(kind: &str, path: &str, index: &str, pp: Option<&str>) -> ObjectMeta {
+    fn meta(kind: &str, path: &str, index: &str, pp: Option<&str>) -> MetaRecord {
         let mut annotations = vec![
             ("internal.config.kubernetes.io/path", path),
             ("internal.config.kubernetes.io/index", index),
@@ -159,11 +160,11 @@ mod tests {
         if let Some(pp) = pp {
             annotations.push((PACKAGE_PATH_ANNOTATION, pp));
         }
-        ObjectMeta::new("", kind, "x", None, &[], &annotations)
+        MetaRecord::new("", kind, "x", None, &[], &annotations)
     }
 
-    fn layout(items: &[ObjectMeta]) -> Result<Layout, Vec<ResultItem>> {
-        read(items.len(), |i| &items[i])
+    fn layout(items: &[MetaRecord]) -> Result<Layout, Vec<ResultItem>> {
+        read(items.len(), |i| items[i].view())
     }
 
     #[test]
@@ -176,10 +177,10 @@ mod tests {
         let l = layout(&items).unwrap();
         assert_eq!(l, Layout::Rendered { root: "/p".into() });
         assert_eq!(
-            l.root_relative_path(&items[1]).as_deref(),
+            l.root_relative_path(items[1].view()).as_deref(),
             Some("sub/a.yaml")
         );
-        assert!(!l.in_root(&items[1]) && l.in_root(&items[2]));
+        assert!(!l.in_root(items[1].view()) && l.in_root(items[2].view()));
         assert_eq!(
             layout(&[meta("ConfigMap", "a.yaml", "0", None)]),
             Ok(Layout::Flat)

@@ -34,7 +34,7 @@ const VALUES: [&str; 2] = ["warning", "error"];
 impl Unfilled {
     /// Reads the annotation from the PackageVariant's metadata ([`Unfilled::Warning`] when
     /// absent). Any other value is an error that lists the accepted ones.
-    pub fn from_meta(meta: &ObjectMeta) -> Result<Unfilled, Box<ResultItem>> {
+    pub fn from_meta(meta: ObjectMeta<'_>) -> Result<Unfilled, Box<ResultItem>> {
         match meta.annotation(UNFILLED_ANNOTATION) {
             None | Some("warning") => Ok(Unfilled::Warning),
             Some("error") => Ok(Unfilled::Error),
@@ -74,20 +74,27 @@ impl Unfilled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::krm::object::MetaRecord;
 
-    fn meta(value: &str) -> ObjectMeta {
-        ObjectMeta::new("", "", "", None, &[], &[(UNFILLED_ANNOTATION, value)])
+    fn meta(value: &str) -> MetaRecord {
+        MetaRecord::new("", "", "", None, &[], &[(UNFILLED_ANNOTATION, value)])
     }
 
     #[test]
     fn values_are_read_and_others_refused_with_the_fix() {
         assert_eq!(
-            Unfilled::from_meta(&ObjectMeta::default()),
+            Unfilled::from_meta(ObjectMeta::default()),
             Ok(Unfilled::Warning)
         );
-        assert_eq!(Unfilled::from_meta(&meta("warning")), Ok(Unfilled::Warning));
-        assert_eq!(Unfilled::from_meta(&meta("error")), Ok(Unfilled::Error));
-        let e = Unfilled::from_meta(&meta("erorr")).unwrap_err();
+        assert_eq!(
+            Unfilled::from_meta(meta("warning").view()),
+            Ok(Unfilled::Warning)
+        );
+        assert_eq!(
+            Unfilled::from_meta(meta("error").view()),
+            Ok(Unfilled::Error)
+        );
+        let e = Unfilled::from_meta(meta("erorr").view()).unwrap_err();
         assert!(e.is_error());
         assert!(
             e.message.contains("did you mean \"error\"?"),

@@ -3,17 +3,18 @@
 use super::*;
 use crate::yaml::parse;
 
-fn meta(src: &str) -> ObjectMeta {
-    ObjectMeta::from_node(&parse(src).unwrap_or_else(|e| panic!("{e}")))
+fn meta(src: &str) -> MetaRecord {
+    MetaRecord::from_node(&parse(src).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// The compact record reads back every text as written, labels apart from annotations.
 #[test]
 fn reads_back_what_it_recorded() {
-    let m = meta(
+    let r = meta(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\n  namespace: ns\n  \
          labels: {x: '1', '': ''}\n  annotations: {k: v, e: ~}\n",
     );
+    let m = r.view();
     assert_eq!(
         (m.api_version(), m.kind(), m.name()),
         ("apps/v1", "Deployment", "a")
@@ -26,8 +27,8 @@ fn reads_back_what_it_recorded() {
     assert_eq!(m.annotations().len(), 2);
     assert_eq!(m.annotations().collect::<Vec<_>>(), [("k", "v"), ("e", "")]);
     assert_eq!(
-        m,
-        ObjectMeta::new(
+        r,
+        MetaRecord::new(
             "apps/v1",
             "Deployment",
             "a",
@@ -37,11 +38,12 @@ fn reads_back_what_it_recorded() {
         )
     );
     assert_eq!(
-        meta("kind: ''\nmetadata: {namespace: ''}\n"),
+        meta("kind: ''\nmetadata: {namespace: ''}\n").view(),
         ObjectMeta::BARE_OBJECT
     );
-    assert_eq!(meta("- a\n"), ObjectMeta::NOT_OBJECT);
-    let m = meta("apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {app: 'true'}}\n");
+    assert_eq!(meta("- a\n").view(), ObjectMeta::NOT_OBJECT);
+    let r = meta("apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {app: 'true'}}\n");
+    let m = r.view();
     assert_eq!(
         (m.api_version(), m.kind(), m.name()),
         ("v1", "ConfigMap", "")
@@ -53,12 +55,14 @@ fn reads_back_what_it_recorded() {
 /// A problem keeps what was read before it: results about the item still name it.
 #[test]
 fn a_problem_keeps_what_came_before_it() {
-    let m = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: n\n  labels: {a: b, c: [d]}\n");
+    let r = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: n\n  labels: {a: b, c: [d]}\n");
+    let m = r.view();
     assert_eq!((m.kind(), m.name()), ("K", "n"));
     assert_eq!(m.labels().collect::<Vec<_>>(), [("a", "b")]);
     assert_eq!(m.annotations().len(), 0);
-    let p = m.problem.as_deref().map(|p| p.field.as_str());
+    let p = m.problem.map(|p| p.field.as_str());
     assert_eq!(p, Some("metadata.labels[c]"));
-    let m = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: [n]\n");
+    let r = meta("apiVersion: v1\nkind: K\nmetadata:\n  name: [n]\n");
+    let m = r.view();
     assert_eq!((m.kind(), m.name(), m.namespace()), ("K", "", None));
 }

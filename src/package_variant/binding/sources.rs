@@ -226,7 +226,7 @@ fn build(
     pv: &PackageVariant,
     packages: Option<&Packages>,
     source: Source,
-    point: &ObjectMeta,
+    point: ObjectMeta<'_>,
     what: String,
 ) -> Result<Built, Box<ResultItem>> {
     let (value, field, on) = match source {
@@ -294,7 +294,7 @@ fn unfilled(p: &InjectionPoint) -> ResultItem {
 /// `near` is the closest name of an in-cluster object of the point's kind, if any.
 fn missing_cluster_object(
     pv: &PackageVariant,
-    point: &ObjectMeta,
+    point: ObjectMeta<'_>,
     name: &str,
     near: Option<&str>,
 ) -> String {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::krm::object::MetaRecord;
 
 fn point(ct: &str, file: &str) -> InjectionPoint {
     InjectionPoint {
@@ -58,22 +59,23 @@ fn invalid_values_and_duplicates_in_point_order() {
 
 #[test]
 fn selectors_match_the_in_package_gvk() {
-    let target = ObjectMeta::new("hr.example.com/v1alpha1", "Team", "", None, &[], &[]);
+    let record = MetaRecord::new("hr.example.com/v1alpha1", "Team", "", None, &[], &[]);
+    let target = record.view();
     let sel = |g: Option<&str>, v: Option<&str>, k: Option<&str>| InjectionSelector {
         group: g.map(Into::into),
         version: v.map(Into::into),
         kind: k.map(Into::into),
         name: "x".into(),
     };
-    assert!(selector_applies(&sel(None, None, None), &target));
+    assert!(selector_applies(&sel(None, None, None), target));
     assert!(selector_applies(
         &sel(Some("hr.example.com"), Some("v1alpha1"), Some("Team")),
-        &target
+        target
     ));
-    assert!(!selector_applies(&sel(Some(""), None, None), &target));
-    assert!(!selector_applies(&sel(None, Some("v1"), None), &target));
+    assert!(!selector_applies(&sel(Some(""), None, None), target));
+    assert!(!selector_applies(&sel(None, Some("v1"), None), target));
     assert!(!selector_applies(
         &sel(None, None, Some("ConfigMap")),
-        &target
+        target
     ));
 }

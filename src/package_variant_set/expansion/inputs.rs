@@ -34,7 +34,7 @@ pub enum Item<'a> {
     /// An item the expander does not read: it has no kind, name or labels here.
     Absent,
     /// Identity, labels and annotations only (Repositories, objectSelector targets).
-    Meta(&'a ObjectMeta),
+    Meta(ObjectMeta<'a>),
     /// The whole object (PackageRevisions, PackageVariants, and every item given as JSON).
     Json(&'a Value),
 }
@@ -155,7 +155,7 @@ impl<'a> Item<'a> {
     /// True when both are the same item of the input (not merely equal).
     pub fn same(&self, other: &Item) -> bool {
         match (self, other) {
-            (Item::Meta(a), Item::Meta(b)) => std::ptr::eq(*a, *b),
+            (Item::Meta(a), Item::Meta(b)) => a.is_same(b),
             (Item::Json(a), Item::Json(b)) => std::ptr::eq(*a, *b),
             _ => false,
         }
