@@ -4,7 +4,7 @@
 //! small items cost a small multiple of their text, not hundreds of bytes each. Everything else an item had in the parser (the comment lines before it) is found
 //! again in the source when it is written.
 
-use crate::krm::object::{MetaProblem, ObjectMeta, Read, Record};
+use crate::krm::object::{Ends, MetaProblem, ObjectMeta, Read, Record};
 use crate::yaml::breaks;
 use crate::yaml::parse::ItemOrigin;
 use crate::yaml::{Span, Trivia};
@@ -31,22 +31,29 @@ struct Slot {
     meta: u32,
 }
 
-/// Where one item's metadata record is in [`Items`]' buffers (it ends where the next begins).
+/// Where one item's metadata record is in [`Items`]' buffers: where its texts begin, where
+/// its `n` ends begin (in `meta_ends`, or with [`NARROW`] in `meta_ends16`), then its number
+/// of labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct MetaAt {
     text: usize,
     ends: u32,
-    labels: u32,
+    n: u32,
 }
+
+/// `MetaAt::ends` of a record whose ends take two bytes each ([`Ends::Narrow`]).
+const NARROW: u32 = 1 << 31;
 
 /// The items of a ResourceList, as read.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Items {
     slots: Vec<Slot>,
     /// The items' metadata records ([`ObjectMeta`]) one after another: their texts, where
-    /// each text ends, and where each record begins.
+    /// each text ends (in two bytes where they fit, most records), and where each record
+    /// begins.
     meta_text: String,
     meta_ends: Vec<u32>,
+    meta_ends16: Vec<u16>,
     records: Vec<MetaAt>,
     /// The records' problems (rare), by record number, in order.
     problems: Vec<(u32, Box<MetaProblem>)>,
@@ -62,6 +69,7 @@ impl Default for Items {
             slots: Vec::new(),
             meta_text: String::new(),
             meta_ends: Vec::new(),
+            meta_ends16: Vec::new(),
             records: Vec::new(),
             problems: Vec::new(),
             first_lead: None,
@@ -82,33 +90,60 @@ impl Items {
         if self.slots.len() >= self.limit {
             return false;
         }
-        let (text, ends) = (self.meta_text.len(), self.meta_ends.len());
+        let (text, wide) = (self.meta_text.len(), self.meta_ends.len());
         let mut r = Record::new(&mut self.meta_text, &mut self.meta_ends);
         let read = read(&mut r);
         let labels = r.labels;
-        let meta = if !read.is_object || (read.problem.is_none() && r.is_empty()) {
+        let object = read.is_object && (read.problem.is_some() || !r.is_empty());
+        if !object || r.is_empty() {
             r.clear();
-            if read.is_object {
-                BARE_OBJECT
-            } else {
-                NOT_OBJECT
+        }
+        if !object {
+            return self.push_slot(
+                if read.is_object {
+                    BARE_OBJECT
+                } else {
+                    NOT_OBJECT
+                },
+                trivia,
+                origin,
+            );
+        }
+        let n = self.meta_ends.len() - wide;
+        let narrow = u16::try_from(labels)
+            .ok()
+            .filter(|_| Ends::fit_narrow(&self.meta_ends[wide..]));
+        let at = match narrow {
+            Some(labels) => {
+                let at = self.meta_ends16.len();
+                let ends = self.meta_ends[wide..].iter().map(|&e| Ends::narrow(e));
+                self.meta_ends16.extend(ends);
+                self.meta_ends16.push(labels);
+                self.meta_ends.truncate(wide);
+                u32::try_from(at)
+                    .ok()
+                    .filter(|&at| at < NARROW)
+                    .map(|at| at | NARROW)
             }
-        } else {
-            let Ok(ends) = u32::try_from(ends) else {
-                // Past 2^32 texts (unreachable within the input's size): as many items.
-                r.clear();
-                return false;
-            };
-            if r.is_empty() {
-                r.clear();
+            None => {
+                self.meta_ends.push(labels);
+                u32::try_from(wide).ok().filter(|&at| at < NARROW)
             }
-            let n = self.records.len() as u32;
-            self.records.push(MetaAt { text, ends, labels });
-            if let Some(p) = read.problem {
-                self.problems.push((n, p));
-            }
-            n
         };
+        let (Some(ends), Ok(n)) = (at, u32::try_from(n)) else {
+            // Past 2^31 ends (unreachable within the input's size): as many items.
+            return false;
+        };
+        let m = self.records.len() as u32;
+        self.records.push(MetaAt { text, ends, n });
+        if let Some(p) = read.problem {
+            self.problems.push((m, p));
+        }
+        self.push_slot(m, trivia, origin)
+    }
+
+    /// The item's slot, its metadata being `meta`.
+    fn push_slot(&mut self, meta: u32, trivia: Trivia, origin: ItemOrigin) -> bool {
         let comment = trivia.comment.map_or(0, |c| c.start() + 1);
         let slot = match origin {
             ItemOrigin::Block { at } => {
@@ -155,11 +190,15 @@ impl Items {
     /// Record `r` read through (the functions look at every item's, often several times).
     fn record(&self, r: usize) -> ObjectMeta<'_> {
         let at = self.records[r];
-        let ends_end = self
-            .records
-            .get(r + 1)
-            .map_or(self.meta_ends.len(), |next| next.ends as usize);
-        let ends = &self.meta_ends[at.ends as usize..ends_end];
+        let n = at.n as usize;
+        let (ends, labels) = if at.ends & NARROW != 0 {
+            let start = (at.ends & !NARROW) as usize;
+            let e = &self.meta_ends16[start..start + n + 1];
+            (Ends::Narrow(&e[..n]), u32::from(e[n]))
+        } else {
+            let e = &self.meta_ends[at.ends as usize..at.ends as usize + n + 1];
+            (Ends::Wide(&e[..n]), e[n])
+        };
         let problem = match self.problems.is_empty() {
             true => None,
             false => self
@@ -168,7 +207,7 @@ impl Items {
                 .ok()
                 .map(|k| &*self.problems[k].1),
         };
-        ObjectMeta::from_parts(&self.meta_text, at.text, ends, at.labels, problem)
+        ObjectMeta::from_parts(&self.meta_text, at.text, ends, labels, problem)
     }
 
     /// Where item `i` can be parsed again.
@@ -247,5 +286,51 @@ mod tests {
         assert_eq!(items.len(), 3);
         assert_eq!(std::mem::size_of::<Slot>(), 16);
         assert!(items.meta(2).is_object && items.records.is_empty());
+    }
+
+    /// Each item's record reads back as it reads alone, whether its ends take two bytes or
+    /// four (texts past 4 KiB), with its problem; a view is the same item only as itself.
+    #[test]
+    fn records_read_back_from_the_shared_buffers() {
+        let long = "n".repeat(5000);
+        let sources = [
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {app: x}\n  annotations: {config.kubernetes.io/path: a.yaml}\n".to_string(),
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {long}\n  labels: {{k: v}}\n"),
+            "{}".to_string(),
+            "- not an object\n".to_string(),
+            "kind: K\nmetadata: {name: p, labels: [x]}\n".to_string(),
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n  annotations: {x: ''}\n".to_string(),
+        ];
+        let nodes: Vec<_> = sources
+            .iter()
+            .map(|s| parse(s).unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        let mut items = Items::default();
+        for (i, node) in nodes.iter().enumerate() {
+            let origin = ItemOrigin::Flow {
+                at: i as u32,
+                ls: 0,
+            };
+            assert!(items.push(|r| r.node(node, None), Trivia::default(), origin));
+        }
+        assert_eq!(
+            (items.meta_ends16.is_empty(), items.meta_ends.is_empty()),
+            (false, false)
+        );
+        for (i, node) in nodes.iter().enumerate() {
+            let alone = crate::krm::object::MetaRecord::from_node(node);
+            assert_eq!(items.meta(i), alone.view(), "item {i}");
+            assert_eq!(items.meta(i).problem, alone.view().problem, "item {i}");
+        }
+        assert_eq!(items.meta(1).name(), long);
+        assert_eq!(
+            items.meta(4).problem.map(|p| p.field.as_str()),
+            Some("metadata.labels")
+        );
+        assert!(items.meta(0).is_same(&items.meta(0)) && !items.meta(0).is_same(&items.meta(5)));
+        assert!(
+            !items.meta(2).is_same(&items.meta(2)),
+            "a bare object is no record"
+        );
     }
 }

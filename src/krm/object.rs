@@ -36,7 +36,7 @@ pub struct ObjectMeta<'a> {
     base: usize,
     /// Where each text of `text` ends (`FIXED` of them, then two per pair), or empty; or, in
     /// the top bits, which of [`COMMON`] it is (then it takes no room in `text`).
-    ends: &'a [u32],
+    ends: Ends<'a>,
     /// How many of the pairs are labels (the rest are annotations).
     labels: u32,
     /// Why the metadata could not be read as kpt reads it, if it could not: the item must not
@@ -69,6 +69,64 @@ impl std::fmt::Debug for ObjectMeta<'_> {
             .field("annotations", &self.annotations().collect::<Vec<_>>())
             .field("problem", &self.problem)
             .finish()
+    }
+}
+
+/// Where a record's texts end: as written ([`OFFSET_BITS`] of offset under the [`COMMON`]
+/// number), or in two bytes each when the texts take less than 4 KiB (most items: half the
+/// room).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ends<'a> {
+    Wide(&'a [u32]),
+    Narrow(&'a [u16]),
+}
+
+/// A narrow end's bits below the [`COMMON`] number.
+pub(crate) const NARROW_BITS: u32 = 12;
+
+impl Ends<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Ends::Wide(e) => e.len(),
+            Ends::Narrow(e) => e.len(),
+        }
+    }
+
+    /// End `i`, as written.
+    #[inline]
+    fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Ends::Wide(e) => e.get(i).copied(),
+            Ends::Narrow(e) => e.get(i).map(|&e| {
+                let e = u32::from(e);
+                (e & ((1 << NARROW_BITS) - 1)) | ((e >> NARROW_BITS) << OFFSET_BITS)
+            }),
+        }
+    }
+
+    /// True when every end of `wide` fits two bytes ([`narrow`](Self::narrow)).
+    pub(crate) fn fit_narrow(wide: &[u32]) -> bool {
+        wide.iter().all(|&e| (e & OFFSET) < 1 << NARROW_BITS)
+    }
+
+    /// An end as written, in two bytes.
+    pub(crate) fn narrow(e: u32) -> u16 {
+        ((e & OFFSET) | ((e >> OFFSET_BITS) << NARROW_BITS)) as u16
+    }
+
+    /// True when both are the same ends in memory (not merely equal ones).
+    fn is_same(&self, other: &Ends) -> bool {
+        match (self, other) {
+            (Ends::Wide(a), Ends::Wide(b)) => !a.is_empty() && std::ptr::eq(*a, *b),
+            (Ends::Narrow(a), Ends::Narrow(b)) => !a.is_empty() && std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Default for Ends<'_> {
+    fn default() -> Self {
+        Ends::Wide(&[])
     }
 }
 
@@ -159,7 +217,7 @@ impl<'a> ObjectMeta<'a> {
     pub(crate) fn from_parts(
         text: &'a str,
         base: usize,
-        ends: &'a [u32],
+        ends: Ends<'a>,
         labels: u32,
         problem: Option<&'a MetaProblem>,
     ) -> ObjectMeta<'a> {
@@ -178,7 +236,7 @@ impl<'a> ObjectMeta<'a> {
             is_object,
             text: "",
             base: 0,
-            ends: &[],
+            ends: Ends::Wide(&[]),
             labels: 0,
             problem: None,
         }
@@ -186,14 +244,17 @@ impl<'a> ObjectMeta<'a> {
 
     /// Text `i` of the record ("" when there is none).
     fn at(&self, i: usize) -> &'a str {
-        let Some(&end) = self.ends.get(i) else {
+        let Some(end) = self.ends.get(i) else {
             return "";
         };
         let common = end >> OFFSET_BITS;
         if common > 0 {
             return COMMON[common as usize - 1];
         }
-        let start = if i == 0 { 0 } else { self.ends[i - 1] & OFFSET };
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).unwrap_or_default() & OFFSET,
+        };
         &self.text[self.base + start as usize..self.base + end as usize]
     }
 
@@ -256,14 +317,17 @@ impl<'a> ObjectMeta<'a> {
 
     /// [`at`](Self::at) as bytes.
     fn bytes_at(&self, i: usize) -> &'a [u8] {
-        let Some(&end) = self.ends.get(i) else {
+        let Some(end) = self.ends.get(i) else {
             return b"";
         };
         let common = end >> OFFSET_BITS;
         if common > 0 {
             return COMMON[common as usize - 1].as_bytes();
         }
-        let start = if i == 0 { 0 } else { self.ends[i - 1] & OFFSET };
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).unwrap_or_default() & OFFSET,
+        };
         self.text
             .as_bytes()
             .get(self.base + start as usize..self.base + end as usize)
@@ -316,7 +380,7 @@ impl<'a> ObjectMeta<'a> {
 
     /// True when both read the same record (not merely equal ones): the same item.
     pub fn is_same(&self, other: &ObjectMeta) -> bool {
-        !self.ends.is_empty() && std::ptr::eq(self.ends, other.ends)
+        self.ends.is_same(&other.ends)
     }
 
     /// `Kind/name` for messages.

@@ -1,7 +1,7 @@
 //! Reading one object's metadata into a record of its own: from its tree (through aliases and
 //! merge keys, as kpt reads it), from what the line scanner found, or from values.
 
-use super::{MetaProblem, ObjectMeta, BY_LENGTH, COMMON, FIXED, OFFSET, OFFSET_BITS};
+use super::{Ends, MetaProblem, ObjectMeta, BY_LENGTH, COMMON, FIXED, OFFSET, OFFSET_BITS};
 use crate::yaml::alias::Reader;
 use crate::yaml::parse::{Field, IdentityPart};
 use crate::yaml::Node;
@@ -242,7 +242,7 @@ impl MetaRecord {
             is_object: self.is_object,
             text: &self.text,
             base: 0,
-            ends: &self.ends,
+            ends: Ends::Wide(&self.ends),
             labels: self.labels,
             problem: self.problem.as_deref(),
         }
