@@ -1,8 +1,9 @@
 //! The record kept for each item of a streamed ResourceList: where its text is and its
 //! identity. Sixteen bytes an item, plus sixteen and its metadata's texts when it has any
 //! metadata at all (every item's in one buffer: no allocation per item), so that millions of
-//! small items cost a small multiple of their text, not hundreds of bytes each. Everything else an item had in the parser (the comment lines before it) is found
-//! again in the source when it is written.
+//! small items cost a small multiple of their text, not hundreds of bytes each. Everything
+//! else an item had in the parser (the comment lines before it) is found again in the
+//! source when it is written.
 
 use crate::krm::object::{Ends, MetaProblem, ObjectMeta, Read, Record};
 use crate::yaml::breaks;

@@ -82,7 +82,7 @@ pub(crate) enum Ends<'a> {
 }
 
 /// A narrow end's bits below the [`COMMON`] number.
-pub(crate) const NARROW_BITS: u32 = 12;
+const NARROW_BITS: u32 = 12;
 
 impl Ends<'_> {
     fn len(&self) -> usize {

@@ -150,9 +150,8 @@ impl<'a> Parser<'a> {
                 return Err(self.error_at(
                     start,
                     format!(
-                        "the alias *{name} has no anchor &{name} before it in this object (each \
-                     item of a ResourceList stands alone); write the value itself, or put \
-                     &{name} on a node before the alias in the same object"
+                        "the alias *{name} has no anchor &{name} before it; write the value \
+                         itself, or put &{name} on a node before the alias"
                     ),
                 ));
             }
