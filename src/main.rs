@@ -5,6 +5,7 @@
 
 mod reference;
 
+use package_variant::api::annotations;
 use package_variant::krm::run::start::{self, Stdout};
 use std::io::{IsTerminal, Read};
 
@@ -61,21 +62,11 @@ HOW TO RUN
   variants' downstream PackageRevisions (porch.kpt.dev/v1alpha2), it lists those whose Rendered
   or Ready is not True in its summary, and they block rollout.requireReady.
 
-ANNOTATIONS (on the functionConfig)
-  package-variant.fn.kpt.dev/cluster-objects   on a PackageVariant: the package files (paths, or
-                                               directories ending in /) that hold cluster copies
-                                               for injection; items from stdin always count
-  package-variant.fn.kpt.dev/unfilled          on a PackageVariant: \"error\" makes a required
-                                               injection point left unfilled an error (exit 1,
-                                               nothing changed: for CI); \"warning\" (the
-                                               default, Porch's) keeps it a warning
-  package-variant.fn.kpt.dev/allow-deletions   on a PackageVariantSet: \"all\" or a share such as
-                                               \"75%\": lets a run delete more than the guard
-                                               allows (every variant, or over half of 4 or more)
-  package-variant.fn.kpt.dev/sync-policy       on a PackageVariantSet: create-only,
-                                               create-update, create-delete or sync (the default,
-                                               Porch's behaviour): what a run may change
+";
 
+/// After the ANNOTATIONS section, which is rendered from the registry
+/// (`api::annotations::help`).
+const ABOUT_END: &str = "\
 CEL IN A SET
   Every *Expr of a set's template, a target's when and rollout.waveExpr see: target (the
   selected Repository or object, or {repo, package} for a repositories target), repository
@@ -185,7 +176,11 @@ fn run(args: Vec<std::ffi::OsString>, stdout: Stdout) -> ! {
     if let Some(arg) = args.first() {
         match arg.to_string_lossy().as_ref() {
             "-h" | "--help" => {
-                print!("{ABOUT}{}", reference::render());
+                print!(
+                    "{ABOUT}{}\n{ABOUT_END}{}",
+                    annotations::help(),
+                    reference::render()
+                );
                 std::process::exit(0)
             }
             "-V" | "--version" => {

@@ -495,3 +495,65 @@ data:
         "{next:?}"
     );
 }
+
+/// The entries of `--help`'s ANNOTATIONS section: (key, its text with the lines joined).
+fn annotation_entries(help: &str) -> Vec<(String, String)> {
+    let start = help
+        .find("\nANNOTATIONS\n")
+        .expect("an ANNOTATIONS section");
+    let section = &help[start + 1..];
+    let section = &section[..section.find("\n\n").unwrap()];
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for line in section.lines().skip(1) {
+        if let Some(rest) = line.strip_prefix("  package-variant.fn.kpt.dev/") {
+            let (name, text) = rest.split_once(' ').unwrap_or((rest, ""));
+            entries.push((
+                format!("package-variant.fn.kpt.dev/{name}"),
+                text.trim().to_string(),
+            ));
+        } else if line.starts_with("                ") {
+            let (_, text) = entries.last_mut().expect("a key before its text");
+            text.push(' ');
+            text.push_str(line.trim());
+        }
+    }
+    entries
+}
+
+/// `--help`'s ANNOTATIONS section lists exactly the registry the functions read
+/// (`api::annotations::REGISTRY`), in its order, each with where it goes and what its value
+/// does; and every annotation key under the function's prefix that `--help` names elsewhere is
+/// in the registry.
+#[test]
+fn the_annotations_section_is_the_registry() {
+    use package_variant::api::annotations::{PREFIX, REGISTRY};
+    let help = help();
+    let listed = annotation_entries(&help);
+    let registry: Vec<(String, String)> = REGISTRY
+        .iter()
+        .map(|a| {
+            let text = format!("{}: {}", a.on.phrase(), a.about);
+            (
+                a.key.to_string(),
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+            )
+        })
+        .collect();
+    assert_eq!(listed, registry);
+    // Keys named anywhere in --help (an example, the exit codes): registered ones only. The
+    // tag label `package-variant.fn.kpt.dev/tag-T` is a label of PackageRevisions.
+    for (i, _) in help.match_indices(PREFIX) {
+        let key: String = help[i..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/'))
+            .collect();
+        let key = key.trim_end_matches(['.', '-']);
+        if key == PREFIX || key.starts_with(&format!("{PREFIX}tag-")) {
+            continue;
+        }
+        assert!(
+            REGISTRY.iter().any(|a| a.key == key),
+            "--help names {key}, which the registry lacks"
+        );
+    }
+}

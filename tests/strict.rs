@@ -821,3 +821,185 @@ fn unfilled_error_makes_an_unfilled_required_point_fail_the_run() {
         );
     }
 }
+
+// ----------------------------------------- the function's own annotations (issue 49, item 1)
+
+/// `config` with `annotations` (one `key: value` line each) under `metadata.name`.
+fn annotated(config: &str, name: &str, annotations: &[&str]) -> String {
+    let lines: String = annotations.iter().map(|a| format!("    {a}\n")).collect();
+    config.replacen(
+        &format!("  name: {name}\n"),
+        &format!("  name: {name}\n  annotations:\n{lines}"),
+        1,
+    )
+}
+
+const FIELD: &str = "metadata.annotations[package-variant.fn.kpt.dev/";
+
+/// A misspelt key of the function's own annotations is refused with the closest key, on every
+/// functionConfig kind, instead of leaving the default in force (strict mode off, a sync that
+/// deletes, an approval that approves nothing); nothing changes.
+#[test]
+fn a_misspelt_annotation_key_is_refused_with_the_closest_key() {
+    let cases = [
+        (
+            "config.porch.kpt.dev/v1alpha1",
+            "package-variant.fn.kpt.dev/unfiled: error",
+            "unfiled",
+            "unfilled",
+        ),
+        (
+            "fn.kpt.dev/v1alpha1",
+            "package-variant.fn.kpt.dev/cluster-object: in-cluster/",
+            "cluster-object",
+            "cluster-objects",
+        ),
+    ];
+    for (api_version, line, typo, key) in cases {
+        let config = annotated(
+            &pv_config("").replace("config.porch.kpt.dev/v1alpha1", api_version),
+            "my-pv",
+            &[line],
+        );
+        let errors = refused(&pv_input(&config));
+        assert_eq!(
+            errors,
+            vec![(
+                format!("{FIELD}{typo}]"),
+                format!("unknown annotation \"package-variant.fn.kpt.dev/{typo}\"; did you mean \"package-variant.fn.kpt.dev/{key}\"?")
+            )],
+            "{api_version}"
+        );
+    }
+    let targets = "  targets:\n  - repositories:\n    - name: edge1\n";
+    for (api_version, line, typo, key) in [
+        (
+            "config.porch.kpt.dev/v1alpha2",
+            "package-variant.fn.kpt.dev/sync-polcy: create-only",
+            "sync-polcy",
+            "sync-policy",
+        ),
+        (
+            "fn.kpt.dev/v1alpha1",
+            "package-variant.fn.kpt.dev/approved-waves: \"2\"",
+            "approved-waves",
+            "approved-wave",
+        ),
+        (
+            "fn.kpt.dev/v1alpha1",
+            "package-variant.fn.kpt.dev/allow-deletion: all",
+            "allow-deletion",
+            "allow-deletions",
+        ),
+    ] {
+        let config = annotated(
+            &pvs_config(targets).replace("config.porch.kpt.dev/v1alpha2", api_version),
+            "my-set",
+            &[line],
+        );
+        let errors = refused(&pvs_input(&config));
+        assert_eq!(
+            errors,
+            vec![(
+                format!("{FIELD}{typo}]"),
+                format!("unknown annotation \"package-variant.fn.kpt.dev/{typo}\"; did you mean \"package-variant.fn.kpt.dev/{key}\"?")
+            )],
+            "{api_version}"
+        );
+    }
+    // A key close to none: the keys this kind takes are listed.
+    let config = annotated(
+        &pv_config(""),
+        "my-pv",
+        &["package-variant.fn.kpt.dev/colour: blue"],
+    );
+    let errors = refused(&pv_input(&config));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, format!("{FIELD}colour]"));
+    assert!(
+        errors[0].1.starts_with("unknown annotation \"package-variant.fn.kpt.dev/colour\": this function's annotations on a PackageVariant are package-variant.fn.kpt.dev/cluster-objects, package-variant.fn.kpt.dev/unfilled,"),
+        "{errors:?}"
+    );
+    // kpt's ConfigMap of key=value arguments takes none of them.
+    let config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n  annotations:\n    package-variant.fn.kpt.dev/unfiled: error\ndata:\n  region: us-east1\n";
+    let errors = refused(&pv_input(config_map));
+    assert_eq!(
+        errors,
+        vec![(
+            format!("{FIELD}unfiled]"),
+            "unknown annotation \"package-variant.fn.kpt.dev/unfiled\"; did you mean \"package-variant.fn.kpt.dev/unfilled\"? (it goes on a PackageVariant, not on a ConfigMap)".to_string()
+        )]
+    );
+    // Other prefixes are not the function's: they pass as before.
+    let config = annotated(&pv_config(""), "my-pv", &["example.com/unfiled: error"]);
+    assert_eq!(run(&pv_input(&config)).code, 0);
+}
+
+/// The right key on the wrong kind is refused too, saying which kind it goes on; the keys a
+/// set writes on its variants pass on a PackageVariant (a set made it), and the owner key on
+/// no functionConfig.
+#[test]
+fn an_annotation_on_a_kind_it_does_not_go_on_is_refused() {
+    let targets = "  targets:\n  - repositories:\n    - name: edge1\n";
+    let set = |lines: &[&str]| pvs_input(&annotated(&pvs_config(targets), "my-set", lines));
+    let errors = refused(&set(&["package-variant.fn.kpt.dev/unfilled: error"]));
+    assert_eq!(
+        errors,
+        vec![(
+            format!("{FIELD}unfilled]"),
+            "package-variant.fn.kpt.dev/unfilled does not go on a PackageVariantSet: this function reads it on a PackageVariant (of either apiVersion); move it there, or remove it".to_string()
+        )]
+    );
+    let errors = refused(&set(&["package-variant.fn.kpt.dev/wave: \"1\""]));
+    assert_eq!(
+        errors,
+        vec![(
+            format!("{FIELD}wave]"),
+            "package-variant.fn.kpt.dev/wave does not go on a PackageVariantSet: a PackageVariantSet writes it on the PackageVariants it makes; remove it".to_string()
+        )]
+    );
+    let pv = |lines: &[&str]| pv_input(&annotated(&pv_config(""), "my-pv", lines));
+    let errors = refused(&pv(&[
+        "package-variant.fn.kpt.dev/sync-policy: create-only",
+    ]));
+    assert_eq!(
+        errors,
+        vec![(
+            format!("{FIELD}sync-policy]"),
+            "package-variant.fn.kpt.dev/sync-policy does not go on a PackageVariant: this function reads it on a PackageVariantSet (of either apiVersion); move it there, or remove it".to_string()
+        )]
+    );
+    let errors = refused(&pv(&["package-variant.fn.kpt.dev/owner: my-pv"]));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.starts_with("package-variant.fn.kpt.dev/owner does not go on a PackageVariant: a PackageVariant (apiVersion fn.kpt.dev/v1alpha1) writes it on the resources it adds"),
+        "{errors:?}"
+    );
+    let errors = refused(&pv(&["package-variant.fn.kpt.dev/approved-wave: \"2\""]));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.contains(
+            "this function reads it on a PackageVariantSet (fn.kpt.dev/v1alpha1); move it there"
+        ),
+        "{errors:?}"
+    );
+    // What a set writes on the variants it makes: a PackageVariant it made runs as before.
+    let out = run(&pv(&[
+        "package-variant.fn.kpt.dev/wave: \"2\"",
+        "package-variant.fn.kpt.dev/upstream-tag: stable",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // Every problem at once, in document order.
+    let errors = refused(&pv(&[
+        "package-variant.fn.kpt.dev/unfiled: error",
+        "package-variant.fn.kpt.dev/sync-policy: create-only",
+    ]));
+    let paths: Vec<&str> = errors.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "metadata.annotations[package-variant.fn.kpt.dev/unfiled]",
+            "metadata.annotations[package-variant.fn.kpt.dev/sync-policy]"
+        ]
+    );
+}

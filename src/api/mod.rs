@@ -7,6 +7,7 @@
 //! checked against its CRD schema ([`schema`], [`strict`]), which refuses every unknown field and
 //! wrong type with its path; only then is it decoded (`null` stays the zero value, as in Go).
 
+pub mod annotations;
 pub mod data_strings;
 pub mod function;
 pub mod identity;

@@ -89,10 +89,21 @@ impl Walker<'_, '_> {
         match value {
             Value::Object(map) if !schema.accepts_any_field() => match schema.values() {
                 Some(values) => {
+                    // The functionConfig's own annotations: keys under the function's prefix
+                    // must be ones it reads on this kind.
+                    let annotations = self.path == "metadata.annotations";
                     for (key, v) in map {
                         let len = self.path.len();
                         push_key(&mut self.path, key);
                         self.element(values, v);
+                        if annotations {
+                            let (api_version, kind) = (self.kind.api_version(), self.kind.kind());
+                            if let Some(m) =
+                                super::annotations::check_config(key, api_version, kind)
+                            {
+                                self.problem(m);
+                            }
+                        }
                         self.path.truncate(len);
                     }
                 }

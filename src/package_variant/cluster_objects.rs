@@ -11,6 +11,7 @@
 //! warning. Paths are read as kpt writes them, never as a file says ([`super::provenance`]).
 //! Cost: one pass over the items and one hash lookup per path prefix.
 
+use crate::api::annotations::CLUSTER_OBJECTS;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::{Package, IN_CLUSTER_ANNOTATION};
@@ -19,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 /// Annotation on the PackageVariant naming where the deployer keeps cluster copies in the
 /// package: comma-separated file paths relative to the package root (`in-cluster/objects.yaml`)
 /// or directories ending in `/` (`in-cluster/`).
-pub const CLUSTER_OBJECTS_ANNOTATION: &str = "package-variant.fn.kpt.dev/cluster-objects";
+pub const CLUSTER_OBJECTS_ANNOTATION: &str = CLUSTER_OBJECTS.key;
 
 /// Field path of [`CLUSTER_OBJECTS_ANNOTATION`], for results about it.
 pub const CLUSTER_OBJECTS_FIELD: &str =
@@ -42,7 +43,7 @@ impl NamedPaths {
     /// Reads the annotation's value from the PackageVariant's metadata (none: no named paths).
     /// An entry that is not a clean relative path is an error on the annotation.
     pub fn from_meta(meta: ObjectMeta<'_>) -> Result<NamedPaths, Box<ResultItem>> {
-        match meta.annotation(CLUSTER_OBJECTS_ANNOTATION) {
+        match CLUSTER_OBJECTS.get(meta) {
             None => Ok(NamedPaths::default()),
             Some(value) => NamedPaths::parse(value).map_err(|message| {
                 Box::new(

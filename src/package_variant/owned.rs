@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Marks a resource as owned by the PackageVariant it names.
-pub const OWNER_ANNOTATION: &str = "package-variant.fn.kpt.dev/owner";
+pub const OWNER_ANNOTATION: &str = crate::api::annotations::OWNER.key;
 /// The directory owned resources are written to.
 pub const OWNED_DIR: &str = "injected";
 

@@ -7,13 +7,13 @@
 //! passes while the package waits forever on its gate. The annotation keeps Porch's schema as
 //! it is and lets CI fail instead.
 
-use crate::api::strict::closest;
+use crate::api::annotations::UNFILLED;
 use crate::krm::object::ObjectMeta;
 use crate::krm::results::{ResultItem, Severity};
 
 /// The annotation on the PackageVariant (either apiVersion) that says how an unfilled required
 /// injection point is reported.
-pub const UNFILLED_ANNOTATION: &str = "package-variant.fn.kpt.dev/unfilled";
+pub const UNFILLED_ANNOTATION: &str = UNFILLED.key;
 
 /// Field path of [`UNFILLED_ANNOTATION`], for results about it.
 pub const UNFILLED_FIELD: &str = "metadata.annotations[package-variant.fn.kpt.dev/unfilled]";
@@ -28,22 +28,14 @@ pub enum Unfilled {
     Error,
 }
 
-/// The accepted values, in the order the error lists them.
-const VALUES: [&str; 2] = ["warning", "error"];
-
 impl Unfilled {
     /// Reads the annotation from the PackageVariant's metadata ([`Unfilled::Warning`] when
     /// absent). Any other value is an error that lists the accepted ones.
     pub fn from_meta(meta: ObjectMeta<'_>) -> Result<Unfilled, Box<ResultItem>> {
-        match meta.annotation(UNFILLED_ANNOTATION) {
-            None | Some("warning") => Ok(Unfilled::Warning),
-            Some("error") => Ok(Unfilled::Error),
-            Some(other) => {
-                let mut message =
-                    format!("annotation {UNFILLED_ANNOTATION}: unknown value {other:?}");
-                if let Some(close) = closest(other, VALUES.into_iter()) {
-                    message.push_str(&format!("; did you mean {close:?}?"));
-                }
+        match UNFILLED.get(meta).map(|v| UNFILLED.one_of(v)) {
+            None | Some(Ok("warning")) => Ok(Unfilled::Warning),
+            Some(Ok(_)) => Ok(Unfilled::Error),
+            Some(Err(mut message)) => {
                 message.push_str(
                     " Write \"error\" (a required injection point left unfilled stops the run, \
                      nothing changed, exit 1) or \"warning\" (Porch's behaviour, the default: \

@@ -30,7 +30,7 @@ use crate::krm::results::ResultItem;
 pub const MAX_UPSTREAMS: usize = 1_000;
 
 /// The annotation on each variant of a tagged upstream, naming the tag it follows.
-pub const UPSTREAM_TAG_ANNOTATION: &str = "package-variant.fn.kpt.dev/upstream-tag";
+pub const UPSTREAM_TAG_ANNOTATION: &str = crate::api::annotations::UPSTREAM_TAG.key;
 
 /// One upstream of the set, resolved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -40,7 +40,7 @@ pub mod current;
 
 /// The annotation that activates a revision: `"N"` (`"N!"` for a downgrade), or for
 /// `spec.upstreams` `"repo/package=N,..."`.
-pub const ACTIVATE_ANNOTATION: &str = "package-variant.fn.kpt.dev/activate-revision";
+pub const ACTIVATE_ANNOTATION: &str = crate::api::annotations::ACTIVATE_REVISION.key;
 /// The annotation that lets the waves up to `W` start under `spec.rollout.pauseAfterWave`.
 pub const APPROVED_WAVE_ANNOTATION: &str = super::rollout::approval::ANNOTATION;
 /// `spec.revisionActivationPolicy`'s values.
@@ -86,17 +86,9 @@ pub fn read(config: &Value, set: &PackageVariantSet) -> Result<Settings, Vec<Res
     let mut settings = Settings::default();
     let activate = annotation(config, ACTIVATE_ANNOTATION);
     let approved = annotation(config, APPROVED_WAVE_ANNOTATION);
+    // Porch's set cannot carry either: strict decoding refused them
+    // (`crate::api::annotations`).
     let extension = set.api_version == EXTENSION_API_VERSION;
-    for (key, present) in [
-        (ACTIVATE_ANNOTATION, activate.is_some()),
-        (APPROVED_WAVE_ANNOTATION, approved.is_some()),
-    ] {
-        if present && !extension {
-            errors.push(error(annotation_field(key), format!(
-                "{key} is an extension of this function, not an annotation Porch's PackageVariantSet reads; write apiVersion: {EXTENSION_API_VERSION} to use it (docs/fleet-safety.md), or remove it"
-            )));
-        }
-    }
     match set.spec.revision_activation_policy.as_deref() {
         None | Some("Automatic") => {}
         Some("Manual") => settings.manual = true,

@@ -29,7 +29,7 @@ use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::reconciliation::preview::Group;
 
 /// The annotation that records a variant's wave.
-pub const ANNOTATION: &str = "package-variant.fn.kpt.dev/wave";
+pub const ANNOTATION: &str = crate::api::annotations::WAVE.key;
 
 /// Reads `deletionOrder`: `true` for `Reverse`. It needs `waveExpr` (without it the fleet is
 /// one wave).

@@ -10,12 +10,13 @@
 
 use serde_json::Value;
 
+use crate::api::annotations::{ALLOW_DELETIONS, SYNC_POLICY};
 use crate::krm::results::ResultItem;
 
 /// The annotation naming the set's sync policy.
-pub const SYNC_POLICY_ANNOTATION: &str = "package-variant.fn.kpt.dev/sync-policy";
+pub const SYNC_POLICY_ANNOTATION: &str = SYNC_POLICY.key;
 /// The annotation allowing a run of the set to delete more than the guard lets it.
-pub const ALLOW_DELETIONS_ANNOTATION: &str = "package-variant.fn.kpt.dev/allow-deletions";
+pub const ALLOW_DELETIONS_ANNOTATION: &str = ALLOW_DELETIONS.key;
 
 /// The share of the owned variants one run may delete without the annotation, when the set
 /// owns at least [`GUARD_FROM`] of them (percent, exclusive: more than half is refused).
@@ -39,7 +40,7 @@ pub enum SyncPolicy {
 }
 
 /// The accepted values of [`SYNC_POLICY_ANNOTATION`], in the order the error lists them.
-pub const SYNC_POLICIES: [&str; 4] = ["create-only", "create-update", "create-delete", "sync"];
+pub const SYNC_POLICIES: &[&str] = SYNC_POLICY.values;
 
 impl SyncPolicy {
     /// The annotation value that names it.
@@ -116,7 +117,7 @@ pub fn read_policy(config: &Value) -> Result<SyncPolicy, Box<ResultItem>> {
         }
     }
     let mut message = format!("unknown sync policy {value:?}");
-    if let Some(close) = crate::api::strict::closest(value, SYNC_POLICIES.into_iter()) {
+    if let Some(close) = crate::api::strict::closest(value, SYNC_POLICIES.iter().copied()) {
         message.push_str(&format!("; did you mean {close:?}?"));
     }
     message.push_str(&format!(
@@ -201,7 +202,7 @@ mod tests {
     #[test]
     fn policies_and_their_changes() {
         assert_eq!(read_policy(&json!({})), Ok(SyncPolicy::Sync));
-        for name in SYNC_POLICIES {
+        for &name in SYNC_POLICIES {
             let p = read_policy(&set(json!({SYNC_POLICY_ANNOTATION: name})));
             assert_eq!(p.map(SyncPolicy::name), Ok(name));
         }

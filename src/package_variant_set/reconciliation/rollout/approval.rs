@@ -10,7 +10,7 @@ use super::{IntOrString, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 
 /// The annotation that approves the waves up to its value.
-pub const ANNOTATION: &str = "package-variant.fn.kpt.dev/approved-wave";
+pub const ANNOTATION: &str = crate::api::annotations::APPROVED_WAVE.key;
 
 /// Whether the approval lets `wave` start: its value is `wave` or a later one.
 pub fn covers(approved: Option<&str>, wave: &IntOrString) -> bool {
