@@ -486,7 +486,7 @@ fn resources_without_a_binding_point_are_owned_added_updated_and_removed() {
     let s = &out.stdout;
     assert!(s.contains("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: extra\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-extra.yaml\n      internal.config.kubernetes.io/path: injected/configmap-extra.yaml\n  data:\n    a: b\n"), "{s}");
     assert!(s.contains("    name: eu\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-eu.yaml\n"), "{s}");
-    assert!(s.contains("added ConfigMap/extra to the package (injected/configmap-extra.yaml), owned by PackageVariant \"my-pv\" (spec.injection[3])"));
+    assert!(s.contains("added ConfigMap \"extra\" to the package (injected/configmap-extra.yaml), owned by PackageVariant \"my-pv\" (spec.injection[3])"));
     // The next run changes nothing.
     let same = again(&out, &config);
     assert_eq!(same.code, 0, "{}", same.stdout);
@@ -500,7 +500,7 @@ fn resources_without_a_binding_point_are_owned_added_updated_and_removed() {
     assert_eq!(updated.code, 0, "{}", updated.stdout);
     let u = &updated.stdout;
     assert!(u.contains("    name: extra\n    annotations:\n      package-variant.fn.kpt.dev/owner: my-pv\n      config.kubernetes.io/path: injected/configmap-extra.yaml\n      internal.config.kubernetes.io/path: injected/configmap-extra.yaml\n  data:\n    a: c\n"), "{u}");
-    assert!(u.contains("updated ConfigMap/extra (injected/configmap-extra.yaml)"));
+    assert!(u.contains("updated ConfigMap \"extra\" (injected/configmap-extra.yaml)"));
     // An entry removed removes its resource.
     let fewer = config.replace(OWNED_ENTRIES, "");
     let removed = again(&out, &fewer);
@@ -510,7 +510,7 @@ fn resources_without_a_binding_point_are_owned_added_updated_and_removed() {
         !items.contains("name: extra\n") && !items.contains("name: eu\n"),
         "{items}"
     );
-    assert!(removed.stdout.contains("removed ConfigMap/extra (injected/configmap-extra.yaml): PackageVariant \"my-pv\" owns it and no entry of spec.injection adds it any more"));
+    assert!(removed.stdout.contains("removed ConfigMap \"extra\" (injected/configmap-extra.yaml): PackageVariant \"my-pv\" owns it and no entry of spec.injection adds it any more"));
     // A package revision missing on a later run keeps its owned resource, with a warning.
     let rl = &out.stdout;
     let items = &rl[..rl.find("\nfunctionConfig:").map_or(rl.len(), |i| i + 1)];
@@ -522,7 +522,7 @@ fn resources_without_a_binding_point_are_owned_added_updated_and_removed() {
     let kept = run(&next);
     assert_eq!(kept.code, 0, "{}", kept.stdout);
     assert!(common::items_section(&kept.stdout).contains("    primary: pg.eu\n"));
-    assert!(kept.stdout.contains("kept ConfigMap/eu (injected/configmap-eu.yaml) as it is: no Published PackageRevision of shared/databases"));
+    assert!(kept.stdout.contains("kept ConfigMap \"eu\" (injected/configmap-eu.yaml) as it is: no Published PackageRevision of shared/databases"));
 }
 
 #[test]
@@ -533,7 +533,7 @@ fn an_owned_resource_never_overwrites_one_the_variant_does_not_own() {
     let out = go(&items, &config);
     assert_error(
         &out,
-        "spec.injection[3] would overwrite ConfigMap/extra (extra.yaml), which PackageVariant \"my-pv\" does not own: a variant never overwrites what it does not own",
+        "spec.injection[3] would overwrite ConfigMap \"extra\" (extra.yaml), which PackageVariant \"my-pv\" does not own: a variant never overwrites what it does not own",
         "metadata.name",
     );
     assert!(!out.stdout.contains("injected/configmap-extra.yaml"));
@@ -560,7 +560,7 @@ fn an_owned_resource_never_overwrites_one_the_variant_does_not_own() {
     let out = go(&items, &config);
     assert_error(
         &out,
-        "spec.injection[3] would overwrite ConfigMap/mine (injected/configmap-extra.yaml)",
+        "spec.injection[3] would overwrite ConfigMap \"mine\" (injected/configmap-extra.yaml)",
         "metadata.name",
     );
 }

@@ -247,7 +247,7 @@ fn an_owned_resource_whose_namespace_another_function_set_is_taken_back() {
     assert_eq!(second.code, 0, "{}", second.stdout);
     assert!(
         second.stdout.contains(
-            "took back ConfigMap/extra (injected/configmap-extra.yaml), owned by \
+            "took back ConfigMap \"extra\" (injected/configmap-extra.yaml), owned by \
              PackageVariant \"my-pv\": its namespace is \"prod\" (another function set it)"
         ),
         "{}",
@@ -448,7 +448,7 @@ fn two_items_claiming_one_owned_resource_are_refused() {
         assert_refused(
             &out,
             &items,
-            "ConfigMap/extra is claimed by 2 resources PackageVariant \"my-pv\" owns: \
+            "ConfigMap \"extra\" is claimed by 2 resources PackageVariant \"my-pv\" owns: \
              injected/configmap-extra.yaml (namespace \"a\") and app/x.yaml (namespace \"b\"); \
              spec.injection[0] adds one",
             "spec.injection[0]",
@@ -483,5 +483,188 @@ fn a_take_back_to_no_namespace_says_so() {
             .contains("spec.injection[0] gives it no namespace; written as the entry says"),
         "{}",
         second.stdout
+    );
+}
+
+// ------------------------------------------ owned file names that would meet (issue 49, 2, 3)
+
+/// Entries whose plain file names meet: ConfigMap `b-c` in `a`, `c` in `a-b` and `a-b-c` all
+/// make `configmap-a-b-c`; `v1 ConfigMap x` and `example.com/v1 Configmap x` both
+/// `configmap-x`. `solo` meets none.
+const MEETING: &str = "  injection:
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: b-c, namespace: a}, data: {k: '1'}}
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: a-b}, data: {k: '2'}}
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: a-b-c}, data: {k: '3'}}
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {k: '4'}}
+  - directResource: {apiVersion: example.com/v1, kind: Configmap, metadata: {name: x}, data: {k: '5'}}
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: solo}, data: {k: '6'}}
+";
+
+/// The file path of each owned item of `rl`, by its data's `k`.
+fn owned_paths(rl: &str) -> Vec<(String, String)> {
+    let list = package_variant::yaml::parse(rl).unwrap();
+    let json = package_variant::yaml::to_json(list.get("items").unwrap()).unwrap();
+    let mut out: Vec<(String, String)> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["metadata"]["annotations"]["package-variant.fn.kpt.dev/owner"] == "my-pv")
+        .map(|i| {
+            (
+                i["data"]["k"].as_str().unwrap().to_string(),
+                i["metadata"]["annotations"]["internal.config.kubernetes.io/path"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Distinct identities get distinct files: a name that two would take gets a short hash of the
+/// identity, the same every run; a name that none shares stays as it was.
+#[test]
+fn owned_file_names_that_would_meet_get_a_hash() {
+    let input = resource_list(&[KPTFILE], &pv(MEETING));
+    let out = run(&input);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let paths = owned_paths(&out.stdout);
+    assert_eq!(paths.len(), 6, "{paths:?}");
+    let files: std::collections::HashSet<&str> = paths.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(files.len(), 6, "two identities share a file: {paths:?}");
+    let hashed = |p: &str, stem: &str| {
+        p.strip_prefix(&format!("injected/{stem}-"))
+            .and_then(|h| h.strip_suffix(".yaml"))
+            .is_some_and(|h| h.len() == 8 && h.chars().all(|c| c.is_ascii_hexdigit()))
+    };
+    for (k, path) in &paths {
+        match k.as_str() {
+            "1" | "2" | "3" => assert!(hashed(path, "configmap-a-b-c"), "{path}"),
+            "4" | "5" => assert!(hashed(path, "configmap-x"), "{path}"),
+            _ => assert_eq!(path, "injected/configmap-solo.yaml"),
+        }
+    }
+    assert!(
+        out.stdout
+            .contains("added ConfigMap \"b-c\" to the package (injected/configmap-a-b-c-"),
+        "{}",
+        out.stdout
+    );
+    // The same every run, and a second run changes nothing.
+    assert_eq!(run(&input).stdout, out.stdout);
+    let second = again(items_section(&out.stdout), &pv(MEETING));
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    assert_eq!(items_section(&second.stdout), items_section(&out.stdout));
+}
+
+/// A name taken by a file this variant added on an earlier run: the new entry gets the hash,
+/// the file already there keeps its name; a file the variant does not own at the name is
+/// still never overwritten.
+#[test]
+fn an_owned_file_name_is_checked_against_the_files_already_there() {
+    let first = "  injection:
+  - directResource: {apiVersion: v1, kind: ConfigMap, metadata: {name: a-b-c}, data: {k: '3'}}
+";
+    let out = run(&resource_list(&[KPTFILE], &pv(first)));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        owned_paths(&out.stdout),
+        [("3".to_string(), "injected/configmap-a-b-c.yaml".to_string())]
+    );
+    let both = format!(
+        "{first}  - directResource: {{apiVersion: v1, kind: ConfigMap, metadata: {{name: b-c, namespace: a}}, data: {{k: '1'}}}}\n"
+    );
+    let second = again(items_section(&out.stdout), &pv(&both));
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    let paths = owned_paths(&second.stdout);
+    assert_eq!(paths[1].1, "injected/configmap-a-b-c.yaml", "{paths:?}");
+    assert!(
+        paths[0].1.starts_with("injected/configmap-a-b-c-") && paths[0].1 != paths[1].1,
+        "{paths:?}"
+    );
+    let third = again(items_section(&second.stdout), &pv(&both));
+    assert_eq!(items_section(&third.stdout), items_section(&second.stdout));
+}
+
+/// Under kpt, the six entries that meet become six files and a second render changes none
+/// (kpt used to fail with "already exists").
+#[test]
+fn under_kpt_owned_files_that_would_meet_are_written_apart() {
+    let scratch = Scratch::new("owned-meeting");
+    let dir = &scratch.0;
+    let bin = bin_dir(dir);
+    let pkg = package(dir, "");
+    fs::write(
+        pkg.join("pv.yaml"),
+        pv(MEETING).replace(
+            "  name: my-pv\n",
+            "  name: my-pv\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+        ),
+    )
+    .unwrap();
+    let listing = || {
+        let mut files: Vec<(String, String)> = fs::read_dir(pkg.join("injected"))
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let name = path.file_name().unwrap().to_str().unwrap().to_string();
+                (name, fs::read_to_string(&path).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+    assert_eq!(code, 0, "{log}");
+    let first = listing();
+    assert_eq!(first.len(), 6, "{first:?}");
+    // One resource a file.
+    assert!(
+        first.iter().all(|(_, text)| !text.contains("\n---")),
+        "{first:?}"
+    );
+    let (code, log) = sh(dir, &bin, "kpt fn render pkg --allow-exec");
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        listing(),
+        first,
+        "the second render changed the owned files"
+    );
+}
+
+/// A name with a control character (NUL, line break, tab, DEL, a C1 control) would become a
+/// file name: refused on the entry's field, the name quoted; a name the rule takes is quoted
+/// in the results too.
+#[test]
+fn a_name_with_a_control_character_names_no_file() {
+    for (yaml, shown) in [
+        ("a\\0b", "a\\0b"),
+        ("a\\nb", "a\\nb"),
+        ("a\\tb", "a\\tb"),
+        ("a\\x7Fb", "a\\u{7f}b"),
+        ("a\\Nb", "a\\u{85}b"),
+    ] {
+        let config = pv(&format!(
+            "  injection:\n  - directResource: {{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {{name: \"{yaml}\"}}}}\n"
+        ));
+        let items = vec![KPTFILE.to_string()];
+        let out = run(&resource_list(&[KPTFILE], &config));
+        assert_refused(
+            &out,
+            &items,
+            &format!("\"{shown}\" holds the control character"),
+            "spec.injection[0].directResource.metadata.name",
+        );
+        assert!(!out.stdout.contains("injected/"), "{yaml}: {}", out.stdout);
+    }
+    let config = pv("  injection:\n  - directResource: {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: \"system:viewer\"}}\n");
+    let out = run(&resource_list(&[KPTFILE], &config));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("added ClusterRole \"system:viewer\" to the package (injected/clusterrole-system:viewer.yaml)"),
+        "{}",
+        out.stdout
     );
 }

@@ -118,13 +118,28 @@ pub fn check_owned(value: &Value, i: usize, source: &str, from: &str) -> Vec<Pro
         let Some(v) = value.pointer(pointer) else {
             continue;
         };
+        // A control character (NUL, a line break, a tab, DEL, C1) would be in the file name
+        // even where the API server takes it (an RBAC name): refused before any rule.
+        let control = v.as_str().and_then(|s| s.chars().find(|c| c.is_control()));
         let problem = match v.as_str() {
+            Some(s) if control.is_some() => control.map(|c| {
+                format!(
+                    "{s:?} holds the control character {c:?} (U+{:04X}), which no file name \
+                     may hold",
+                    u32::from(c)
+                )
+            }),
             Some("") if field == "metadata.namespace" => None,
             Some(s) => rule.problem(s),
             None if v.is_null() => None,
             None => Some(format!("{field} is {v}, not a string")),
         };
         let Some(why) = problem else { continue };
+        let refuses = if control.is_some() {
+            "which cannot become a file name"
+        } else {
+            "which the API server refuses"
+        };
         out.push(if from.is_empty() {
             error(
                 format!(
@@ -135,9 +150,9 @@ pub fn check_owned(value: &Value, i: usize, source: &str, from: &str) -> Vec<Pro
         } else {
             error(
                 format!(
-                    "{from} has {field} {v}, which the API server refuses: {why}; it would be \
-                     added to the package under it: fix it in that package, or add the \
-                     resource as a directResource"
+                    "{from} has {field} {v}, {refuses}: {why}; it would be added to the \
+                     package under it: fix it in that package, or add the resource as a \
+                     directResource"
                 ),
                 format!("{}.{source}", at(i)),
             )

@@ -57,14 +57,48 @@ pub const MAX_FILE_NAME_BYTES: usize = 255;
 /// ([`cut_with_hash`]): readable, and the same every run. A later run finds the file's
 /// resource by its kind, namespace and name, never by the file name.
 pub fn owned_path(kind: &str, namespace: &str, name: &str) -> String {
+    let stem = cut_with_hash(
+        &stem(kind, namespace, name),
+        MAX_FILE_NAME_BYTES - ".yaml".len(),
+    );
+    format!("{OWNED_DIR}/{stem}.yaml")
+}
+
+/// `<kind>-<namespace>-<name>`, lower-case kind, no namespace part without one.
+fn stem(kind: &str, namespace: &str, name: &str) -> String {
     let ns = if namespace.is_empty() {
         String::new()
     } else {
         format!("{namespace}-")
     };
-    let stem = format!("{}-{ns}{name}", kind.to_lowercase());
-    let stem = cut_with_hash(&stem, MAX_FILE_NAME_BYTES - ".yaml".len());
-    format!("{OWNED_DIR}/{stem}.yaml")
+    format!("{}-{ns}{name}", kind.to_lowercase())
+}
+
+/// The file of a resource whose [`owned_path`] another identity would take too (ConfigMap
+/// `b-c` in namespace `a` and ConfigMap `a-b-c`; `ConfigMap` and `Configmap` `x`):
+/// `injected/<kind>-<namespace>-<name>-<hash>.yaml`, the hash the first 8 hex digits of the
+/// SHA-1 of the whole identity (apiVersion, kind, namespace, name, each ended by a line
+/// break, which none of them holds), so that it is the same every run and differs between
+/// identities.
+pub fn owned_path_hashed(api_version: &str, kind: &str, namespace: &str, name: &str) -> String {
+    let identity = format!("{api_version}\n{kind}\n{namespace}\n{name}\n");
+    let hash = sha1_smol::Sha1::from(identity).digest().to_string();
+    let hash8 = hash.get(..8).unwrap_or(&hash);
+    let max = MAX_FILE_NAME_BYTES - ".yaml".len() - 1 - hash8.len();
+    let stem = cut_with_hash(&stem(kind, namespace, name), max);
+    format!("{OWNED_DIR}/{stem}-{hash8}.yaml")
+}
+
+/// `ConfigMap "extra"`: a resource as messages name it, its name quoted as every name is (it
+/// may hold characters a message must not print raw).
+fn named(kind: &str, name: &str) -> String {
+    format!("{kind} {name:?}")
+}
+
+/// [`named`] of item `i`.
+fn named_item(pkg: &Package, i: usize) -> String {
+    let m = pkg.meta(i);
+    named(m.kind(), m.name())
 }
 
 fn meta_str<'v>(v: &'v Value, pointer: &str) -> &'v str {
@@ -244,6 +278,21 @@ pub fn apply(
     if !ambiguous.is_empty() {
         return Err(ambiguous);
     }
+    // The identities each entry's plain file name would be taken by: a name two of them would
+    // take is hashed for every new one (checked against this run's entries, not only against
+    // the files already there).
+    let mut plain_claims: HashMap<String, HashSet<Key>> = HashMap::new();
+    for (_, w) in &wanted {
+        if let Wanted::Value(v) = w {
+            let key = key_of(v);
+            plain_claims
+                .entry(owned_path(&key.0, &key.1, &key.2))
+                .or_default()
+                .insert(key);
+        }
+    }
+    // The files this run adds.
+    let mut new_paths: HashSet<String> = HashSet::new();
     let mut seen: HashMap<Key, usize> = HashMap::new();
     for (i, wanted) in wanted {
         let value = match wanted {
@@ -256,14 +305,15 @@ pub fn apply(
                         kept.insert(j);
                         outcome.results.push(
                             ResultItem::warning(format!(
-                                "kept {kind}/{name} ({}) as it is: {why}",
+                                "kept {} ({}) as it is: {why}",
+                                named(&kind, &name),
                                 pkg.location(j)
                             ))
                             .on_item(j),
                         );
                     }
                     None => errors.push(config_error(
-                        format!("cannot add {kind}/{name} to the package: {why}"),
+                        format!("cannot add {} to the package: {why}", named(&kind, &name)),
                         format!("{}.packageResource", at(i)),
                     )),
                 }
@@ -274,15 +324,15 @@ pub fn apply(
         if let Some(first) = seen.insert(key.clone(), i) {
             errors.push(config_error(
                 format!(
-                    "adds {}/{} again (spec.injection[{first}] adds it): one entry per resource",
-                    key.0, key.2
+                    "adds {} again (spec.injection[{first}] adds it): one entry per resource",
+                    named(&key.0, &key.2)
                 ),
                 at(i),
             ));
             continue;
         }
-        let path = owned_path(&key.0, &key.1, &key.2);
-        let describe = format!("{}/{}", key.0, key.2);
+        let plain = owned_path(&key.0, &key.1, &key.2);
+        let describe = named(&key.0, &key.2);
         match by_key.get(&key).copied() {
             Some(item) if ours(pkg, item) => {
                 kept.insert(item);
@@ -326,8 +376,35 @@ pub fn apply(
                     );
                     continue;
                 }
+                // A file of this variant's at the plain name, or another entry's identity
+                // taking it too: the hashed name. Another's file there is never overwritten.
+                let shared = plain_claims.get(&plain).is_some_and(|keys| keys.len() > 1)
+                    || new_paths.contains(&plain);
+                let path = match by_path.get(&plain).copied() {
+                    Some(item) if !ours(pkg, item) => {
+                        errors.push(collision(pkg, pv, item, i));
+                        continue;
+                    }
+                    Some(_) => {
+                        owned_path_hashed(meta_str(&value, "/apiVersion"), &key.0, &key.1, &key.2)
+                    }
+                    None if shared => {
+                        owned_path_hashed(meta_str(&value, "/apiVersion"), &key.0, &key.1, &key.2)
+                    }
+                    None => plain,
+                };
                 if let Some(&item) = by_path.get(&path) {
                     errors.push(collision(pkg, pv, item, i));
+                    continue;
+                }
+                if !new_paths.insert(path.clone()) {
+                    errors.push(config_error(
+                        format!(
+                            "adds {describe} to the package as {path:?}, which another entry \
+                             of spec.injection adds a resource as too: rename one of them"
+                        ),
+                        at(i),
+                    ));
                     continue;
                 }
                 outcome.results.push(
@@ -352,7 +429,7 @@ pub fn apply(
                 ResultItem::info(format!(
                     "removed {} ({}): PackageVariant {:?} owns it and no entry of \
                      spec.injection adds it any more",
-                    pkg.meta(i).describe(),
+                    named_item(pkg, i),
                     pkg.location(i),
                     pv.name
                 ))
@@ -419,11 +496,10 @@ fn ambiguous_ownership(
             first,
             config_error(
                 format!(
-                    "{}/{} is claimed by {} resources PackageVariant {:?} owns: {}; {entries_say}, \
+                    "{} is claimed by {} resources PackageVariant {:?} owns: {}; {entries_say}, \
                      and which file it means cannot be known: remove the extra copies from the \
                      package (or their annotation {OWNER_ANNOTATION})",
-                    kind_name.0,
-                    kind_name.1,
+                    named(kind_name.0, kind_name.1),
                     js.len(),
                     pv.name,
                     which.join(" and ")
@@ -449,7 +525,7 @@ fn collision(pkg: &Package, pv: &PackageVariant, item: usize, i: usize) -> Resul
          own{owner}: a variant never overwrites what it does not own; rename the resource in \
          the entry, or remove {} from the package (or add the annotation {OWNER_ANNOTATION}: \
          {:?} to hand it over)",
-        pkg.meta(item).describe(),
+        named_item(pkg, item),
         pkg.location(item),
         pv.name,
         pkg.location(item),
