@@ -162,6 +162,31 @@ fn rows() -> Vec<(&'static str, Vec<u8>)> {
             pv_list("  pipelines:\n    mutators: [{image: set-labels}]\n"),
         ),
         (
+            "a misspelt annotation of the function (`package-variant.fn.kpt.dev/unfiled: error`)",
+            s(&resource_list(
+                &[KPTFILE, PACKAGE_CONTEXT],
+                &pv_config("").replace(
+                    "  name: my-pv\n",
+                    "  name: my-pv\n  annotations:\n    package-variant.fn.kpt.dev/unfiled: error\n",
+                ),
+            )),
+        ),
+        (
+            "an annotation of the function on a kind it does not go on (`unfilled` on a set)",
+            s(&resource_list(
+                &[
+                    UPSTREAM_PR,
+                    &repository("edge1", "{env: prod}"),
+                    &repository("edge2", "{env: prod}"),
+                ],
+                &pvs_config("  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n")
+                    .replace(
+                        "  name: my-set\n",
+                        "  name: my-set\n  annotations:\n    package-variant.fn.kpt.dev/unfilled: error\n",
+                    ),
+            )),
+        ),
+        (
             "a field in the wrong place (PackageVariantSet `spec.template`)",
             pvs_list("  template: {}\n  targets:\n  - repositorySelector: {matchLabels: {env: prod}}\n"),
         ),
@@ -709,6 +734,34 @@ fn misspelt_field() {
         Where {
             field: Some("spec.pipelines"),
             resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn misspelt_annotation() {
+    error_result(
+        "a misspelt annotation of the function (`package-variant.fn.kpt.dev/unfiled: error`)",
+        &[
+            r#"unknown annotation "package-variant.fn.kpt.dev/unfiled"; did you mean "package-variant.fn.kpt.dev/unfilled"?"#,
+        ],
+        Where {
+            field: Some("metadata.annotations[package-variant.fn.kpt.dev/unfiled]"),
+            resource: pv(),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn annotation_on_the_wrong_kind() {
+    error_result(
+        "an annotation of the function on a kind it does not go on (`unfilled` on a set)",
+        &["package-variant.fn.kpt.dev/unfilled does not go on a PackageVariantSet: this function reads it on a PackageVariant (of either apiVersion); move it there, or remove it"],
+        Where {
+            field: Some("metadata.annotations[package-variant.fn.kpt.dev/unfilled]"),
+            resource: pvs(),
             ..Default::default()
         },
     );

@@ -557,3 +557,53 @@ fn the_annotations_section_is_the_registry() {
         );
     }
 }
+
+/// docs/reference.md's Annotations table lists the registry's keys, in its order, and every
+/// key under the prefix that README.md or docs/ names is one of them (or the tag label).
+#[test]
+fn the_reference_annotations_table_is_the_registry() {
+    use package_variant::api::annotations::{PREFIX, REGISTRY};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reference = std::fs::read_to_string(root.join("docs/reference.md")).unwrap();
+    let start = reference
+        .find("\n### Annotations\n")
+        .expect("an Annotations section");
+    let section = &reference[start + 1..];
+    let section = &section[..section[4..].find("\n##").map_or(section.len(), |i| i + 4)];
+    let table: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let keys: Vec<&str> = REGISTRY.iter().map(|a| a.key).collect();
+    assert_eq!(table, keys);
+    let mut docs = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            docs.push(path);
+        }
+    }
+    for path in docs {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, _) in text.match_indices(PREFIX) {
+            let key: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '/'))
+                .collect();
+            let key = key.trim_end_matches(['.', '-']);
+            // A typo shown as one (the message that refuses it) is meant.
+            let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+            let line_end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+            let shown_refused = text[line_start..line_end].contains("unknown annotation");
+            if key == PREFIX || key.starts_with(&format!("{PREFIX}tag-")) || shown_refused {
+                continue;
+            }
+            assert!(
+                keys.contains(&key),
+                "{} names {key}, which the registry lacks",
+                path.display()
+            );
+        }
+    }
+}
