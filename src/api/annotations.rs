@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::package_variant::{EXTENSION_API_VERSION, PACKAGE_VARIANT_KIND};
 use super::package_variant_set::PACKAGE_VARIANT_SET_KIND;
 use super::suggest::closest;
-use crate::krm::object::ObjectMeta;
 
 /// Every key of the function's own annotations starts with this.
 pub const PREFIX: &str = "package-variant.fn.kpt.dev/";
@@ -82,11 +81,6 @@ impl Annotation {
     /// Its field path in results: `metadata.annotations[package-variant.fn.kpt.dev/unfilled]`.
     pub fn field(&self) -> String {
         format!("metadata.annotations[{}]", self.key)
-    }
-
-    /// Its value on an object's metadata, if any.
-    pub fn get<'a>(&self, meta: ObjectMeta<'a>) -> Option<&'a str> {
-        meta.annotation(self.key)
     }
 
     /// Its value on an object as JSON, if any and a string (strict decoding refuses any other

@@ -43,7 +43,7 @@ impl NamedPaths {
     /// Reads the annotation's value from the PackageVariant's metadata (none: no named paths).
     /// An entry that is not a clean relative path is an error on the annotation.
     pub fn from_meta(meta: ObjectMeta<'_>) -> Result<NamedPaths, Box<ResultItem>> {
-        match CLUSTER_OBJECTS.get(meta) {
+        match meta.annotation(CLUSTER_OBJECTS.key) {
             None => Ok(NamedPaths::default()),
             Some(value) => NamedPaths::parse(value).map_err(|message| {
                 Box::new(

@@ -32,7 +32,7 @@ impl Unfilled {
     /// Reads the annotation from the PackageVariant's metadata ([`Unfilled::Warning`] when
     /// absent). Any other value is an error that lists the accepted ones.
     pub fn from_meta(meta: ObjectMeta<'_>) -> Result<Unfilled, Box<ResultItem>> {
-        match UNFILLED.get(meta).map(|v| UNFILLED.one_of(v)) {
+        match meta.annotation(UNFILLED.key).map(|v| UNFILLED.one_of(v)) {
             None | Some(Ok("warning")) => Ok(Unfilled::Warning),
             Some(Ok(_)) => Ok(Unfilled::Error),
             Some(Err(mut message)) => {
