@@ -70,8 +70,8 @@ pub struct Annotation {
     /// The whole key, [`PREFIX`] included.
     pub key: &'static str,
     pub on: On,
-    /// The accepted values when they are a closed set (the default first), else empty: any
-    /// string, read as `about` says.
+    /// The accepted values when they are a closed set, in the order messages list them, else
+    /// empty: any string, read as `about` says (by the module that acts on it).
     pub values: &'static [&'static str],
     /// What the value is and does (`--help`, after [`On::phrase`]).
     pub about: &'static str,
