@@ -71,7 +71,8 @@ fn the_summary_comes_first_and_says_what_the_run_set() {
         kptfile(),
         context(),
         point(("v1", "ConfigMap"), "endpoints", "required"),
-        point(("v1", "ConfigMap"), "extras", "optional"),
+        // No Team in the cluster: left unfilled.
+        point(("hr.example.com/v1alpha1", "Team"), "team", "optional"),
         cluster_cm("us-east1-endpoints", None, false),
     ];
     let config = pv(
@@ -98,7 +99,7 @@ fn the_summary_comes_first_and_says_what_the_run_set() {
          PackageVariant.web.kubeconform.0]; injected [ConfigMap/endpoints <- \
          \"us-east1-endpoints\"]; readiness gates [config.injection.ConfigMap.endpoints]; \
          conditions [config.injection.ConfigMap.endpoints=True, \
-         config.injection.ConfigMap.extras=False]; 4 items changed"
+         config.injection.Team.team=False]; 3 items changed"
     );
     // One summary: no other result speaks for the whole PackageVariant.
     let summaries = all
@@ -274,7 +275,8 @@ fn a_cluster_copy_in_a_file_must_be_marked_local_config() {
     );
     assert_eq!(w["resourceRef"]["name"], "us-east1-endpoints");
     // Still injected: the mark is advice, not a condition of trust.
-    let m = results(&out)[0]["message"].as_str().unwrap_or("").to_string();
+    // The summary is the first info (the warning comes before it: errors, warnings, infos).
+    let m = messages(&out, "info")[0].clone();
     assert!(
         m.contains("injected [ConfigMap/endpoints <- \"us-east1-endpoints\"]"),
         "{m}"
