@@ -411,8 +411,9 @@ fn earlier_results_are_kept_and_ours_appended() {
     let results = common::results_section(&ok.stdout);
     assert!(results.starts_with(earlier), "{results}");
     assert!(
-        results[earlier.len()..]
-            .starts_with("- message: 'PackageVariant \"my-pv\": context set [a]; 1 item changed'\n"),
+        results[earlier.len()..].starts_with(
+            "- message: 'PackageVariant \"my-pv\": context set [a]; 1 item changed'\n"
+        ),
         "{results}"
     );
     assert!(ok.stdout.contains("\n    a: b\n"), "{}", ok.stdout);

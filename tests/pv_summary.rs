@@ -104,7 +104,11 @@ fn the_summary_comes_first_and_says_what_the_run_set() {
     // One summary: no other result speaks for the whole PackageVariant.
     let summaries = all
         .iter()
-        .filter(|r| r["message"].as_str().is_some_and(|m| m.starts_with("PackageVariant \"web\": ")))
+        .filter(|r| {
+            r["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("PackageVariant \"web\": "))
+        })
         .count();
     assert_eq!(summaries, 1, "{all:?}");
 
@@ -113,9 +117,15 @@ fn the_summary_comes_first_and_says_what_the_run_set() {
     again.push(cluster_cm("us-east1-endpoints", None, false));
     let (run2, out2) = common::run_json(&again, &config);
     assert_eq!(run2.code, 0, "{}", run2.stdout);
-    let m = results(&out2)[0]["message"].as_str().unwrap_or("").to_string();
+    let m = results(&out2)[0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(m.ends_with("; no change"), "{m}");
-    assert!(m.contains("pipeline [mutators[0] PackageVariant.web.set-ns.0,"), "{m}");
+    assert!(
+        m.contains("pipeline [mutators[0] PackageVariant.web.set-ns.0,"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -153,7 +163,10 @@ fn wide_lists_in_the_summary_are_cut_and_counted() {
     let config = pv(json!({}), json!({"packageContext": {"data": data}}));
     let (run, out) = common::run_json(&[kptfile(), context()], &config);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    let m = results(&out)[0]["message"].as_str().unwrap_or("").to_string();
+    let m = results(&out)[0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(
         m.starts_with("PackageVariant \"web\": context set [k00, k01, ")
             && m.contains(", k19, and 10 more]; 1 item changed"),
@@ -201,7 +214,9 @@ fn a_refused_run_keeps_its_warnings_and_infos() {
     );
     // No summary: nothing was applied.
     assert!(
-        !infos.iter().any(|m| m.starts_with("PackageVariant \"web\":")),
+        !infos
+            .iter()
+            .any(|m| m.starts_with("PackageVariant \"web\":")),
         "{infos:?}"
     );
     // Errors first, then warnings, then infos.
@@ -307,7 +322,9 @@ fn a_variant_of_the_package_that_adds_pipeline_functions_is_warned_about() {
         .collect();
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
-        w[0]["message"].as_str().is_some_and(|m| m.starts_with(SELF_PIPELINE)),
+        w[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with(SELF_PIPELINE)),
         "{w:?}"
     );
     assert_eq!(w[0]["field"]["path"], "spec.pipeline");

@@ -237,20 +237,22 @@ pub fn trusted(
              \"true\" (only the first {LISTED} are listed): kpt live apply would deploy them"
         ))
     });
-    warnings.extend(named
-        .entries
-        .iter()
-        .filter(|e| !used_entries.contains(e.as_str()))
-        .map(|e| {
-            ResultItem::warning(format!(
-                "the PackageVariant names {e:?} for cluster copies (annotation \
+    warnings.extend(
+        named
+            .entries
+            .iter()
+            .filter(|e| !used_entries.contains(e.as_str()))
+            .map(|e| {
+                ResultItem::warning(format!(
+                    "the PackageVariant names {e:?} for cluster copies (annotation \
                  {CLUSTER_OBJECTS_ANNOTATION}) but no item is there: write the copies \
                  (kubectl get ... -o yaml, annotated {IN_CLUSTER_ANNOTATION}: \"true\" and \
                  {LOCAL_CONFIG_ANNOTATION}: \"true\") or remove the entry"
-            ))
-            .field(CLUSTER_OBJECTS_FIELD)
-            .on_config()
-        }));
+                ))
+                .field(CLUSTER_OBJECTS_FIELD)
+                .on_config()
+            }),
+    );
     if !errors.is_empty() {
         // The warnings go with the errors: a named path that holds nothing often explains them.
         errors.extend(warnings);

@@ -340,10 +340,11 @@ fn self_pipeline_warning(
     if !adds {
         return None;
     }
-    let file = meta
-        .path()
-        .map(str::to_string)
-        .or_else(|| (0..pkg.len()).find(|&i| pkg.is_config_item(i)).map(|i| pkg.location(i)))?;
+    let file = meta.path().map(str::to_string).or_else(|| {
+        (0..pkg.len())
+            .find(|&i| pkg.is_config_item(i))
+            .map(|i| pkg.location(i))
+    })?;
     Some(
         ResultItem::warning(format!(
             "the PackageVariant is one of the package's own files ({file}) and its spec.pipeline \

@@ -60,7 +60,10 @@ impl Summary<'_> {
                 c.push(format!("set {}", listed(pc.data.keys().cloned())));
             }
             if !pc.remove_keys.is_empty() {
-                c.push(format!("removed {}", listed(pc.remove_keys.iter().cloned())));
+                c.push(format!(
+                    "removed {}",
+                    listed(pc.remove_keys.iter().cloned())
+                ));
             }
             if !c.is_empty() {
                 clauses.push(format!("context {}", c.join(" ")));
@@ -70,14 +73,14 @@ impl Summary<'_> {
         if !fns.is_empty() {
             clauses.push(format!(
                 "pipeline {}",
-                listed(fns.iter().map(|(list, at, name)| format!("{list}[{at}] {name}")))
+                listed(
+                    fns.iter()
+                        .map(|(list, at, name)| format!("{list}[{at}] {name}"))
+                )
             ));
         } else if self.placed.earlier > 0 {
             // Only a cleanup says so: a run that puts its functions back took them out too.
-            clauses.push(format!(
-                "pipeline removed {} earlier",
-                self.placed.earlier
-            ));
+            clauses.push(format!("pipeline removed {} earlier", self.placed.earlier));
         }
         let points = self.points;
         let injected: Vec<&InjectionPoint> =
@@ -105,7 +108,11 @@ impl Summary<'_> {
                 listed(points.iter().map(|p| format!(
                     "{}={}",
                     p.condition_type,
-                    if p.injected.is_some() { "True" } else { "False" }
+                    if p.injected.is_some() {
+                        "True"
+                    } else {
+                        "False"
+                    }
                 )))
             ));
         }
