@@ -32,19 +32,22 @@ pub struct Summary<'a> {
     pub changed: usize,
 }
 
-/// `[a, b, and 3 more]` from at most [`SHOWN`] of `entries` and their count.
-fn listed<I: Iterator<Item = String>>(entries: I) -> String {
-    let mut shown = Vec::new();
+/// `[a, b, and 3 more]`: the first [`SHOWN`] of `entries` as `show` writes them, then a count
+/// of the rest (which are counted, never written: a wide list costs no text).
+fn listed<T>(entries: impl Iterator<Item = T>, show: impl Fn(T) -> String) -> String {
+    let mut s = String::from("[");
     let mut n = 0usize;
     for e in entries {
-        if shown.len() < SHOWN {
-            shown.push(e);
+        if n < SHOWN {
+            if n > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&show(e));
         }
         n += 1;
     }
-    let mut s = format!("[{}", shown.join(", "));
-    if n > shown.len() {
-        s.push_str(&format!(", and {} more", n - shown.len()));
+    if n > SHOWN {
+        s.push_str(&format!(", and {} more", n - SHOWN));
     }
     s.push(']');
     s
@@ -57,12 +60,12 @@ impl Summary<'_> {
         if let Some(pc) = &self.spec.package_context {
             let mut c = Vec::new();
             if !pc.data.is_empty() {
-                c.push(format!("set {}", listed(pc.data.keys().cloned())));
+                c.push(format!("set {}", listed(pc.data.keys(), |k| k.clone())));
             }
             if !pc.remove_keys.is_empty() {
                 c.push(format!(
                     "removed {}",
-                    listed(pc.remove_keys.iter().cloned())
+                    listed(pc.remove_keys.iter(), |k| k.clone())
                 ));
             }
             if !c.is_empty() {
@@ -73,39 +76,37 @@ impl Summary<'_> {
         if !fns.is_empty() {
             clauses.push(format!(
                 "pipeline {}",
-                listed(
-                    fns.iter()
-                        .map(|(list, at, name)| format!("{list}[{at}] {name}"))
-                )
+                listed(fns.iter(), |(list, at, name)| format!(
+                    "{list}[{at}] {name}"
+                ))
             ));
         } else if self.placed.earlier > 0 {
             // Only a cleanup says so: a run that puts its functions back took them out too.
             clauses.push(format!("pipeline removed {} earlier", self.placed.earlier));
         }
         let points = self.points;
-        let injected: Vec<&InjectionPoint> =
-            points.iter().filter(|p| p.injected.is_some()).collect();
-        if !injected.is_empty() {
+        let injected = || points.iter().filter(|p| p.injected.is_some());
+        if injected().next().is_some() {
             clauses.push(format!(
                 "injected {}",
-                listed(injected.iter().map(|p| format!(
+                listed(injected(), |p: &InjectionPoint| format!(
                     "{} <- {:?}",
                     p.describe,
                     p.injected.as_deref().unwrap_or("")
-                )))
+                ))
             ));
         }
         if self.conditions && !points.is_empty() {
-            let gates = points.iter().filter(|p| p.required);
-            if gates.clone().next().is_some() {
+            let gates = || points.iter().filter(|p| p.required);
+            if gates().next().is_some() {
                 clauses.push(format!(
                     "readiness gates {}",
-                    listed(gates.map(|p| p.condition_type.clone()))
+                    listed(gates(), |p: &InjectionPoint| p.condition_type.clone())
                 ));
             }
             clauses.push(format!(
                 "conditions {}",
-                listed(points.iter().map(|p| format!(
+                listed(points.iter(), |p: &InjectionPoint| format!(
                     "{}={}",
                     p.condition_type,
                     if p.injected.is_some() {
@@ -113,7 +114,7 @@ impl Summary<'_> {
                     } else {
                         "False"
                     }
-                )))
+                ))
             ));
         }
         if self.owned_added + self.owned_removed > 0 {
@@ -142,9 +143,10 @@ mod tests {
 
     #[test]
     fn lists_show_twenty_and_count_the_rest() {
-        assert_eq!(listed(std::iter::empty()), "[]");
-        assert_eq!(listed(["a".to_string()].into_iter()), "[a]");
-        let s = listed((0..25).map(|i| format!("k{i}")));
+        let show = |i: usize| format!("k{i}");
+        assert_eq!(listed(0..0, show), "[]");
+        assert_eq!(listed(0..1, show), "[k0]");
+        let s = listed(0..25, show);
         assert!(s.starts_with("[k0, k1,"), "{s}");
         assert!(s.ends_with("k19, and 5 more]"), "{s}");
     }
