@@ -26,8 +26,9 @@ functionConfig selects what it does:
 A run is all or nothing (on an error the items come back unchanged, with the error results and
 the warnings and info found before them) and idempotent (running it again changes nothing). A
 PackageVariant run's first info result sums up what it set: context keys, pipeline functions
-and their places, injections, readiness gates, conditions, items changed. It is strict: a field it does not know (a typo,
-a field at the wrong level) is an error naming the field and the closest known one, e.g.
+and their places, injections, readiness gates, conditions, items changed. It is strict: a
+field it does not know (a typo, a field at the wrong level) is an error naming the field and
+the closest known one, e.g.
   spec.targets[0].repositorySelector.matchLabel: unknown field \"matchLabel\"; did you mean \"matchLabels\"?
 
 HOW TO RUN

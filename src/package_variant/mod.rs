@@ -4,8 +4,8 @@
 //!
 //! Any error stops the run: its errors are returned with the warnings and infos found before
 //! it (which often explain it), and the protocol layer writes the items back exactly as they
-//! came. A run that succeeds puts one summary of what it set first among its results
-//! ([`summary`]). Every step leaves equal values untouched, so a second run on the output
+//! came. A run that succeeds puts one summary of what it set first among its results (after
+//! the severity sort, the first info: warnings come before it) ([`summary`]). Every step leaves equal values untouched, so a second run on the output
 //! changes nothing.
 //!
 //! Here: the steps ([`context`], [`pipeline`], [`injection`], [`kptfile`]), the checks of the

@@ -1,5 +1,6 @@
-//! The run's summary: one info result, first among a PackageVariant run's results, saying what
-//! the variant set in the package, so a CI log shows it without a diff.
+//! The run's summary: one info result, first among a PackageVariant run's infos (errors and
+//! warnings are listed before infos), saying what the variant set in the package, so a CI log
+//! shows it without a diff.
 //!
 //! One line of `;`-separated clauses, in the order the steps run, each a fixed word and a
 //! bracketed list (`context set [region, tier]`); a clause with nothing to say is left out, and
