@@ -5,6 +5,7 @@
 //! functions is warned about.
 
 mod common;
+mod shell;
 
 use serde_json::{json, Value};
 
@@ -347,4 +348,81 @@ fn a_variant_of_the_package_that_adds_pipeline_functions_is_warned_about() {
     let none = own_file(pv(json!({}), json!({"pipeline": {"mutators": []}})));
     let (_, out) = common::run_json(&[kptfile(), context()], &none);
     assert!(messages(&out, "warning").is_empty(), "{out}");
+}
+
+/// Under real kpt: a render whose PackageVariant (`configPath: variant.yaml`) adds a validator
+/// warns that the next render runs it, and the summary names where it went.
+#[test]
+fn kpt_render_of_a_variant_that_adds_to_its_own_pipeline_warns() {
+    let scratch = shell::Scratch::new("pv-self-pipeline");
+    let dir = &scratch.0;
+    let bin = shell::bin_dir(dir);
+    let pkg = dir.join("pkg");
+    shell::copy_dir(&shell::root().join("examples/render-pipeline"), &pkg);
+    let variant = pkg.join("variant.yaml");
+    let mut text = std::fs::read_to_string(&variant).unwrap();
+    text.push_str(
+        "  pipeline:\n    validators:\n    - image: ghcr.io/kptdev/krm-functions-catalog/kubeconform:v0.1\n      name: kubeconform\n",
+    );
+    std::fs::write(&variant, text).unwrap();
+    let (code, log) = shell::sh(
+        dir,
+        &bin,
+        "kpt fn render pkg --allow-exec --results-dir results && cat results/results.yaml",
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains("message: 'the PackageVariant is one of the package''s own files (variant.yaml) and its spec.pipeline adds functions"),
+        "{log}"
+    );
+    assert!(
+        log.contains("pipeline [validators[0] PackageVariant.web-us-east1.kubeconform.0]"),
+        "{log}"
+    );
+    let kptfile = std::fs::read_to_string(pkg.join("Kptfile")).unwrap();
+    assert!(
+        kptfile.contains("name: PackageVariant.web-us-east1.kubeconform.0"),
+        "{kptfile}"
+    );
+}
+
+/// Under real kpt: `unfilled: error` with no cluster copy where the PackageVariant says they
+/// are fails, and kpt shows the warning that explains it beside the error; the package is left
+/// as it was.
+#[test]
+fn kpt_eval_of_a_refused_run_shows_the_warning_that_explains_it() {
+    let scratch = shell::Scratch::new("pv-refused-warnings");
+    let dir = &scratch.0;
+    let bin = shell::bin_dir(dir);
+    let pkg = dir.join("pkg");
+    shell::copy_dir(&shell::root().join("examples/injection"), &pkg);
+    std::fs::remove_dir_all(pkg.join("in-cluster")).unwrap();
+    std::fs::remove_dir_all(pkg.join(".expected")).unwrap();
+    let before = std::fs::read_to_string(pkg.join("endpoints.yaml")).unwrap();
+    let config = std::fs::read_to_string(shell::root().join("examples/injection/fn-config.yaml"))
+        .unwrap()
+        .replace(
+            "package-variant.fn.kpt.dev/cluster-objects: in-cluster/objects.yaml",
+            "package-variant.fn.kpt.dev/cluster-objects: in-cluster/\n    package-variant.fn.kpt.dev/unfilled: error",
+        );
+    assert!(config.contains("unfilled: error"), "{config}");
+    std::fs::write(dir.join("pv.yaml"), config).unwrap();
+    let (code, log) = shell::sh(
+        dir,
+        &bin,
+        "kpt fn eval pkg --exec package-variant --fn-config pv.yaml --truncate-output=false",
+    );
+    assert_ne!(code, 0, "{log}");
+    assert!(
+        log.contains("required injection point ConfigMap/regional-endpoints not filled"),
+        "{log}"
+    );
+    assert!(
+        log.contains("the PackageVariant names \"in-cluster/\" for cluster copies"),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(pkg.join("endpoints.yaml")).unwrap(),
+        before
+    );
 }
