@@ -9,7 +9,7 @@
 #
 # Each OBJECTS file holds YAML documents separated by "---", one object each, annotated
 # config.porch.kpt.dev/in-cluster: "true" (what
-#   kubectl get configmaps NAME -n NS -o yaml | kubectl annotate --local -f - -o yaml config.porch.kpt.dev/in-cluster=true
+#   kubectl get configmaps NAME -n NS -o yaml | kubectl annotate --local -f - -o yaml config.porch.kpt.dev/in-cluster=true config.kubernetes.io/local-config=true
 # writes); lines starting with "#" are left out. They join the package's items without a file
 # path, so the function counts them as cluster objects and kpt never writes them.
 #

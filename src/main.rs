@@ -24,9 +24,12 @@ functionConfig selects what it does:
   PackageVariantSet                                 fields plus its own, e.g. point-keyed
                                                     injection (spec.injection); see
                                                     docs/extensions.md
-A run is all or nothing (on an error the items come back unchanged, with the error results) and
-idempotent (running it again changes nothing). It is strict: a field it does not know (a typo,
-a field at the wrong level) is an error naming the field and the closest known one, e.g.
+A run is all or nothing (on an error the items come back unchanged, with the error results and
+the warnings and info found before them) and idempotent (running it again changes nothing). A
+PackageVariant run's first info result sums up what it set: context keys, pipeline functions
+and their places, injections, readiness gates, conditions, items changed. It is strict: a
+field it does not know (a typo, a field at the wrong level) is an error naming the field and
+the closest known one, e.g.
   spec.targets[0].repositorySelector.matchLabel: unknown field \"matchLabel\"; did you mean \"matchLabels\"?
 
 HOW TO RUN
@@ -52,8 +55,10 @@ HOW TO RUN
   \"resource at path ... already exists\" instead):
        kubectl get repositories,packagerevisions,packagevariants -n NS -o yaml | kpt fn sink DIR
        kpt fn eval DIR --exec package-variant --fn-config pvs.yaml
-  A variant's cluster copies: in package files named by its cluster-objects annotation, or fed
-  by scripts/apply-variant.sh PV PKG OBJECTS... (docs/reference.md, Objects from the cluster).
+  A variant's cluster copies: in package files named by its cluster-objects annotation, each
+  marked config.kubernetes.io/local-config: \"true\" too (else a warning: kpt live apply would
+  deploy it), or fed by scripts/apply-variant.sh PV PKG OBJECTS... (docs/reference.md, Objects
+  from the cluster).
 
   Objects from the cluster are items: config injection reads only items annotated
   config.porch.kpt.dev/in-cluster: \"true\" in the PackageVariant's namespace; a

@@ -461,6 +461,7 @@ metadata:
   namespace: default
   annotations:
     config.porch.kpt.dev/in-cluster: \"true\"
+    config.kubernetes.io/local-config: \"true\"
     config.kubernetes.io/path: in-cluster/endpoints.yaml
 data:
   db: db.us-east1.example.com

@@ -4,7 +4,11 @@
 //! stdout compared with the digest of what the binary printed before the work on issue 11
 //! (the release binary of main at b9284a4). The W2 digests changed once since, by design, in
 //! the results alone (issue 23: a warning per deleted variant, and the fields each update
-//! changes in the summary): the items were checked byte-identical to main's.
+//! changes in the summary): the items were checked byte-identical to main's. The W1 and W3
+//! digests changed once, by design, in the results alone (issue 50: the PackageVariant's summary
+//! result, first among them): each output less that result was checked to have the digest
+//! before it (W1 fae7d1bd2dfb7013008da33ef5962b85f56fa232, W3
+//! 1e6bd2807cffc57bddc20739ab87fde936713c1a).
 
 mod common;
 
@@ -29,7 +33,7 @@ fn cases() -> Vec<(&'static str, String, i32, &'static str)> {
             "W1, 2000 resources",
             workloads::w1(workloads::W1::with_items(2000)),
             0,
-            "fae7d1bd2dfb7013008da33ef5962b85f56fa232",
+            "35ebded8e6d3b2727529f092aa10055bf9cd1282",
         ),
         (
             "W2, 2000 repositories",
@@ -53,7 +57,7 @@ fn cases() -> Vec<(&'static str, String, i32, &'static str)> {
             "W3",
             workloads::w3(),
             0,
-            "1e6bd2807cffc57bddc20739ab87fde936713c1a",
+            "db1f2087f458588edd2dcc52f89aafbd3b5822d9",
         ),
     ]
 }

@@ -9,11 +9,13 @@
 //! ([`CLUSTER_OBJECTS_ANNOTATION`]). Any other marked item, an unmarked item at a named path,
 //! and two cluster objects with one identity are errors; a named path that holds nothing is a
 //! warning. Paths are read as kpt writes them, never as a file says ([`super::provenance`]).
+//! A copy kept in a file must be marked `config.kubernetes.io/local-config: "true"`, or a
+//! render leaves a deployable copy of the cluster's own object in the package: a warning.
 //! Cost: one pass over the items and one hash lookup per path prefix.
 
 use crate::api::annotations::CLUSTER_OBJECTS;
-use crate::krm::object::ObjectMeta;
-use crate::krm::results::ResultItem;
+use crate::krm::object::{ObjectMeta, LOCAL_CONFIG_ANNOTATION};
+use crate::krm::results::{summarized, ResultItem, LISTED};
 use crate::package_variant::package::{Package, IN_CLUSTER_ANNOTATION};
 use std::collections::{HashMap, HashSet};
 
@@ -28,6 +30,9 @@ pub const CLUSTER_OBJECTS_FIELD: &str =
 
 /// Field path of the in-cluster mark, for results about a marked item.
 const IN_CLUSTER_FIELD: &str = "metadata.annotations[config.porch.kpt.dev/in-cluster]";
+
+/// Field path of the local-config mark.
+const LOCAL_CONFIG_FIELD: &str = "metadata.annotations[config.kubernetes.io/local-config]";
 
 /// The places the deployer names for cluster copies.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -125,9 +130,10 @@ fn check_entry(entry: &str) -> Result<(), String> {
 /// none), name. Two items with one identity cannot both exist in a cluster.
 type Identity<'m> = (&'m str, &'m str, &'m str, &'m str);
 
-/// The items that count as cluster objects, in item order, and the warnings about named paths
-/// that hold nothing; or the errors (a marked package file at an unnamed path, an unmarked item
-/// at a named path, two cluster objects with one identity), in item order.
+/// The items that count as cluster objects, in item order, and the warnings (copies in a file
+/// not marked local-config, named paths that hold nothing); or the errors (a marked package
+/// file at an unnamed path, an unmarked item at a named path, two cluster objects with one
+/// identity), in item order, followed by those warnings.
 pub fn trusted(
     pkg: &Package,
     named: &NamedPaths,
@@ -138,6 +144,7 @@ pub fn trusted(
     let mut used_entries: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     let mut seen: HashMap<Identity, usize> = HashMap::new();
+    let mut not_local = Vec::new();
     for i in (0..pkg.len()).filter(|&i| pkg.meta(i).is_object && !pkg.is_config_item(i)) {
         let m = pkg.meta(i);
         let marked = pkg.is_in_cluster(i);
@@ -205,26 +212,53 @@ pub fn trusted(
             );
             continue;
         }
+        if let Some(p) = &path {
+            // A copy without a path came through stdin: kpt writes it to no file.
+            if m.annotation(LOCAL_CONFIG_ANNOTATION) != Some("true") {
+                not_local.push(
+                    ResultItem::warning(format!(
+                        "{} in {p} is read as a cluster object but is not marked \
+                         {LOCAL_CONFIG_ANNOTATION}: \"true\": the file stays in the package \
+                         (kpt fn render keeps it) and kpt live apply would deploy this copy of \
+                         the cluster's own object; mark it (kubectl annotate --local -f - -o \
+                         yaml {IN_CLUSTER_ANNOTATION}=true {LOCAL_CONFIG_ANNOTATION}=true writes \
+                         both) or pass the copy through stdin",
+                        m.describe()
+                    ))
+                    .field(LOCAL_CONFIG_FIELD)
+                    .on_item(i),
+                );
+            }
+        }
         out.push(i);
     }
+    let mut warnings = summarized(not_local, |more| {
+        ResultItem::warning(format!(
+            "{more} more cluster copies in files are not marked {LOCAL_CONFIG_ANNOTATION}: \
+             \"true\" (only the first {LISTED} are listed): kpt live apply would deploy them"
+        ))
+    });
+    warnings.extend(
+        named
+            .entries
+            .iter()
+            .filter(|e| !used_entries.contains(e.as_str()))
+            .map(|e| {
+                ResultItem::warning(format!(
+                    "the PackageVariant names {e:?} for cluster copies (annotation \
+                 {CLUSTER_OBJECTS_ANNOTATION}) but no item is there: write the copies \
+                 (kubectl get ... -o yaml, annotated {IN_CLUSTER_ANNOTATION}: \"true\" and \
+                 {LOCAL_CONFIG_ANNOTATION}: \"true\") or remove the entry"
+                ))
+                .field(CLUSTER_OBJECTS_FIELD)
+                .on_config()
+            }),
+    );
     if !errors.is_empty() {
+        // The warnings go with the errors: a named path that holds nothing often explains them.
+        errors.extend(warnings);
         return Err(errors);
     }
-    let warnings = named
-        .entries
-        .iter()
-        .filter(|e| !used_entries.contains(e.as_str()))
-        .map(|e| {
-            ResultItem::warning(format!(
-                "the PackageVariant names {e:?} for cluster copies (annotation \
-                 {CLUSTER_OBJECTS_ANNOTATION}) but no item is there: write the copies \
-                 (kubectl get ... -o yaml, annotated {IN_CLUSTER_ANNOTATION}: \"true\") or \
-                 remove the entry"
-            ))
-            .field(CLUSTER_OBJECTS_FIELD)
-            .on_config()
-        })
-        .collect();
     Ok((out, warnings))
 }
 

@@ -2,9 +2,11 @@
 //! `items`, in Porch's order (package context, Kptfile pipeline, config injection, then the
 //! Kptfile's conditions and readiness gates), all or nothing.
 //!
-//! Any error stops the run and only the errors are returned: the protocol layer then writes the
-//! items back exactly as they came. Every step leaves equal values untouched, so a second run on
-//! the output changes nothing.
+//! Any error stops the run: its errors are returned with the warnings and infos found before
+//! it (which often explain it), and the protocol layer writes the items back exactly as they
+//! came. A run that succeeds puts one summary of what it set first among its results (after
+//! the severity sort, the first info: warnings come before it) ([`summary`]). Every step leaves equal values untouched, so a second run on the output
+//! changes nothing.
 //!
 //! Here: the steps ([`context`], [`pipeline`], [`injection`], [`kptfile`]), the checks of the
 //! spec ([`validation`]), the package as the function sees it ([`package`]) and the edits of its
@@ -25,6 +27,7 @@ pub mod pipeline;
 pub mod placement;
 pub mod provenance;
 pub mod shared;
+pub mod summary;
 pub mod unfilled;
 pub mod validation;
 
@@ -133,11 +136,20 @@ fn config_error(e: DecodeError) -> ResultItem {
     }
 }
 
-/// Runs a PackageVariant functionConfig over the items.
+/// Runs a PackageVariant functionConfig over the items: the changes and the results, the
+/// run's summary first; on an error, no change, and the errors with every warning and info
+/// found before them.
 pub fn run(rl: &ResourceList, config: Cow<Node>) -> (Changes, Vec<ResultItem>) {
-    match apply(rl, config) {
-        Ok(done) => done,
-        Err(errors) => (Changes::default(), errors),
+    let mut kept = Vec::new();
+    match apply(rl, config, &mut kept) {
+        Ok((changes, summary)) => {
+            kept.insert(0, summary);
+            (changes, kept)
+        }
+        Err(mut errors) => {
+            errors.append(&mut kept);
+            (Changes::default(), errors)
+        }
     }
 }
 
@@ -145,10 +157,13 @@ fn one(e: Box<ResultItem>) -> Vec<ResultItem> {
     vec![*e]
 }
 
+/// Applies the PackageVariant: the changes and the summary result. Every result that is not an
+/// error goes into `results` as it is found, so a later error does not lose it.
 fn apply(
     rl: &ResourceList,
     config: Cow<Node>,
-) -> Result<(Changes, Vec<ResultItem>), Vec<ResultItem>> {
+    results: &mut Vec<ResultItem>,
+) -> Result<(Changes, ResultItem), Vec<ResultItem>> {
     let record = MetaRecord::from_node(&config);
     let meta = record.view();
     // Consumed: a wide functionConfig's tree is not kept beside its JSON and decoded spec.
@@ -162,7 +177,7 @@ fn apply(
     let unfilled = Unfilled::from_meta(meta).map_err(one)?;
     let mut pkg = Package::new(rl, Some(record.clone()));
     pkg.check_provenance()?;
-    let mut results = Vec::new();
+    results.extend(self_pipeline_warning(&pkg, meta, &pv));
 
     // 1. Package context.
     if let Some(pc) = &pv.spec.package_context {
@@ -177,7 +192,7 @@ fn apply(
     // 2. Kptfile pipeline.
     let k = kptfile::find_root(&pkg).map_err(one)?;
     let placement = pv.spec.pipeline_placement.as_ref();
-    pipeline::apply_placed(
+    let placed = pipeline::apply_placed(
         pkg.tree_mut(k).map_err(one)?,
         &pv.name,
         pv.spec.pipeline.as_ref(),
@@ -253,11 +268,12 @@ fn apply(
     let point_results = point_results(&pkg, &points, given, &mut bound_results, unfilled);
     drop(bound_results);
     if crate::krm::results::has_errors(&point_results) {
-        // `unfilled: error` and a required point left unfilled: the run stops here.
-        return Err(point_results
-            .into_iter()
-            .filter(ResultItem::is_error)
-            .collect());
+        // `unfilled: error` and a required point left unfilled: the run stops here, the other
+        // points' results kept beside the errors.
+        let (errors, rest): (Vec<_>, Vec<_>) =
+            point_results.into_iter().partition(ResultItem::is_error);
+        results.extend(rest);
+        return Err(errors);
     }
     results.extend(point_results);
     // The extension's resources without a binding point: added, updated, removed.
@@ -269,7 +285,8 @@ fn apply(
     results.extend(owned.results);
 
     // 4. Kptfile conditions and readiness gates, then what still blocks readiness.
-    if needs_conditions(&mut pkg, k, &points)? {
+    let conditions = needs_conditions(&mut pkg, k, &points)?;
+    if conditions {
         // A Kptfile read from JSON keeps its lists as trees (they are written in block style).
         let compact = !rl.is_json();
         let (punch, lists) =
@@ -279,9 +296,67 @@ fn apply(
         pkg.lists = lists.map(|l| Box::new(l) as Box<dyn crate::krm::resource_list::ItemLists>);
     }
     let mut changes = pkg.into_changes();
+    // The in-cluster objects fed through stdin are left out of the output, not changed.
+    let changed = changes.edited.len()
+        + changes.deferred.as_ref().map_or(0, |d| d.count())
+        + owned.added.len()
+        + owned.removed.len();
+    let summary = summary::Summary {
+        name: &pv.name,
+        spec: &pv.spec,
+        placed: &placed,
+        points: &points,
+        conditions,
+        owned_added: owned.added.len(),
+        owned_removed: owned.removed.len(),
+        changed,
+    }
+    .result();
     changes.added.extend(owned.added);
     changes.removed.extend(owned.removed);
-    Ok((changes, results))
+    Ok((changes, summary))
+}
+
+/// A warning when the PackageVariant is one of the package's own files and its `spec.pipeline`
+/// adds functions: run from that package's pipeline (`configPath`), it edits the pipeline kpt
+/// is running, and the next render runs the functions it added.
+///
+/// Which file holds the functionConfig is not in the protocol, so this reads what the inputs
+/// show: kpt render (and eval of a file inside the package) passes the functionConfig with its
+/// path annotation (`internal.config.kubernetes.io/path`, or the legacy
+/// `config.kubernetes.io/path`), and kpt 1.0.0-beta.56 passes the file among the items too
+/// (same apiVersion, kind and name). Either counts; a functionConfig given from outside the
+/// package has neither. A false alarm costs a warning; a missed one, a pipeline that grows.
+fn self_pipeline_warning(
+    pkg: &Package,
+    meta: ObjectMeta,
+    pv: &PackageVariant,
+) -> Option<ResultItem> {
+    let adds = pv
+        .spec
+        .pipeline
+        .as_ref()
+        .is_some_and(|p| !p.mutators.is_empty() || !p.validators.is_empty());
+    if !adds {
+        return None;
+    }
+    let file = meta.path().map(str::to_string).or_else(|| {
+        (0..pkg.len())
+            .find(|&i| pkg.is_config_item(i))
+            .map(|i| pkg.location(i))
+    })?;
+    Some(
+        ResultItem::warning(format!(
+            "the PackageVariant is one of the package's own files ({file}) and its spec.pipeline \
+             adds functions to the package's Kptfile pipeline: run from that pipeline \
+             (configPath), it edits the pipeline kpt is running, and the next kpt fn render runs \
+             the functions it added; keep spec.pipeline out of a PackageVariant the package runs \
+             itself, or keep the PackageVariant outside the package and apply it with kpt fn \
+             eval --fn-config"
+        ))
+        .field("spec.pipeline")
+        .on_config(),
+    )
 }
 
 /// Porch leaves `info` and `status` alone when there are no points and no gates or conditions;

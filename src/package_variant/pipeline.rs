@@ -62,13 +62,25 @@ pub fn function_node(f: &Function, pv_name: &str, index: usize) -> Node {
     from_json_sorted(&v)
 }
 
+/// Where the variant's functions stand in the Kptfile's pipeline after a run (for the run's
+/// summary).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placed {
+    /// Each function of the variant: its list (`mutators`, `validators`), its index in that
+    /// list, and its generated name; mutators first, in pipeline order.
+    pub functions: Vec<(&'static str, usize, String)>,
+    /// How many entries of this variant's from an earlier run were found (and taken out before
+    /// its current ones went in).
+    pub earlier: usize,
+}
+
 /// Applies the PackageVariant's `pipeline` to the Kptfile tree, its functions first (Porch's
 /// placement).
 pub fn apply(
     kptfile: &mut Node,
     pv_name: &str,
     pipeline: Option<&Pipeline>,
-) -> Result<(), PipelineError> {
+) -> Result<Placed, PipelineError> {
     apply_placed(kptfile, pv_name, pipeline, &|_, _| Ok(0))
 }
 
@@ -83,7 +95,8 @@ pub fn apply_placed(
     pv_name: &str,
     pipeline: Option<&Pipeline>,
     place: &Placement,
-) -> Result<(), PipelineError> {
+) -> Result<Placed, PipelineError> {
+    let mut placed = Placed::default();
     let existing = kptfile.get("pipeline");
     let mut lists: Vec<(&str, Vec<Item>)> = Vec::new();
     for field in LISTS {
@@ -114,7 +127,9 @@ pub fn apply_placed(
                                 message: m,
                             }
                         })?;
-                        if !ours {
+                        if ours {
+                            placed.earlier += 1;
+                        } else {
                             items.push(it.clone());
                         }
                     }
@@ -130,6 +145,11 @@ pub fn apply_placed(
         }
         if !new.is_empty() {
             let at = place(field, &items)?.min(items.len());
+            placed.functions.extend(
+                ours.iter()
+                    .enumerate()
+                    .map(|(i, f)| (field, at + i, generated_name(&f.name, pv_name, i))),
+            );
             items.splice(at..at, new);
         }
         lists.push((field, items));
@@ -138,7 +158,7 @@ pub fn apply_placed(
     if lists.iter().all(|(_, l)| l.is_empty()) {
         // Porch drops the whole pipeline when neither list is left ("no dangling `mutators: []`").
         remove_if_present(kptfile, "pipeline");
-        return Ok(());
+        return Ok(placed);
     }
     // Decide with read-only access first, so an unchanged pipeline stays untouched.
     let reusable = existing.is_some_and(|p| p.entries().is_some_and(|e| !e.is_empty()));
@@ -151,7 +171,7 @@ pub fn apply_placed(
                 Some(old) => !items.is_empty() && old.same_value(&sequence(items.clone())),
             });
         if unchanged {
-            return Ok(());
+            return Ok(placed);
         }
     } else {
         // Porch's UpsertMap: an empty or non-map `pipeline` is replaced by a new one at the end.
@@ -159,7 +179,7 @@ pub fn apply_placed(
         kptfile.set("pipeline", Node::mapping());
     }
     let Some(p) = kptfile.get_mut("pipeline") else {
-        return Ok(());
+        return Ok(placed);
     };
     for (field, items) in lists {
         if items.is_empty() {
@@ -168,7 +188,7 @@ pub fn apply_placed(
             assign_at(p, field, sequence(items));
         }
     }
-    Ok(())
+    Ok(placed)
 }
 
 fn sequence(items: Vec<Item>) -> Node {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Config injection through stdin: the cluster's objects (.expected/in-cluster.yaml, as
 # `kubectl get ... -o yaml | kubectl annotate --local -f - -o yaml
-# config.porch.kpt.dev/in-cluster=true` writes them) join the package's items on the way to the
+# config.porch.kpt.dev/in-cluster=true config.kubernetes.io/local-config=true` writes them) join the package's items on the way to the
 # function. kpt fn source writes the items last, so each document becomes one more entry of
 # that list: a line "-" and the document indented below it. Objects without a path are
 # context, not package: kpt fn sink does not write them.
