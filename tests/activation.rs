@@ -559,6 +559,11 @@ fn a_rollback_goes_canary_first_unless_the_rollout_is_dropped() {
         &set("Manual", paused(), json!({ACTIVATE: "1!", APPROVED: "2"})),
     );
     assert_eq!(fleet_at(&done), [1; 6]);
+    // A set that names its revision goes back the same way when the revision is written back.
+    let mut fixed = set("Automatic", paused(), json!({}));
+    fixed["spec"]["upstream"] = json!({"repo": "blueprints", "package": "base", "revision": 1});
+    let (out, infos) = step(&items, &fixed);
+    assert_eq!(fleet_at(&out), [1, 1, 2, 2, 2, 2], "{infos:?}");
 
     // The fast revert: the same activation without spec.rollout moves every wave in one run,
     // whatever the fleet's readiness.
