@@ -1,0 +1,128 @@
+//! `docs/fleet-without-porch.md`, run under real kpt as written, block by block, in a git
+//! repository the page itself makes: four clusters from an inventory, a blueprint at two
+//! tagged revisions, the set's waves gated by the annotation the deploy step writes. After each
+//! step the fleet is checked: which cluster's package is on which tag, which variant on which
+//! revision, and that a wave waits while the revision it needs is not marked ready.
+
+mod shell;
+
+use package_variant::yaml;
+use serde_json::Value;
+use shell::{bin_dir, checkout_status, root, run_block, sh_blocks, Scratch};
+use std::fs;
+use std::path::Path;
+
+const CLUSTERS: [&str; 4] = ["canary", "east", "west", "eu"];
+
+fn yaml_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let node = yaml::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    yaml::to_json(&node).unwrap()
+}
+
+/// Per cluster: the tag its package is on, its image, its variant's revision and the revision
+/// its deploy step marked ready ("" when none).
+fn fleet(demo: &Path) -> Vec<(String, String, i64, String)> {
+    CLUSTERS
+        .iter()
+        .map(|c| {
+            let pkg = demo.join("deployments").join(c).join("base");
+            let kptfile = yaml_json(&pkg.join("Kptfile"));
+            let deployment = yaml_json(&pkg.join("deployment.yaml"));
+            let context = yaml_json(&pkg.join("package-context.yaml"));
+            assert!(
+                context["data"]["region"].as_str().is_some_and(|r| !r.is_empty()),
+                "{c}: {context}"
+            );
+            let pv = yaml_json(
+                &demo
+                    .join("fleet/objects/packagevariants")
+                    .join(format!("fleet-{c}-base.yaml")),
+            );
+            (
+                kptfile["upstream"]["git"]["ref"].as_str().unwrap().to_string(),
+                deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit(':')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                pv["spec"]["upstream"]["revision"].as_i64().unwrap(),
+                pv["metadata"]["annotations"]["fleet.example.com/ready-revision"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+fn on(rows: &[(&str, &str, i64, &str)]) -> Vec<(String, String, i64, String)> {
+    rows.iter()
+        .map(|(t, i, r, m)| (t.to_string(), i.to_string(), *r, m.to_string()))
+        .collect()
+}
+
+#[test]
+fn the_fleet_walkthrough_runs_as_written() {
+    let page = fs::read_to_string(root().join("docs/fleet-without-porch.md")).unwrap();
+    let blocks = sh_blocks(&page);
+    assert_eq!(blocks.len(), 9, "the page's steps changed: update this test");
+    let scratch = Scratch::new("fleet-without-porch");
+    let bin = bin_dir(&scratch.0);
+    let tmp = scratch.0.join("tmp");
+    let demo = tmp.join("fleet-demo");
+    let before = checkout_status(".");
+    let mut logs = Vec::new();
+    let mut run = |i: usize| {
+        let (code, log) = run_block(&blocks[i], &root(), &tmp, &bin);
+        assert_eq!(code, 0, "block {i}:\n{}\n{log}", blocks[i]);
+        logs.push(log.clone());
+        log
+    };
+    let v1 = ("base/v1", "1.0", 1, "");
+    run(0);
+    // The first run: four variants at revision 1, four packages cloned at base/v1.
+    let log = run(1);
+    assert!(log.contains("4 created"), "{log}");
+    assert_eq!(fleet(&demo), on(&[v1; 4]));
+    run(2);
+    run(3);
+    let ready1 = ("base/v1", "1.0", 1, "1");
+    assert_eq!(fleet(&demo), on(&[ready1; 4]));
+    run(4);
+    // Revision 2: the canary only; the others wait, their annotation still the old one.
+    let log = run(5);
+    assert!(
+        log.contains("wave 1 (1 of 3): 1 upgraded (fleet-canary-base), 3 waiting"),
+        "{log}"
+    );
+    let canary2 = ("base/v2", "2.0", 2, "1");
+    assert_eq!(fleet(&demo), on(&[canary2, ready1, ready1, ready1]));
+    // The annotation written for revision 1 does not open the gate for revision 2.
+    let log = run(6);
+    assert!(
+        log.contains("PackageVariant \"fleet-canary-base\" blocking") && log.contains("readyExpr is false"),
+        "{log}"
+    );
+    assert_eq!(fleet(&demo), on(&[canary2, ready1, ready1, ready1]));
+    // Marked ready for 2: wave 2 moves, wave 3 waits.
+    let log = run(7);
+    assert!(log.contains("wave 2 (2 of 3): 2 upgraded"), "{log}");
+    let ready2 = ("base/v2", "2.0", 2, "2");
+    let wave2 = ("base/v2", "2.0", 2, "1");
+    assert_eq!(fleet(&demo), on(&[ready2, wave2, wave2, ready1]));
+    run(8);
+    assert_eq!(fleet(&demo), on(&[ready2; 4]));
+    // Every run was committed in both repositories.
+    for repo in ["fleet", "deployments"] {
+        let out = std::process::Command::new("git")
+            .args(["status", "--porcelain"])
+            .current_dir(demo.join(repo))
+            .output()
+            .unwrap();
+        assert!(out.stdout.is_empty(), "{repo}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    assert_eq!(checkout_status("."), before, "the page's commands changed the checkout");
+}
