@@ -131,3 +131,85 @@ fn the_fleet_walkthrough_runs_as_written() {
     }
     assert_eq!(checkout_status("."), before, "the page's commands changed the checkout");
 }
+
+/// The helpers refuse what would make a wrong fleet, writing nothing: an inventory label that
+/// is not a string (`wave: 2`), a name given twice, an unknown field; and tags other than
+/// `PACKAGE/vN` are no revisions.
+#[test]
+fn the_helpers_refuse_bad_inventories_and_skip_other_tags() {
+    let scratch = Scratch::new("fleet-helpers");
+    let bin = bin_dir(&scratch.0);
+    let script = |name: &str| root().join("scripts").join(name).display().to_string();
+    for (inventory, says) in [
+        ("clusters:\n- name: a\n  labels: {wave: 2}\n", "is not a label value"),
+        ("clusters:\n- name: a\n- name: a\n", "a cluster name is given twice"),
+        ("clusters:\n- name: a\n  label: {wave: \"2\"}\n", "unknown field \"label\""),
+        ("clusters:\n- name: A_1\n", "is not a Kubernetes name"),
+        ("clusters:\n- name: a\n  labels: {wave: \"1\", \"bad key!\": x}\n", "is not a label key"),
+    ] {
+        fs::write(scratch.0.join("clusters.yaml"), inventory).unwrap();
+        let (code, log) = shell::sh(
+            &scratch.0,
+            &bin,
+            &format!("{} clusters.yaml /deploy.git > out.yaml", script("repositories-from-inventory.sh")),
+        );
+        assert_eq!(code, 1, "{inventory}: {log}");
+        assert!(log.contains(says), "{inventory}: {log}");
+        assert_eq!(fs::read_to_string(scratch.0.join("out.yaml")).unwrap(), "");
+    }
+    let (code, log) = shell::sh(
+        &scratch.0,
+        &bin,
+        &format!(
+            "git init -q bp && cd bp && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x \
+             && for t in base/v1 base/v2 base/v02 base/v0 base/vx base nested/app/v3 Bad/v1; do git tag $t; done \
+             && {} . blueprints",
+            script("package-revisions-from-git.sh")
+        ),
+    );
+    assert_eq!(code, 0, "{log}");
+    let names: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("  name: "))
+        .collect();
+    assert_eq!(
+        names,
+        ["blueprints", "blueprints.base.v1", "blueprints.base.v2", "blueprints.nested.app.v3"],
+        "{log}"
+    );
+}
+
+/// `apply-fleet.sh` checks every variant before it writes: a downstream Repository whose
+/// `spec.git.directory` leaves the deployments checkout refuses the run, nothing written.
+#[test]
+fn apply_fleet_refuses_a_directory_outside_the_checkout() {
+    let scratch = Scratch::new("fleet-apply-refuses");
+    let bin = bin_dir(&scratch.0);
+    let objects = scratch.0.join("objects");
+    fs::create_dir_all(objects.join("packagevariants")).unwrap();
+    fs::write(
+        objects.join("repositories.yaml"),
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: blueprints\nspec:\n  git:\n    repo: /nowhere/blueprints.git\n---\napiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: east\nspec:\n  git:\n    repo: /nowhere/deployments\n    directory: ../outside\n",
+    )
+    .unwrap();
+    fs::write(
+        objects.join("packagevariants/fleet-east-base.yaml"),
+        "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: fleet-east-base\nspec:\n  upstream: {repo: blueprints, package: base, revision: 1}\n  downstream: {repo: east, package: base}\n",
+    )
+    .unwrap();
+    let (code, log) = shell::sh(
+        &scratch.0,
+        &bin,
+        &format!(
+            "git init -q deployments && {} objects deployments",
+            root().join("scripts/apply-fleet.sh").display()
+        ),
+    );
+    assert_eq!(code, 1, "{log}");
+    assert!(
+        log.contains("'../outside' is not a relative path inside the package; nothing was applied"),
+        "{log}"
+    );
+    assert!(!scratch.0.join("outside").exists());
+    assert_eq!(fs::read_dir(scratch.0.join("deployments")).unwrap().count(), 1, "only .git");
+}
