@@ -55,12 +55,13 @@ bin=${PACKAGE_VARIANT:-package-variant}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The file paths of a ResourceList's items, each ended by a NUL (a file name may hold a line
-# break); an item without one is skipped (a cluster object, which kpt does not write).
+# The file paths of a ResourceList's items (kpt's annotation and its legacy one, both checked
+# when they differ), each ended by a NUL (a file name may hold a line break); an item without
+# one is skipped (a cluster object, which kpt does not write).
 paths() {
   yq -j '.items[]? | .metadata.annotations // {}
-    | (.["internal.config.kubernetes.io/path"] // .["config.kubernetes.io/path"])
-    | select(. != null)
+    | [.["internal.config.kubernetes.io/path"], .["config.kubernetes.io/path"]]
+    | map(select(. != null)) | unique | .[]
     | if type == "string" then ., "\u0000" else error("a file path that is not a string") end' "$1"
 }
 

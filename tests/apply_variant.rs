@@ -153,10 +153,13 @@ fn a_cluster_object_with_a_file_path_is_refused() {
 /// refused before anything is written or removed.
 #[test]
 fn an_output_path_outside_the_package_is_refused() {
-    for (path, says) in [
-        ("../victim.txt", "leaves the package"),
-        ("a/../../victim.txt", "leaves the package"),
-        ("ABS", "is absolute"),
+    // The sed address: every path annotation, or only kpt's legacy one.
+    let (all, legacy) = ("", "\\, config.kubernetes.io/path,");
+    for (only, path, says) in [
+        (all, "../victim.txt", "leaves the package"),
+        (all, "a/../../victim.txt", "leaves the package"),
+        (all, "ABS", "is absolute"),
+        (legacy, "../victim.txt", "leaves the package"),
     ] {
         let s = setup("apply-output-path", "injection-stdin");
         let path = path.replace("ABS", &s.victim.to_string_lossy());
@@ -165,7 +168,7 @@ fn an_output_path_outside_the_package_is_refused() {
         fs::write(
             &function,
             format!(
-                "#!/bin/sh\npackage-variant | sed \"s#path: 'endpoints.yaml'#path: '{path}'#\"\n"
+                "#!/bin/sh\npackage-variant | sed \"{only}s#path: 'endpoints.yaml'#path: '{path}'#\"\n"
             ),
         )
         .unwrap();
