@@ -543,14 +543,21 @@ fn a_rollback_goes_canary_first_unless_the_rollout_is_dropped() {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
-        fleet_at(&items_of(&parsed).into_iter().filter(is_variant).collect::<Vec<_>>()),
+        fleet_at(
+            &items_of(&parsed)
+                .into_iter()
+                .filter(is_variant)
+                .collect::<Vec<_>>()
+        ),
         [1, 1, 2, 2, 2, 2]
     );
     // Ready, but wave 2 not approved: it waits.
     let (again, infos) = step(&out, &back);
     assert_eq!(fleet_at(&again), [1, 1, 2, 2, 2, 2], "{infos:?}");
     assert!(
-        infos.iter().any(|m| m.contains("wave 2 waits for approval")),
+        infos
+            .iter()
+            .any(|m| m.contains("wave 2 waits for approval")),
         "{infos:?}"
     );
     // Approved: wave 2 goes back.
@@ -577,6 +584,9 @@ fn a_rollback_goes_canary_first_unless_the_rollout_is_dropped() {
             v
         })
         .collect();
-    let (out, infos) = step(&not_ready, &set("Manual", Value::Null, json!({ACTIVATE: "1!"})));
+    let (out, infos) = step(
+        &not_ready,
+        &set("Manual", Value::Null, json!({ACTIVATE: "1!"})),
+    );
     assert_eq!(fleet_at(&out), [1; 6], "{infos:?}");
 }

@@ -69,7 +69,11 @@ fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
         if path.is_dir() {
             walk(base, &path, out);
         } else {
-            let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             out.push((rel, fs::read_to_string(&path).unwrap()));
         }
     }
@@ -86,7 +90,9 @@ fn stderr(out: &Output) -> String {
 fn a_data_line_naming_a_path_deletes_nothing() {
     let s = setup("apply-data-line", "injection-stdin");
     let objects = s.scratch.0.join("objects.yaml");
-    let mut text = fs::read_to_string(root().join("examples/injection-stdin/.expected/in-cluster.yaml")).unwrap();
+    let mut text =
+        fs::read_to_string(root().join("examples/injection-stdin/.expected/in-cluster.yaml"))
+            .unwrap();
     text.push_str(
         "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hostile\n  namespace: default\n  annotations:\n    config.porch.kpt.dev/in-cluster: \"true\"\ndata:\n  internal.config.kubernetes.io/path: '../victim.txt'\n",
     );
@@ -104,10 +110,18 @@ fn a_data_line_naming_a_path_deletes_nothing() {
     assert!(out.status.success(), "{}", stderr(&out));
     s.victim_intact();
     let endpoints = fs::read_to_string(s.pkg.join("endpoints.yaml")).unwrap();
-    assert!(endpoints.contains("db: db.us-east1.example.com"), "{endpoints}");
-    assert!(fs::read_to_string(s.pkg.join("notes.yaml")).unwrap().contains("'../victim.txt'"));
+    assert!(
+        endpoints.contains("db: db.us-east1.example.com"),
+        "{endpoints}"
+    );
+    assert!(fs::read_to_string(s.pkg.join("notes.yaml"))
+        .unwrap()
+        .contains("'../victim.txt'"));
     // Never written into the package: it has no file path.
-    assert!(!s.snapshot().iter().any(|(_, t)| t.contains("name: hostile")));
+    assert!(!s
+        .snapshot()
+        .iter()
+        .any(|(_, t)| t.contains("name: hostile")));
     // The results, as kpt fn eval prints them.
     let err = stderr(&out);
     assert!(
@@ -140,7 +154,8 @@ fn a_cluster_object_with_a_file_path_is_refused() {
         );
         assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("carries the file annotation 'internal.config.kubernetes.io/path'"),
+            stderr(&out)
+                .contains("carries the file annotation 'internal.config.kubernetes.io/path'"),
             "{}",
             stderr(&out)
         );
@@ -172,7 +187,11 @@ fn an_output_path_outside_the_package_is_refused() {
             ),
         )
         .unwrap();
-        Command::new("chmod").arg("+x").arg(&function).status().unwrap();
+        Command::new("chmod")
+            .arg("+x")
+            .arg(&function)
+            .status()
+            .unwrap();
         let before = s.snapshot();
         let out = s.apply(
             &root().join("examples/injection-stdin/fn-config.yaml"),
@@ -203,14 +222,22 @@ fn an_output_path_through_a_symbolic_link_is_refused() {
         "#!/bin/sh\npackage-variant | sed \"s#path: 'endpoints.yaml'#path: 'link/endpoints.yaml'#\"\n",
     )
     .unwrap();
-    Command::new("chmod").arg("+x").arg(&function).status().unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&function)
+        .status()
+        .unwrap();
     let out = s.apply(
         &root().join("examples/injection-stdin/fn-config.yaml"),
         &[&root().join("examples/injection-stdin/.expected/in-cluster.yaml")],
         Some(&function),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("symbolic link 'link'"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("symbolic link 'link'"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 

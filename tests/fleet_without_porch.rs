@@ -31,7 +31,9 @@ fn fleet(demo: &Path) -> Vec<(String, String, i64, String)> {
             let deployment = yaml_json(&pkg.join("deployment.yaml"));
             let context = yaml_json(&pkg.join("package-context.yaml"));
             assert!(
-                context["data"]["region"].as_str().is_some_and(|r| !r.is_empty()),
+                context["data"]["region"]
+                    .as_str()
+                    .is_some_and(|r| !r.is_empty()),
                 "{c}: {context}"
             );
             let pv = yaml_json(
@@ -40,7 +42,10 @@ fn fleet(demo: &Path) -> Vec<(String, String, i64, String)> {
                     .join(format!("fleet-{c}-base.yaml")),
             );
             (
-                kptfile["upstream"]["git"]["ref"].as_str().unwrap().to_string(),
+                kptfile["upstream"]["git"]["ref"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
                 deployment["spec"]["template"]["spec"]["containers"][0]["image"]
                     .as_str()
                     .unwrap()
@@ -68,7 +73,11 @@ fn on(rows: &[(&str, &str, i64, &str)]) -> Vec<(String, String, i64, String)> {
 fn the_fleet_walkthrough_runs_as_written() {
     let page = fs::read_to_string(root().join("docs/fleet-without-porch.md")).unwrap();
     let blocks = sh_blocks(&page);
-    assert_eq!(blocks.len(), 9, "the page's steps changed: update this test");
+    assert_eq!(
+        blocks.len(),
+        9,
+        "the page's steps changed: update this test"
+    );
     let scratch = Scratch::new("fleet-without-porch");
     let bin = bin_dir(&scratch.0);
     let tmp = scratch.0.join("tmp");
@@ -127,9 +136,17 @@ fn the_fleet_walkthrough_runs_as_written() {
             .current_dir(demo.join(repo))
             .output()
             .unwrap();
-        assert!(out.stdout.is_empty(), "{repo}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout.is_empty(),
+            "{repo}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
-    assert_eq!(checkout_status("."), before, "the page's commands changed the checkout");
+    assert_eq!(
+        checkout_status("."),
+        before,
+        "the page's commands changed the checkout"
+    );
 }
 
 /// The helpers refuse what would make a wrong fleet, writing nothing: an inventory label that
@@ -141,17 +158,32 @@ fn the_helpers_refuse_bad_inventories_and_skip_other_tags() {
     let bin = bin_dir(&scratch.0);
     let script = |name: &str| root().join("scripts").join(name).display().to_string();
     for (inventory, says) in [
-        ("clusters:\n- name: a\n  labels: {wave: 2}\n", "is not a label value"),
-        ("clusters:\n- name: a\n- name: a\n", "a cluster name is given twice"),
-        ("clusters:\n- name: a\n  label: {wave: \"2\"}\n", "unknown field \"label\""),
+        (
+            "clusters:\n- name: a\n  labels: {wave: 2}\n",
+            "is not a label value",
+        ),
+        (
+            "clusters:\n- name: a\n- name: a\n",
+            "a cluster name is given twice",
+        ),
+        (
+            "clusters:\n- name: a\n  label: {wave: \"2\"}\n",
+            "unknown field \"label\"",
+        ),
         ("clusters:\n- name: A_1\n", "is not a Kubernetes name"),
-        ("clusters:\n- name: a\n  labels: {wave: \"1\", \"bad key!\": x}\n", "is not a label key"),
+        (
+            "clusters:\n- name: a\n  labels: {wave: \"1\", \"bad key!\": x}\n",
+            "is not a label key",
+        ),
     ] {
         fs::write(scratch.0.join("clusters.yaml"), inventory).unwrap();
         let (code, log) = shell::sh(
             &scratch.0,
             &bin,
-            &format!("{} clusters.yaml /deploy.git > out.yaml", script("repositories-from-inventory.sh")),
+            &format!(
+                "{} clusters.yaml /deploy.git > out.yaml",
+                script("repositories-from-inventory.sh")
+            ),
         );
         assert_eq!(code, 1, "{inventory}: {log}");
         assert!(log.contains(says), "{inventory}: {log}");
@@ -174,7 +206,12 @@ fn the_helpers_refuse_bad_inventories_and_skip_other_tags() {
         .collect();
     assert_eq!(
         names,
-        ["blueprints", "blueprints.base.v1", "blueprints.base.v2", "blueprints.nested.app.v3"],
+        [
+            "blueprints",
+            "blueprints.base.v1",
+            "blueprints.base.v2",
+            "blueprints.nested.app.v3"
+        ],
         "{log}"
     );
 }
@@ -211,5 +248,9 @@ fn apply_fleet_refuses_a_directory_outside_the_checkout() {
         "{log}"
     );
     assert!(!scratch.0.join("outside").exists());
-    assert_eq!(fs::read_dir(scratch.0.join("deployments")).unwrap().count(), 1, "only .git");
+    assert_eq!(
+        fs::read_dir(scratch.0.join("deployments")).unwrap().count(),
+        1,
+        "only .git"
+    );
 }
