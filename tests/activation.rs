@@ -517,3 +517,76 @@ fn the_example_steps_follow_one_another() {
         previous = Some(if n == 1 || n == 3 { items } else { out });
     }
 }
+
+/// A rollback is a move like any other (docs/fleet-safety.md, "Rollback"): `"1!"` under the
+/// rollout goes back wave by wave, the lowest (the canary) first, each next wave behind
+/// readiness and its approval; the fast revert drops `spec.rollout`, and the whole fleet goes
+/// back in one run with no gate.
+#[test]
+fn a_rollback_goes_canary_first_unless_the_rollout_is_dropped() {
+    let items = fleet_made_at(2);
+    let back = set("Manual", paused(), json!({ACTIVATE: "1!"}));
+    let (out, infos) = step(&items, &back);
+    assert_eq!(fleet_at(&out), [1, 1, 2, 2, 2, 2], "{infos:?}");
+    // Wave 1 back on 1 but not Ready: nothing more moves, even once wave 2 is approved.
+    let (run, parsed) = run_json(
+        &out.iter()
+            .cloned()
+            .map(|mut v| {
+                if is_variant(&v) && v["spec"]["upstream"]["revision"] == 1 {
+                    v["status"] = json!({"conditions": [{"type": "Ready", "status": "False"}]});
+                }
+                v
+            })
+            .collect::<Vec<_>>(),
+        &set("Manual", paused(), json!({ACTIVATE: "1!", APPROVED: "2"})),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        fleet_at(
+            &items_of(&parsed)
+                .into_iter()
+                .filter(is_variant)
+                .collect::<Vec<_>>()
+        ),
+        [1, 1, 2, 2, 2, 2]
+    );
+    // Ready, but wave 2 not approved: it waits.
+    let (again, infos) = step(&out, &back);
+    assert_eq!(fleet_at(&again), [1, 1, 2, 2, 2, 2], "{infos:?}");
+    assert!(
+        infos
+            .iter()
+            .any(|m| m.contains("wave 2 waits for approval")),
+        "{infos:?}"
+    );
+    // Approved: wave 2 goes back.
+    let (done, _) = step(
+        &out,
+        &set("Manual", paused(), json!({ACTIVATE: "1!", APPROVED: "2"})),
+    );
+    assert_eq!(fleet_at(&done), [1; 6]);
+    // A set that names its revision goes back the same way when the revision is written back.
+    let mut fixed = set("Automatic", paused(), json!({}));
+    fixed["spec"]["upstream"] = json!({"repo": "blueprints", "package": "base", "revision": 1});
+    let (out, infos) = step(&items, &fixed);
+    assert_eq!(fleet_at(&out), [1, 1, 2, 2, 2, 2], "{infos:?}");
+
+    // The fast revert: the same activation without spec.rollout moves every wave in one run,
+    // whatever the fleet's readiness.
+    let not_ready: Vec<Value> = items
+        .iter()
+        .cloned()
+        .map(|mut v| {
+            if is_variant(&v) {
+                v["status"] = json!({"conditions": [{"type": "Ready", "status": "False"}]});
+            }
+            v
+        })
+        .collect();
+    let (out, infos) = step(
+        &not_ready,
+        &set("Manual", Value::Null, json!({ACTIVATE: "1!"})),
+    );
+    assert_eq!(fleet_at(&out), [1; 6], "{infos:?}");
+}
