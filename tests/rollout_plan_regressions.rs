@@ -598,3 +598,233 @@ fn item8_digit_string_waves_compare_one_way() {
         "wave {upgraded_second} is upgraded before the other and deleted before it too"
     );
 }
+
+// ------------------------------------------------------------------ the plan as tags
+
+/// A result's `tags` (a map of strings), empty when it has none.
+fn tags(result: &Value) -> BTreeMap<String, String> {
+    result["tags"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| {
+            let v = v
+                .as_str()
+                .unwrap_or_else(|| panic!("tag {k} is not a string: {v}"));
+            (k.clone(), v.to_string())
+        })
+        .collect()
+}
+
+/// The per-target results (those tagged with an `action`), by the variant's name.
+fn per_target(results: &[Value]) -> BTreeMap<String, Vec<BTreeMap<String, String>>> {
+    let mut by_name: BTreeMap<String, Vec<BTreeMap<String, String>>> = BTreeMap::new();
+    for r in results {
+        let t = tags(r);
+        if t.contains_key("action") {
+            let name = r["resourceRef"]["name"].as_str().unwrap_or("").to_string();
+            by_name.entry(name).or_default().push(t);
+        }
+    }
+    by_name
+}
+
+/// The one per-target result of site `s`, which carries every tag the issue names.
+fn target_tags(
+    by_name: &BTreeMap<String, Vec<BTreeMap<String, String>>>,
+    s: &str,
+) -> BTreeMap<String, String> {
+    let name = format!("fleet-site-{s}-base");
+    let found = by_name.get(&name).cloned().unwrap_or_default();
+    assert_eq!(
+        found.len(),
+        1,
+        "{name}: one per-target result: {by_name:#?}"
+    );
+    let t = found[0].clone();
+    for key in ["action", "wave", "gate", "from", "to"] {
+        assert!(t.contains_key(key), "{name} has no tag {key}: {t:?}");
+    }
+    t
+}
+
+/// The summary (the first result) and its `phase` tag.
+fn phase(results: &[Value]) -> (String, String) {
+    let first = results.first().cloned().unwrap_or(Value::Null);
+    let message = first["message"].as_str().unwrap_or("").to_string();
+    let phase = tags(&first).get("phase").cloned().unwrap_or_default();
+    (phase, message)
+}
+
+/// The summary comes first, whatever warnings there are, and its `phase` tag tells a run
+/// that moves (`Progressing`), one held by a variant that is not Ready (`Blocked`), one that
+/// waits for `approved-wave` (`AwaitingApproval`) and a finished rollout (`Complete`).
+#[test]
+fn tags_the_summary_comes_first_with_its_phase() {
+    // Progressing, with a warning: site f's Repository is gone, so its variant is deleted.
+    let rollout = with(int_waves(), "requireReady", json!(true));
+    let items = created(&fleet(&PAIRS), &set(1, "yes", &[], rollout.clone()));
+    let without_f: Vec<Value> = items
+        .iter()
+        .filter(|v| v["metadata"]["name"] != "site-f")
+        .cloned()
+        .collect();
+    let (_, results) = ok(&without_f, &set(2, "yes", &[], rollout.clone()));
+    assert!(results.iter().any(|r| r["severity"] == "warning"));
+    assert_eq!(phase(&results).0, "Progressing", "{results:#?}");
+    // Blocked: the canary on revision 2 reports Ready False.
+    let items = failed_canary(&rollout);
+    let (_, results) = ok(&items, &set(2, "yes", &[], rollout.clone()));
+    assert_eq!(phase(&results).0, "Blocked", "{results:#?}");
+    // AwaitingApproval: the canary is Ready, wave 2 waits for approved-wave.
+    let items = created(&fleet(&SIX), &set(1, "yes", &[], gated()));
+    let config = set(2, "yes", &[], gated());
+    let (out, _) = ok(&items, &config);
+    let (held, results) = ok(&controller(&out, &[]), &config);
+    assert_eq!(on(&held, 2), "a");
+    assert_eq!(phase(&results).0, "AwaitingApproval", "{results:#?}");
+    // Complete: every variant on revision 2 and Ready.
+    let mut items = controller(&held, &[]);
+    for w in ["2", "3"] {
+        let approved = annotated(config.clone(), APPROVED, w);
+        let (out, _) = ok(&items, &approved);
+        items = controller(&out, &[]);
+    }
+    assert_eq!(on(&items, 2), "a,b,c,d,e,f");
+    let (_, results) = ok(&items, &config);
+    let (phase, message) = phase(&results);
+    assert_eq!(phase, "Complete", "{results:#?}");
+    assert!(message.contains("rollout complete"), "{message}");
+}
+
+/// Every per-target result carries `action`, `wave`, `gate`, `from` and `to`: the upgraded
+/// canary, a variant held by `maxUpgrades`, later waves, a new site waiting for its wave and
+/// a deletion.
+#[test]
+fn tags_every_target_carries_action_wave_gate_from_to() {
+    let rollout = with(int_waves(), "maxUpgrades", json!(1));
+    let items = created(&fleet(&PAIRS), &set(1, "yes", &[], rollout.clone()));
+    let mut items: Vec<Value> = items
+        .into_iter()
+        .filter(|v| v["metadata"]["name"] != "site-f")
+        .collect();
+    items.push(site("g", "3"));
+    let (out, results) = ok(&items, &set(2, "yes", &[], rollout));
+    assert_eq!(
+        moves(&items, &out),
+        (vec!["a".to_string()], none(), vec!["f".to_string()]),
+        "{results:#?}"
+    );
+    let by_name = per_target(&results);
+    let a = target_tags(&by_name, "a");
+    assert_eq!((a["action"].as_str(), a["wave"].as_str()), ("upgrade", "1"));
+    assert!(a["from"].contains('1') && a["to"].contains('2'), "{a:?}");
+    let b = target_tags(&by_name, "b");
+    assert_eq!(b["action"], "upgrade");
+    assert!(b["gate"].to_lowercase().contains("maxupgrades"), "{b:?}");
+    for s in ["c", "d", "e"] {
+        let t = target_tags(&by_name, s);
+        assert!(!t["gate"].is_empty(), "{s}: {t:?}");
+    }
+    let g = target_tags(&by_name, "g");
+    assert!(g["action"].contains("create"), "{g:?}");
+    assert!(!g["gate"].is_empty() && g["to"].contains('2'), "{g:?}");
+    assert_eq!(g["wave"], "3");
+    let f = target_tags(&by_name, "f");
+    assert!(f["action"].contains("delete"), "{f:?}");
+}
+
+/// Item 6 in the tags: a respelling is no upgrade in any place (its action is not `upgrade`),
+/// and exactly the variants whose revision moves are tagged as free upgrades.
+#[test]
+fn tags_a_respelling_is_no_upgrade_in_any_place() {
+    let (items, config) = respelled_canary();
+    let (out, results) = ok(&items, &config);
+    let by_name = per_target(&results);
+    let a = target_tags(&by_name, "a");
+    assert_ne!(a["action"], "upgrade", "{a:?}");
+    let free_upgrades: Vec<String> = by_name
+        .iter()
+        .filter(|(_, ts)| {
+            ts.iter()
+                .any(|t| t["action"] == "upgrade" && t["gate"].is_empty())
+        })
+        .map(|(n, _)| n.clone())
+        .collect();
+    let (upgraded, _, _) = moves(&items, &out);
+    let upgraded: Vec<String> = upgraded
+        .iter()
+        .map(|s| format!("fleet-site-{s}-base"))
+        .collect();
+    assert_eq!(free_upgrades, upgraded, "{results:#?}");
+}
+
+/// Item 6's reasons: a variant pinned below the fleet's revision (`Manual`, its activation
+/// removed part-way, the fleet spelled `workspaceName`) is held by the activation, not by a
+/// `maxUpgrades` nobody set, and every variant, the one already on the revision included, has
+/// one per-target result and is named in the summary.
+#[test]
+fn tags_a_pinned_variant_is_held_by_activation_and_in_the_summary() {
+    let mut items = vec![blueprint(1), blueprint(2)];
+    items[1]["metadata"]["labels"] = json!({"package-variant.fn.kpt.dev/tag-stable": "true"});
+    for (s, w, on) in [("a", "1", "v2"), ("b", "1", "v1"), ("c", "2", "v1")] {
+        items.push(site(s, w));
+        items.push(json!({"apiVersion": "config.porch.kpt.dev/v1alpha1",
+            "kind": "PackageVariant",
+            "metadata": {"name": format!("fleet-site-{s}-base"), "namespace": "default",
+                "labels": {OWNER: "fleet"},
+                "annotations": {WAVE: w, "package-variant.fn.kpt.dev/upstream-tag": "stable"}},
+            "spec": {"upstream": {"repo": "blueprints", "package": "base", "workspaceName": on},
+                "downstream": {"repo": format!("site-{s}"), "package": "base"}},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}));
+    }
+    let config = json!({"apiVersion": EXT, "kind": "PackageVariantSet",
+        "metadata": {"name": "fleet"},
+        "spec": {"upstream": {"repo": "blueprints", "package": "base", "tag": "stable"},
+            "revisionActivationPolicy": "Manual",
+            "targets": [{"repositorySelector": {"matchLabels": {"fleet": "yes"}}}],
+            "rollout": int_waves()}});
+    let (_, results) = ok(&items, &config);
+    let by_name = per_target(&results);
+    let (_, summary) = phase(&results);
+    for s in ["a", "b", "c"] {
+        let t = target_tags(&by_name, s);
+        assert!(
+            !t["gate"].to_lowercase().contains("maxupgrades"),
+            "{s}: no maxUpgrades is set: {t:?}"
+        );
+        assert!(
+            summary.contains(&format!("fleet-site-{s}-base")),
+            "{s} is in no group of the summary: {summary}"
+        );
+    }
+}
+
+/// Item 6's reasons: under `Reverse` and `pauseAfterWave` without an approval, the highest
+/// deletion wave is held by the approval, and its gate says so.
+#[test]
+fn tags_a_deletion_held_for_approval_names_the_approval() {
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "deletionOrder": "Reverse",
+        "pauseAfterWave": true});
+    let items = created(&fleet(&PAIRS), &set(1, "yes", &[], rollout.clone()));
+    let keep = set(1, "yes", &["c", "d", "e", "f"], rollout);
+    let keep = annotated(keep, ALLOW, "all");
+    let (out, results) = ok(&items, &keep);
+    assert_eq!(out, items, "{results:#?}");
+    let by_name = per_target(&results);
+    for s in ["e", "f"] {
+        let t = target_tags(&by_name, s);
+        let gate = t["gate"].to_lowercase();
+        assert!(
+            t["action"].contains("delete") && (gate.contains("approv") || gate.contains("pause")),
+            "{s}: {t:?}"
+        );
+    }
+    for s in ["c", "d"] {
+        let t = target_tags(&by_name, s);
+        assert!(
+            t["action"].contains("delete") && !t["gate"].is_empty(),
+            "{s}: {t:?}"
+        );
+    }
+}
