@@ -7,7 +7,8 @@
 //! person's edits between runs (narrow or widen the selector, a typo in a label value of the
 //! selector or of one Repository, retire the canary, add a site, approve a wave through
 //! `approved-wave`, allow deletions, respell a variant's revision `revision: N` <->
-//! `workspaceName: vN`). Over every run:
+//! `workspaceName: vN`, set a sync policy that forbids updates or deletions). Over every
+//! run:
 //!
 //! - all or nothing: exit 0 or 1, and a refused run returns its items as they came;
 //! - readiness: under `requireReady`, no variant is upgraded or created while an owned variant
@@ -43,6 +44,7 @@ const WAVE: &str = "package-variant.fn.kpt.dev/wave";
 const APPROVED: &str = "package-variant.fn.kpt.dev/approved-wave";
 const ALLOW: &str = "package-variant.fn.kpt.dev/allow-deletions";
 const OWNER: &str = "config.porch.kpt.dev/packagevariantset";
+const SYNC: &str = "package-variant.fn.kpt.dev/sync-policy";
 
 /// How a site's downstream is doing, as the controller and Porch report it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,6 +87,8 @@ enum Edit {
     Approve(u8),
     Unapprove,
     AllowDeletions(bool),
+    /// The `sync-policy` annotation (`None`: the default, `sync`).
+    SyncPolicy(Option<&'static str>),
     Health(usize, Health),
     /// The site's variant spelled `workspaceName: vN` instead of `revision: N`, or back.
     Respell(usize),
@@ -155,11 +159,24 @@ fn edit(n: usize) -> impl Strategy<Value = Edit> {
         1 => Just(Edit::SelectorTypo),
         1 => Just(Edit::FixTypo),
         1 => (0..n).prop_map(Edit::SiteTypo),
-        2 => (0..n).prop_map(Edit::AddSite),
+        3 => (0..n).prop_map(Edit::AddSite),
         2 => (1..=3u8).prop_map(Edit::Approve),
         1 => Just(Edit::Unapprove),
         1 => any::<bool>().prop_map(Edit::AllowDeletions),
+        1 => prop_oneof![
+            Just(None),
+            Just(Some("create-delete")),
+            Just(Some("create-only"))
+        ]
+        .prop_map(Edit::SyncPolicy),
         5 => (0..n, health()).prop_map(|(i, h)| Edit::Health(i, h)),
+        // The canary fails, through either API: the case the gates exist for.
+        3 => prop_oneof![
+            Just(Health::VariantFalse),
+            Just(Health::V2Failed),
+            Just(Health::V1Failed)
+        ]
+        .prop_map(|h| Edit::Health(0, h)),
         2 => (0..n).prop_map(Edit::Respell),
         1 => Just(Edit::ControllerLags),
     ]
@@ -184,13 +201,13 @@ fn case() -> impl Strategy<Value = Case> {
     (2..=6usize).prop_flat_map(|n| {
         (
             prop::collection::vec(1..=3u8, n),
-            prop::collection::vec(prop::bool::weighted(0.2), n),
+            prop::collection::vec(prop::bool::weighted(0.5), n),
             prop::bool::weighted(0.75),
             any::<bool>(),
             any::<bool>(),
             prop_oneof![3 => Just(None), 1 => Just(Some(1u8))],
             prop::collection::vec(
-                (prop::collection::vec(edit(n), 1..=2), (0..n, malformed()))
+                (prop::collection::vec(edit(n), 1..=3), (0..n, malformed()))
                     .prop_map(|(edits, malformed)| Edits { edits, malformed }),
                 2..=5,
             ),
@@ -223,6 +240,7 @@ struct World {
     site_typo: BTreeSet<usize>,
     approved: Option<u8>,
     allow: bool,
+    sync_policy: Option<&'static str>,
     health: Vec<Health>,
     lag: bool,
     /// The PackageVariants as the last run left them.
@@ -334,6 +352,7 @@ impl World {
             site_typo: BTreeSet::new(),
             approved: None,
             allow: false,
+            sync_policy: None,
             health: vec![Health::Ready; case.waves.len()],
             lag: false,
             variants: vec![],
@@ -361,6 +380,7 @@ impl World {
             Edit::Approve(w) => self.approved = Some(w).filter(|_| case.pause),
             Edit::Unapprove => self.approved = None,
             Edit::AllowDeletions(a) => self.allow = a,
+            Edit::SyncPolicy(p) => self.sync_policy = p,
             Edit::Health(i, h) => self.health[i] = h,
             Edit::Respell(i) => {
                 for v in self.variants.iter_mut().filter(|v| site_of(v) == Some(i)) {
@@ -447,6 +467,9 @@ impl World {
         }
         if self.allow {
             annotations.insert(ALLOW.into(), json!("all"));
+        }
+        if let Some(p) = self.sync_policy {
+            annotations.insert(SYNC.into(), json!(p));
         }
         json!({"apiVersion": EXT, "kind": "PackageVariantSet",
             "metadata": {"name": "fleet", "annotations": annotations},
