@@ -25,11 +25,14 @@
 //!   variant and each wanted target) has exactly one per-target result (tagged `action`) and is
 //!   named in the summary;
 //! - malformed state (doubled conditions, a mapping for a list, a string revision or
-//!   observedGeneration, an empty Kptfile) never makes a run move more than the same input with
-//!   that state removed, and an unquoted integer wave annotation moves exactly as the quoted one.
+//!   observedGeneration, an empty Kptfile; on a variant, a v1alpha2 draft or a v1alpha1
+//!   Kptfile) never makes a run move more than the same input with that state removed, nor
+//!   more than with that state written well formed as the failure it may mean (a doubt never
+//!   opens a gate); an unquoted integer wave annotation moves exactly as the quoted one.
 //!
-//! Each test runs `PROPTEST_CASES` cases (default per test below); a case is up to 6 runs of
-//! the binary per step.
+//! "Moves" are creations, upgrades (a change of revision) and deletions. Each test runs
+//! `PROPTEST_CASES` cases (defaults below: about 20 s in all in debug on 2 busy cores when
+//! every invariant holds); a step is 1 to 4 runs of the binary.
 
 mod common;
 
