@@ -11,7 +11,7 @@
 //! - reads every variant it must: a spelling that cannot say the revision is refused;
 //! - while an upgrade is under way, moves one wave only, the first or an approved one under
 //!   `pauseAfterWave`, and nothing while a variant on the new revision is not Ready under
-//!   `requireReady`.
+//!   `requireReady`, whether the set still wants that variant or is deleting it.
 //!
 //! Runs `PROPTEST_CASES` cases (default [`DEFAULT_CASES`]).
 
@@ -432,10 +432,12 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         }
     };
     if rollout.require_ready {
-        let not_ready = existing
-            .iter()
-            .filter(wanted)
-            .any(|(_, e, _)| e.revision == target && !is_ready(e.ready));
+        // Every variant among the items counts, the removed ones too: a failed canary on the
+        // new revision that the set is deleting still blocks (issue 48 item 2). One whose
+        // revision cannot be read may be on it, and a doubt never opens a gate.
+        let not_ready = existing.iter().any(|(_, e, _)| {
+            (e.revision == target || !e.spelling.readable()) && !is_ready(e.ready)
+        });
         prop_assert!(
             !not_ready || moved.is_empty(),
             "moved {:?} while a variant on the new revision is not Ready: {:?}",
