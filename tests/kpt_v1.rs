@@ -477,3 +477,146 @@ fn round_trip_ids_stay_on_every_item_kept_or_edited_under_both_spellings() {
     let team = fs::read_to_string(r.pkg.join("team.yaml")).unwrap();
     assert!(team.contains("chargeCode: cd-1234"), "{team}");
 }
+
+/// Conditions kpt v1.0 compiles (its examples and each extension it enables: two-variable
+/// comprehensions, strings v2, sets, lists v3, optional types, cross-type numeric comparisons).
+const WHEN_ACCEPTED: &[&str] = &[
+    "resources.exists(r, r.kind == 'ConfigMap' && r.metadata.name == 'my-config')",
+    "resources.filter(r, r.kind == 'Deployment').size() > 0",
+    "resources.all(r, r.kind != 'Secret')",
+    "resources.exists(r, has(r.metadata.labels) && r.metadata.labels.app == 'web')",
+    "resources.all(i, r, i >= 0 && r.kind != '')",
+    "resources.existsOne(i, r, r.kind == 'Kptfile')",
+    "resources.transformList(i, r, i > 0, r.kind).distinct().size() == 1",
+    "resources.transformMap(i, r, r.kind).size() >= 0",
+    "resources.exists(r, r.metadata.name.lowerAscii().startsWith('web'))",
+    "resources.map(r, r.metadata.name).join(',') != ''",
+    "'a,b'.split(',').size() == 2 && 'abc'.substring(1) == 'bc'",
+    "'%s'.format(['a']) == 'a' && strings.quote('a') != ''",
+    "sets.contains(resources.map(r, r.kind), ['Deployment'])",
+    "resources.sortBy(r, r.metadata.name).size() > 0",
+    "lists.range(3).size() == 3 && [[1], [2]].flatten().size() == 2 && [3, 1].sort()[0] == 1",
+    "resources[?0].hasValue()",
+    "resources[0].?metadata.?name.orValue('') == 'web'",
+    "resources.exists(r, r.metadata.?labels.?app == optional.of('web'))",
+    "resources.size() < 2.5 && resources.size() >= 1u",
+];
+
+/// Conditions kpt v1.0 refuses at render, and the words of cel-go's error.
+const WHEN_REFUSED: &[(&str, &str)] = &[
+    (
+        "resources[0].metadata.name",
+        "CEL expression must return a boolean, got dyn",
+    ),
+    (
+        "resources.size()",
+        "CEL expression must return a boolean, got int",
+    ),
+    ("repoDefault == ''", "undeclared reference to 'repoDefault'"),
+    (
+        "'abc'.reverse() == 'cba'",
+        "found no matching overload for 'reverse' applied to 'string.()'",
+    ),
+    ("math.greatest(1, 2) == 2", "undeclared reference to 'math'"),
+    (
+        "[1, 'a'].size() > 0",
+        "expected type 'int' but found 'string'",
+    ),
+    ("1 == 1.0", "found no matching overload for '_==_'"),
+    (
+        "resources.exists(r, r.kind.matches('['))",
+        "invalid regular expression",
+    ),
+    (
+        "resources.all(i, i, true)",
+        "all() second variable name must be different from the first variable name",
+    ),
+    ("resources.exists(r, ", "Syntax error"),
+];
+
+/// A PackageVariant kept in the package (`variant.yaml`) adding a step with `when`, as each kpt
+/// version sends it: beta.56 with the file among the items (and the old id), v1.0 without.
+fn when_lists(when: &str) -> [String; 2] {
+    let pv = format!(
+        "apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: web
+  annotations:
+    config.kubernetes.io/local-config: \"true\"
+    config.kubernetes.io/path: 'variant.yaml'
+    internal.config.kubernetes.io/path: 'variant.yaml'
+    {OLD_ID}: '1'
+spec:
+  upstream: {{repo: blueprints, package: web, revision: 1}}
+  downstream: {{repo: deployments, package: web}}
+  pipeline:
+    mutators:
+    - image: set-labels
+      when: {when:?}
+"
+    );
+    let kptfile = format!(
+        "apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: web
+  annotations:
+    config.kubernetes.io/path: 'Kptfile'
+    internal.config.kubernetes.io/path: 'Kptfile'
+    {OLD_ID}: '0'
+"
+    );
+    let indent = |t: &str| -> String {
+        let mut out = String::new();
+        for (n, l) in t.lines().enumerate() {
+            out.push_str(if n == 0 { "- " } else { "  " });
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    };
+    let config: String = pv.lines().map(|l| format!("  {l}\n")).collect();
+    let beta = join(&[indent(&kptfile), indent(&pv)], &config);
+    let v1_items = [indent(&kptfile).replace(OLD_ID, NEW_ID)];
+    let v1_config: String = config
+        .lines()
+        .filter(|l| !l.contains(OLD_ID))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    [beta, join(&v1_items, &v1_config)]
+}
+
+/// A step's `when` is checked as kpt v1.0 compiles it (kptdev/kpt#4469): what kpt accepts
+/// passes and is written to the Kptfile, what it refuses is an error on the field with cel-go's
+/// words and nothing changes, under both ResourceList shapes.
+#[test]
+fn when_is_checked_as_kpt_compiles_it_under_both_shapes() {
+    let scratch = Scratch::new("kpt-v1-when");
+    let bin = bin_dir(&scratch.0);
+    for when in WHEN_ACCEPTED {
+        for rl in when_lists(when) {
+            let (code, out) = run(&bin, &rl);
+            assert_eq!(code, 0, "{when}: {}", results(&out));
+            let (items, _) = split(&out);
+            assert!(
+                items[0].contains("when:"),
+                "{when}: the step is added to the Kptfile\n{}",
+                items[0]
+            );
+        }
+    }
+    for (when, words) in WHEN_REFUSED {
+        for rl in when_lists(when) {
+            let (code, out) = run(&bin, &rl);
+            assert_eq!(code, 1, "{when} passed");
+            let r = results(&out);
+            assert!(
+                r.contains("path: spec.pipeline.mutators[0].when"),
+                "{when}: {r}"
+            );
+            assert!(r.contains(words), "{when}: {words:?} not in {r}");
+            assert_eq!(split(&out).0, split(&rl).0, "{when}: nothing changes");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The kptfile v1 `Function` and `Selector` types a PackageVariant's pipeline embeds, and kpt's
-//! own checks of a function (`configRef`'s required fields, one config source, a `when` that
-//! parses as CEL).
+//! own checks of a function (`configRef`'s required fields, one config source, a `when` kpt
+//! compiles: a CEL condition over `resources` giving a bool).
 //!
 //! Why here: both functions copy pipeline steps (the PackageVariant into the Kptfile, the set
 //! into every variant it emits), and the set must never emit a step the PackageVariant
@@ -257,8 +257,10 @@ impl Function {
     }
 }
 
-/// Why `source` is not a CEL expression kpt could parse, with the parser's messages; `None`
-/// when it parses. Only syntax: what it reads and whether it yields a bool is kpt's to judge.
+/// Why kpt v1.0 would refuse `source` as a step's `when`, with cel-go's messages; `None` when
+/// kpt compiles it: parsed, type-checked in kpt's environment (one variable `resources`, the
+/// extensions kpt enables) and giving exactly a bool ([`crate::cel::check_kpt_condition`],
+/// kptdev/kpt#4469 at ef0fce17d). kpt evaluates it at render; this function never does.
 pub fn when_problem(source: &str) -> Option<String> {
     if source.len() > MAX_WHEN_BYTES {
         return Some(format!(
@@ -272,19 +274,9 @@ pub fn when_problem(source: &str) -> Option<String> {
             "nests brackets {depth} deep, more than {MAX_WHEN_NESTING}; write a flatter condition"
         ));
     }
-    let parsed = std::panic::catch_unwind(|| cel::Env::stdlib().parser().parse(source));
-    match parsed {
-        Ok(Ok(_)) => None,
-        Ok(Err(errors)) => {
-            let msgs: Vec<String> = errors
-                .errors
-                .iter()
-                .map(|e| format!("{}:{}: {}", e.pos.0, e.pos.1, e.msg))
-                .collect();
-            Some(format!("does not parse as CEL: {}", msgs.join("; ")))
-        }
-        Err(_) => Some("does not parse as CEL (the parser failed on it)".into()),
-    }
+    crate::cel::check_kpt_condition(source)
+        .err()
+        .map(|why| format!("is not a condition kpt accepts: {why}"))
 }
 
 /// The deepest nesting of `(`, `[` and `{` in the text, string literals included (a bound on
