@@ -534,9 +534,16 @@ const WHEN_REFUSED: &[(&str, &str)] = &[
     ("resources.exists(r, ", "Syntax error"),
 ];
 
-/// A PackageVariant kept in the package (`variant.yaml`) adding a step with `when`, as each kpt
-/// version sends it: beta.56 with the file among the items (and the old id), v1.0 without.
-fn when_lists(when: &str) -> [String; 2] {
+/// A PackageVariant kept in the package (`variant.yaml`) adding the pipeline step `step` (its
+/// fields, one a line, no indentation), with the Kptfile's own top-level fields
+/// `kptfile_extra`, as each kpt version sends them: beta.56 with the file among the items (and
+/// the old id), v1.0 without.
+fn step_lists(step: &str, kptfile_extra: &str) -> [String; 2] {
+    let step: String = step
+        .lines()
+        .enumerate()
+        .map(|(n, l)| format!("    {}{l}\n", if n == 0 { "- " } else { "  " }))
+        .collect();
     let pv = format!(
         "apiVersion: config.porch.kpt.dev/v1alpha1
 kind: PackageVariant
@@ -552,9 +559,7 @@ spec:
   downstream: {{repo: deployments, package: web}}
   pipeline:
     mutators:
-    - image: set-labels
-      when: {when:?}
-"
+{step}"
     );
     let kptfile = format!(
         "apiVersion: kpt.dev/v1
@@ -565,7 +570,7 @@ metadata:
     config.kubernetes.io/path: 'Kptfile'
     internal.config.kubernetes.io/path: 'Kptfile'
     {OLD_ID}: '0'
-"
+{kptfile_extra}"
     );
     let indent = |t: &str| -> String {
         let mut out = String::new();
@@ -585,6 +590,10 @@ metadata:
         .map(|l| format!("{l}\n"))
         .collect();
     [beta, join(&v1_items, &v1_config)]
+}
+
+fn when_lists(when: &str) -> [String; 2] {
+    step_lists(&format!("image: set-labels\nwhen: {when:?}"), "")
 }
 
 /// A step's `when` is checked as kpt v1.0 compiles it (kptdev/kpt#4469): what kpt accepts
@@ -618,5 +627,110 @@ fn when_is_checked_as_kpt_compiles_it_under_both_shapes() {
             assert!(r.contains(words), "{when}: {words:?} not in {r}");
             assert_eq!(split(&out).0, split(&rl).0, "{when}: nothing changes");
         }
+    }
+}
+
+/// Steps a variant adds that kpt v1.0.1 reads (kptdev/kpt#4743's `resourceFileRegexp` in
+/// `selectors` and `exclude`, kept as written; a `configPath` naming the variant's own file,
+/// which kpt v1.0 leaves out of the items), under both shapes.
+const STEPS_ACCEPTED: &[&str] = &[
+    "image: set-labels\nselectors:\n- kind: Deployment\n  resourceFileRegexp: \"deploy.*[.]yaml\"\nexclude:\n- resourceFileRegexp: \"^sub/\"",
+    "exec: package-variant\nconfigPath: variant.yaml",
+    "image: ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+];
+
+/// Steps kpt v1.0.1 refuses when it reads the Kptfile (validation.go at 00a08c1a), the field
+/// and the words of the error.
+const STEPS_REFUSED: &[(&str, &str, &str)] = &[
+    (
+        "image: set-labels\nselectors:\n- resourceFileRegexp: \"(\"",
+        "spec.pipeline.mutators[0].selectors[0].resourceFileRegexp",
+        "invalid regular expression",
+    ),
+    (
+        "image: set-labels\nexclude:\n- kind: Secret\n- resourceFileRegexp: \"a**\"",
+        "spec.pipeline.mutators[0].exclude[1].resourceFileRegexp",
+        "invalid regular expression",
+    ),
+    (
+        "name: no-executor\nconfigMap: {a: b}",
+        "spec.pipeline.mutators[0]",
+        "gives neither image nor exec",
+    ),
+    (
+        "image: set-labels\nexec: set-labels",
+        "spec.pipeline.mutators[0]",
+        "gives both image and exec",
+    ),
+    (
+        "image: Set-Labels:v1",
+        "spec.pipeline.mutators[0].image",
+        "repository name must be lowercase",
+    ),
+    (
+        "image: set-labels:v0.1alog/set-labels:v0.1",
+        "spec.pipeline.mutators[0].image",
+        "invalid reference format",
+    ),
+    (
+        "image: set-labels\nconfigPath: ../outside.yaml",
+        "spec.pipeline.mutators[0].configPath",
+        "path must not be outside the package",
+    ),
+    (
+        "image: set-labels\nconfigPath: missing.yaml",
+        "pipeline.mutators[0].configPath",
+        "not a file of the package",
+    ),
+];
+
+/// kpt v1.0.1 validates every Kptfile it reads (kptdev/kpt#4742, #4750): each step a variant
+/// adds passes that validation or is refused on its field (nothing changes), the same with and
+/// without the variant's own file among the items; a `resourceFileRegexp` is kept as written.
+#[test]
+fn every_kptfile_written_passes_kpt_v1_0_1_validation_under_both_shapes() {
+    let scratch = Scratch::new("kpt-v1-kptfile");
+    let bin = bin_dir(&scratch.0);
+    for step in STEPS_ACCEPTED {
+        for rl in step_lists(step, "") {
+            let (code, out) = run(&bin, &rl);
+            assert_eq!(code, 0, "{step}: {}", results(&out));
+            let kptfile = &split(&out).0[0];
+            for line in step.lines() {
+                let line = line.trim_start_matches("- ").trim();
+                let (key, value) = line.split_once(':').unwrap();
+                for part in [key, value.trim().trim_matches('"')] {
+                    assert!(
+                        kptfile.contains(part),
+                        "{step}: {part:?} not kept in\n{kptfile}"
+                    );
+                }
+            }
+        }
+    }
+    for (step, field, words) in STEPS_REFUSED {
+        for rl in step_lists(step, "") {
+            let (code, out) = run(&bin, &rl);
+            assert_eq!(code, 1, "{step} passed:\n{out}");
+            let r = results(&out);
+            assert!(r.contains(&format!("path: {field}\n")), "{step}: {r}");
+            assert!(r.contains(words), "{step}: {words:?} not in {r}");
+            assert_eq!(split(&out).0, split(&rl).0, "{step}: nothing changes");
+        }
+    }
+    // What the run leaves as it found it and kpt v1.0.1 refuses is a warning on the field.
+    let odd = "upstream:\n  type: git\ninventory:\n  name: inv\n";
+    for rl in step_lists("image: set-labels", odd) {
+        let (code, out) = run(&bin, &rl);
+        assert_eq!(code, 0, "{}", results(&out));
+        let r = results(&out);
+        for (field, words) in [
+            ("upstream.git", "must be set when upstream.type is \"git\""),
+            ("inventory", "missing: `namespace`, `inventoryID`"),
+        ] {
+            assert!(r.contains(&format!("path: {field}\n")), "{field}: {r}");
+            assert!(r.contains(words), "{words:?} not in {r}");
+        }
+        assert!(r.contains("severity: warning"), "{r}");
     }
 }
