@@ -734,3 +734,78 @@ fn every_kptfile_written_passes_kpt_v1_0_1_validation_under_both_shapes() {
         assert!(r.contains("severity: warning"), "{r}");
     }
 }
+
+/// A PackageVariantSet kept in the package (`configPath: set.yaml`), with its upstream
+/// PackageRevision as a package file: the first render creates the variants as new files, the
+/// second finds them; each step answers the same with and without `set.yaml` among the items.
+const SET_PACKAGE: [(&str, &str); 3] = [
+    (
+        "Kptfile",
+        "apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: fleet
+  annotations:
+    config.kubernetes.io/local-config: \"true\"
+pipeline:
+  mutators:
+  - exec: package-variant
+    configPath: set.yaml
+",
+    ),
+    (
+        "set.yaml",
+        "apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata:
+  name: web-fleet
+  annotations:
+    config.kubernetes.io/local-config: \"true\"
+spec:
+  upstream: {repo: blueprints, package: web, revision: 1}
+  targets:
+  - repositories:
+    - name: edge1
+    - name: edge2
+",
+    ),
+    (
+        "upstream.yaml",
+        "apiVersion: porch.kpt.dev/v1alpha1
+kind: PackageRevision
+metadata:
+  name: blueprints.web.v1
+  annotations:
+    config.kubernetes.io/local-config: \"true\"
+spec:
+  repository: blueprints
+  packageName: web
+  revision: 1
+  lifecycle: Published
+",
+    ),
+];
+
+#[test]
+fn a_set_run_from_the_package_pipeline_gives_the_same_result_with_and_without_its_own_config() {
+    let r = Recorded::new("kpt-v1-set", None, &SET_PACKAGE);
+    r.render();
+    r.render();
+    assert_eq!(r.steps(), 2);
+    for n in 0..2 {
+        let (beta_in, beta_out) = r.step(n);
+        let out = assert_same_answer((&beta_in, &beta_out), &r.pkg, "set.yaml", &r.bin);
+        let variants = split(&out)
+            .0
+            .iter()
+            .filter(|i| i.contains("kind: PackageVariant\n"))
+            .count();
+        assert_eq!(variants, 2, "step {n}: {out}");
+    }
+    for site in ["edge1", "edge2"] {
+        assert!(r
+            .pkg
+            .join(format!("packagevariants/web-fleet-{site}-web.yaml"))
+            .exists());
+    }
+}
