@@ -64,10 +64,7 @@ impl<'e> Checker<'e> {
                 Ty::Optional(inner) => *inner,
                 other => other,
             };
-            let field = match &args[1].expr {
-                Expr::Literal(LiteralValue::String(_)) => true,
-                _ => false,
-            };
+            let field = matches!(&args[1].expr, Expr::Literal(LiteralValue::String(_)));
             if !field {
                 self.error(args[1].id, "unsupported optional field selection".into());
                 return Some(Ty::Error);
