@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 const PARTS: &[(&str, &[&str])] = &[
     ("common", &[]),
     ("yaml", &[]),
-    ("api", &["common"]),
+    ("api", &["common", "cel"]),
     ("cel", &["common"]),
     ("krm", &["yaml"]),
     ("package_variant", &["krm", "yaml", "api"]),

@@ -417,7 +417,7 @@ pipeline:
 
 const PV_SET_NAMESPACE: &str = "  pipeline:
     mutators:
-      - image: ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.1alog/set-namespace:v0.1
+      - image: ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.1
         name: set-namespace
         configMap:
           namespace: my-ns
@@ -426,7 +426,7 @@ const PV_SET_NAMESPACE: &str = "  pipeline:
 const VALIDATORS_6: &str = "\
 pipeline:
   validators:
-    - image: ghcr.io/kptdev/krm-functions-catalog/gatekeeper-validate:v0.1atekeeper-validate:v0.1
+    - image: ghcr.io/kptdev/krm-functions-catalog/gatekeeper-validate:v0.1
       name: gatekeeper-validate
 ";
 

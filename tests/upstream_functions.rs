@@ -111,7 +111,7 @@ fn a_config_ref_needs_kind_and_name() {
 }
 
 #[test]
-fn a_when_that_is_not_cel_is_refused_with_the_parsers_message() {
+fn a_when_kpt_would_not_compile_is_refused_with_cel_gos_message() {
     let step = "  pipeline:
     mutators:
     - image: x
@@ -121,7 +121,7 @@ fn a_when_that_is_not_cel_is_refused_with_the_parsers_message() {
         refused(
             &config,
             "spec.pipeline.mutators[0].when",
-            &["does not parse as CEL: 1:21: Syntax error: mismatched input"],
+            &["is not a condition kpt accepts: ERROR: <input>:1:21: Syntax error: mismatched input"],
         );
     }
     // Deep nesting is refused by its depth, not by the parser's stack.
@@ -159,9 +159,14 @@ fn a_when_that_is_not_cel_is_refused_with_the_parsers_message() {
         "spec.pipeline.mutators[10].when",
         &["more than 100000 bytes together"],
     );
-    // What it reads or yields is kpt's to judge: any expression that parses is copied.
+    // kpt v1.0 compiles it before it evaluates it (kptdev/kpt#4469): a variable other than
+    // `resources` is refused here as kpt would refuse it at render (tests/kpt_v1.rs has more).
     let odd = "  pipeline:\n    mutators:\n    - image: x\n      when: \"no_such_variable + 1\"\n";
-    assert_eq!(run(&resource_list(&[KPTFILE], &pv_config(odd))).code, 0);
+    refused(
+        &pv_config(odd),
+        "spec.pipeline.mutators[0].when",
+        &["undeclared reference to 'no_such_variable'"],
+    );
 }
 
 const SET: &str = "apiVersion: config.porch.kpt.dev/v1alpha2

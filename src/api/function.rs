@@ -1,6 +1,6 @@
 //! The kptfile v1 `Function` and `Selector` types a PackageVariant's pipeline embeds, and kpt's
-//! own checks of a function (`configRef`'s required fields, one config source, a `when` that
-//! parses as CEL).
+//! own checks of a function (`configRef`'s required fields, one config source, a `when` kpt
+//! compiles: a CEL condition over `resources` giving a bool).
 //!
 //! Why here: both functions copy pipeline steps (the PackageVariant into the Kptfile, the set
 //! into every variant it emits), and the set must never emit a step the PackageVariant
@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::null_default;
 
-/// kptfile v1 `Selector` (kpt v1.0.0-beta.62.1): picks resources a function applies to.
+/// kptfile v1 `Selector`: picks resources a function applies to. `resourceFileRegexp` is kpt
+/// v1.0.1's (kptdev/kpt#4743): a Go regular expression over the resource's file path.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Selector {
@@ -55,6 +56,12 @@ pub struct Selector {
         skip_serializing_if = "BTreeMap::is_empty"
     )]
     pub annotations: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub resource_file_regexp: String,
 }
 
 /// kptfile v1 `Function`: one pipeline step, with `configRef` and `when` as Porch's CRDs have
@@ -229,6 +236,57 @@ impl Function {
                 ),
             ));
         }
+        // kpt v1.0.1 validates every Kptfile it reads (kptdev/kpt#4742, #4750, and #4743's
+        // selectors; api/kptfile/v1/validation.go at 00a08c1a): a step it would refuse is
+        // refused here, before it is written.
+        match (self.image.is_empty(), self.exec.is_empty()) {
+            (true, true) => out.push((
+                String::new(),
+                "gives neither image nor exec; kpt refuses a function without one (\"must specify a functon (`image` or `exec`) to execute\"): give the function's image, e.g. image: ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.0".into(),
+            )),
+            (false, false) => out.push((
+                String::new(),
+                "gives both image and exec; kpt refuses a function with both (\"must not specify both `image` and `exec` at the same time\"): keep one".into(),
+            )),
+            (false, true) => {
+                if let Some(why) = super::image_ref::problem(&self.image) {
+                    out.push((
+                        ".image".into(),
+                        format!(
+                            "function image reference {:?} is invalid: {why}; kpt refuses the Kptfile: write a reference such as ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.0",
+                            self.image
+                        ),
+                    ));
+                }
+            }
+            (true, false) => {}
+        }
+        if !self.config_path.is_empty() {
+            if let Some(why) = config_path_problem(&self.config_path) {
+                out.push((
+                    ".configPath".into(),
+                    format!(
+                        "{why}: kpt refuses a configPath {:?}; write the path of a file of the package, relative to its Kptfile, e.g. configPath: fn-config.yaml",
+                        self.config_path
+                    ),
+                ));
+            }
+        }
+        for (list, selectors) in [("selectors", &self.selectors), ("exclude", &self.exclude)] {
+            for (i, s) in selectors.iter().enumerate() {
+                if s.resource_file_regexp.is_empty() {
+                    continue;
+                }
+                if let Err(why) = crate::cel::compile_matches_pattern(&s.resource_file_regexp) {
+                    out.push((
+                        format!(".{list}[{i}].resourceFileRegexp"),
+                        format!(
+                            "invalid regular expression: {why}; kpt refuses the Kptfile: write a Go (RE2) regular expression over the file path, e.g. resourceFileRegexp: 'deployment/.*[.]yaml'"
+                        ),
+                    ));
+                }
+            }
+        }
         if let Some(r) = &self.config_ref {
             if r.kind.is_empty() {
                 out.push((
@@ -257,8 +315,10 @@ impl Function {
     }
 }
 
-/// Why `source` is not a CEL expression kpt could parse, with the parser's messages; `None`
-/// when it parses. Only syntax: what it reads and whether it yields a bool is kpt's to judge.
+/// Why kpt v1.0 would refuse `source` as a step's `when`, with cel-go's messages; `None` when
+/// kpt compiles it: parsed, type-checked in kpt's environment (one variable `resources`, the
+/// extensions kpt enables) and giving exactly a bool ([`crate::cel::check_kpt_condition`],
+/// kptdev/kpt#4469 at ef0fce17d). kpt evaluates it at render; this function never does.
 pub fn when_problem(source: &str) -> Option<String> {
     if source.len() > MAX_WHEN_BYTES {
         return Some(format!(
@@ -272,18 +332,41 @@ pub fn when_problem(source: &str) -> Option<String> {
             "nests brackets {depth} deep, more than {MAX_WHEN_NESTING}; write a flatter condition"
         ));
     }
-    let parsed = std::panic::catch_unwind(|| cel::Env::stdlib().parser().parse(source));
-    match parsed {
-        Ok(Ok(_)) => None,
-        Ok(Err(errors)) => {
-            let msgs: Vec<String> = errors
-                .errors
-                .iter()
-                .map(|e| format!("{}:{}: {}", e.pos.0, e.pos.1, e.msg))
-                .collect();
-            Some(format!("does not parse as CEL: {}", msgs.join("; ")))
+    crate::cel::check_kpt_condition(source)
+        .err()
+        .map(|why| format!("is not a condition kpt accepts: {why}"))
+}
+
+/// kpt's `validateFnConfigPathSyntax`: not blank, relative, and no `..` once cleaned.
+fn config_path_problem(path: &str) -> Option<&'static str> {
+    if path.trim().is_empty() {
+        return Some("path must not be empty");
+    }
+    if path.starts_with('/') {
+        return Some("path must be relative");
+    }
+    if clean(path).contains("..") {
+        return Some("path must not be outside the package");
+    }
+    None
+}
+
+/// Go's `filepath.Clean` of a relative path: `.` and empty parts dropped, `..` folded.
+fn clean(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            other => parts.push(other),
         }
-        Err(_) => Some("does not parse as CEL (the parser failed on it)".into()),
+    }
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
     }
 }
 

@@ -11,6 +11,7 @@ pub mod annotations;
 pub mod data_strings;
 pub mod function;
 pub mod identity;
+pub mod image_ref;
 pub mod label_selector;
 pub mod names;
 pub mod package_variant;

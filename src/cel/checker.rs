@@ -15,6 +15,8 @@ use super::suggest;
 use super::types::{most_general, Mapping, Ty, PARAM_A, PARAM_B};
 use super::Declarations;
 
+mod kpt;
+
 /// A compile error: the node it is about, and cel-go's message.
 pub struct Issue {
     pub id: u64,
@@ -105,7 +107,15 @@ impl<'e> Checker<'e> {
                     self.paths.entry(root).or_insert(q);
                 }
                 self.check(&s.operand);
-                let operand = self.mapping.substitute(&self.get(&s.operand), false);
+                let mut operand = self.mapping.substitute(&self.get(&s.operand), false);
+                // cel-go: a field of an optional value is an optional field (kpt's env only).
+                let optional = match operand {
+                    Ty::Optional(inner) if !s.test => {
+                        operand = *inner;
+                        true
+                    }
+                    _ => false,
+                };
                 let mut t = match &operand {
                     Ty::Map(_, v) => (**v).clone(),
                     Ty::Var(_) => {
@@ -122,17 +132,26 @@ impl<'e> Checker<'e> {
                 if s.test {
                     t = Ty::Bool;
                 }
+                if optional {
+                    t = Ty::optional(t);
+                }
                 let t = self.mapping.substitute(&t, false);
                 self.set(e, t);
             }
             Expr::Call(call) => {
+                if self.declarations == Declarations::Kpt {
+                    if let Some(t) = self.kpt_call(e, call) {
+                        self.set(e, t);
+                        return;
+                    }
+                }
                 for a in &call.args {
                     self.check(a);
                 }
                 if let Some(target) = &call.target {
                     self.check(target);
                 }
-                let Some(overloads) = stdlib::functions().get(call.func_name.as_str()) else {
+                let Some(overloads) = self.functions().get(call.func_name.as_str()) else {
                     self.error(e.id, undeclared(&call.func_name));
                     self.set(e, Ty::Error);
                     return;
@@ -148,9 +167,12 @@ impl<'e> Checker<'e> {
             }
             Expr::List(l) => {
                 let mut elems: Option<Ty> = None;
-                for el in &l.elements {
+                for (i, el) in l.elements.iter().enumerate() {
                     self.check(el);
-                    let t = self.get(el);
+                    let mut t = self.get(el);
+                    if l.optional_indices.contains(&i) {
+                        t = self.optional_element(el, t);
+                    }
                     elems = Some(self.join(elems, t));
                 }
                 let elem = elems.unwrap_or_else(|| self.mapping.fresh());
@@ -165,7 +187,10 @@ impl<'e> Checker<'e> {
                             let k = self.get(&me.key);
                             keys = Some(self.join(keys, k));
                             self.check(&me.value);
-                            let v = self.get(&me.value);
+                            let mut v = self.get(&me.value);
+                            if me.optional {
+                                v = self.optional_element(&me.value, v);
+                            }
                             values = Some(self.join(values, v));
                         }
                         EntryExpr::StructField(sf) => self.check(&sf.value),
@@ -231,6 +256,14 @@ impl<'e> Checker<'e> {
         }
     }
 
+    /// The functions declared: cel-go's standard library, or kpt's environment.
+    fn functions(&self) -> &'static HashMap<&'static str, Vec<Overload>> {
+        match self.declarations {
+            Declarations::Kpt => stdlib::kpt_functions(),
+            _ => stdlib::functions(),
+        }
+    }
+
     fn lookup(&mut self, id: u64, name: &str) -> Option<Ty> {
         // `.name` is the root scope's `name`, past any macro variable. The interpreter has no
         // root scope: where a macro variable hides it, the expression is refused.
@@ -252,6 +285,7 @@ impl<'e> Checker<'e> {
             (Declarations::Porch, "upstream" | "target" | "repository") => Some(Ty::Dyn),
             (Declarations::Readiness, "variant") => Some(Ty::Dyn),
             (Declarations::Readiness, "revisions") => Some(Ty::list(Ty::Dyn)),
+            (Declarations::Kpt, "resources") => Some(Ty::list(Ty::Dyn)),
             _ => stdlib::type_identifier(name),
         }
     }
@@ -374,6 +408,7 @@ fn instantiate(t: &Ty, a: &Ty, b: &Ty) -> Ty {
         Ty::List(e) => Ty::list(instantiate(e, a, b)),
         Ty::Map(k, v) => Ty::map(instantiate(k, a, b), instantiate(v, a, b)),
         Ty::Type(Some(p)) => Ty::type_of(instantiate(p, a, b)),
+        Ty::Optional(p) => Ty::optional(instantiate(p, a, b)),
         other => other.clone(),
     }
 }

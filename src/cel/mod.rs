@@ -107,6 +107,10 @@ pub const VARIABLES: [&str; 5] = [
 /// as given, dyn) and `revisions` (its downstream PackageRevisions, a list of dyn).
 pub const READINESS_VARIABLES: [&str; 2] = ["variant", "revisions"];
 
+/// The one variable of a kpt pipeline step's `when`: `resources`, the step's selected
+/// resources (a list of dyn).
+pub const KPT_VARIABLES: [&str; 1] = ["resources"];
+
 /// Which variables an expression is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Declarations {
@@ -115,6 +119,10 @@ pub enum Declarations {
     Porch,
     /// A rollout's `readyExpr` ([`READINESS_VARIABLES`]).
     Readiness,
+    /// A kpt pipeline step's `when` ([`KPT_VARIABLES`]), in kpt's environment: the standard
+    /// library and the extensions kpt enables ([`check_kpt_condition`]). Checked only: kpt
+    /// evaluates it.
+    Kpt,
 }
 
 impl Declarations {
@@ -123,6 +131,7 @@ impl Declarations {
         match self {
             Declarations::Porch => &VARIABLES,
             Declarations::Readiness => &READINESS_VARIABLES,
+            Declarations::Kpt => &KPT_VARIABLES,
         }
     }
 }
@@ -265,6 +274,63 @@ impl ProgramCache {
 pub(crate) fn stdlib_env() -> &'static Arc<Env> {
     static ENV: std::sync::OnceLock<Arc<Env>> = std::sync::OnceLock::new();
     ENV.get_or_init(|| Arc::new(Env::stdlib().with_optional_support(false)))
+}
+
+/// cel-go's parser's default recursion limit, which kpt's `env.Compile` keeps.
+const KPT_MAX_RECURSION: u16 = 250;
+
+/// Checks a kpt pipeline step's `when` as kpt v1.0 compiles it before it evaluates it
+/// (kptdev/kpt `EvaluateCondition`, kptdev/kpt#4469 at ef0fce17d): parsed with optional
+/// syntax, type-checked against `resources` (a list of dyn) and the extensions kpt enables
+/// (cross-type numeric comparisons, optional types, strings v2, sets, two-variable
+/// comprehensions, lists v3), every list and map literal homogeneous, a literal `matches`
+/// pattern compiled, and the result's type exactly `bool` (kpt refuses `dyn`: "CEL expression
+/// must return a boolean, got dyn"). `Err` is cel-go's message. The caller bounds the source's
+/// length and nesting.
+pub fn check_kpt_condition(source: &str) -> Result<(), String> {
+    let owned = source.to_string();
+    let check = move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let parser = Env::stdlib()
+                .with_optional_support(true)
+                .parser()
+                .max_recursion_depth(KPT_MAX_RECURSION);
+            let (expr, info) = parser
+                .parse_with_source_info(&owned)
+                .map_err(|e| errors::syntax_errors(&owned, &e))?;
+            let types = checker::check(&expr, Declarations::Kpt).map_err(|issues| {
+                let issues = issues.into_iter().map(|i| (i.id, i.message)).collect();
+                errors::compile_errors(&owned, &info, issues)
+            })?;
+            let mut spent = 0;
+            let mut literal_errors = Vec::new();
+            LiteralRegexes {
+                errors: &mut literal_errors,
+                budget: MAX_RUN_COST,
+                spent: &mut spent,
+            }
+            .check(&expr);
+            if !literal_errors.is_empty() {
+                return Err(errors::compile_errors(&owned, &info, literal_errors));
+            }
+            match types.get(&expr.id) {
+                Some(types::Ty::Bool) => Ok(()),
+                Some(t) => Err(format!("CEL expression must return a boolean, got {t}")),
+                None => Err("CEL expression must return a boolean".into()),
+            }
+        }))
+        .unwrap_or_else(|_| Err("internal error: the CEL parser panicked".to_string()))
+    };
+    match std::thread::Builder::new()
+        .name("cel-kpt-check".into())
+        .stack_size(PARSER_STACK_BYTES)
+        .spawn(check)
+    {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|_| Err("internal error: the CEL checker failed".to_string())),
+        Err(_) => Err("internal error: no thread to check the CEL expression on".to_string()),
+    }
 }
 
 /// Compiles one expression: limits, parse (on a big-stack thread), instrumentation, checks.

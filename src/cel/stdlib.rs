@@ -26,7 +26,7 @@ impl Overload {
                 Ty::Var(_) => true,
                 Ty::List(e) => uses(e),
                 Ty::Map(k, v) => uses(k) || uses(v),
-                Ty::Type(Some(t)) => uses(t),
+                Ty::Type(Some(t)) | Ty::Optional(t) => uses(t),
                 _ => false,
             }
         }
@@ -152,15 +152,134 @@ fn table() -> Vec<(&'static str, String)> {
 /// The standard library's functions by name.
 pub fn functions() -> &'static HashMap<&'static str, Vec<Overload>> {
     static FUNCTIONS: OnceLock<HashMap<&'static str, Vec<Overload>>> = OnceLock::new();
-    FUNCTIONS.get_or_init(|| {
-        table()
-            .into_iter()
-            .map(|(name, overloads)| {
-                let parsed = overloads.split(';').filter_map(parse_overload).collect();
-                (name, parsed)
-            })
-            .collect()
-    })
+    FUNCTIONS.get_or_init(|| parsed(table()))
+}
+
+fn parsed(table: Vec<(&'static str, String)>) -> HashMap<&'static str, Vec<Overload>> {
+    let mut out: HashMap<&'static str, Vec<Overload>> = HashMap::new();
+    for (name, overloads) in table {
+        out.entry(name)
+            .or_default()
+            .extend(overloads.split(';').filter_map(parse_overload));
+    }
+    out
+}
+
+/// The comparable types of cel-go's lists extension (`sort`, `sortBy`'s keys).
+pub const COMPARABLE: [Ty; 8] = [
+    Ty::Int,
+    Ty::Uint,
+    Ty::Double,
+    Ty::Bool,
+    Ty::Duration,
+    Ty::Timestamp,
+    Ty::String,
+    Ty::Bytes,
+];
+
+/// What kpt's environment for a pipeline step's `when` adds to the standard library
+/// (kptdev/kpt `pkg/lib/runneroptions/celenv.go`, `NewCELEnvironment`, kptdev/kpt#4469 at
+/// ef0fce17d): `CrossTypeNumericComparisons`, `OptionalTypes`, `ext.Strings` v2, `ext.Sets`,
+/// `ext.Lists` v3 (`ext.TwoVarComprehensions`, `sortBy`, `optMap` and `optFlatMap` are macros:
+/// the checker types them). Declarations as cel-go's `ext/strings.go`, `ext/sets.go`,
+/// `ext/lists.go` and `cel/library.go` give them.
+fn kpt_table() -> Vec<(&'static str, String)> {
+    let mut t = table();
+    let cross = "int, double; int, uint; uint, int; uint, double; double, int; double, uint";
+    for op in ["_<_", "_<=_", "_>_", "_>=_"] {
+        let pairs: Vec<String> = cross
+            .split(';')
+            .map(|p| format!("({}) -> bool", p.trim()))
+            .collect();
+        t.push((op, pairs.join("; ")));
+    }
+    let more: [(&'static str, &str); 31] = [
+        // Strings, version 2.
+        ("charAt", "string.(int) -> string"),
+        (
+            "indexOf",
+            "string.(string) -> int; string.(string, int) -> int",
+        ),
+        (
+            "lastIndexOf",
+            "string.(string) -> int; string.(string, int) -> int",
+        ),
+        ("lowerAscii", "string.() -> string"),
+        ("upperAscii", "string.() -> string"),
+        (
+            "replace",
+            "string.(string, string) -> string; string.(string, string, int) -> string",
+        ),
+        (
+            "split",
+            "string.(string) -> list(string); string.(string, int) -> list(string)",
+        ),
+        (
+            "substring",
+            "string.(int) -> string; string.(int, int) -> string",
+        ),
+        ("trim", "string.() -> string"),
+        (
+            "join",
+            "list(string).() -> string; list(string).(string) -> string",
+        ),
+        ("format", "string.(list(dyn)) -> string"),
+        ("strings.quote", "(string) -> string"),
+        // Sets.
+        ("sets.contains", "(list(A), list(A)) -> bool"),
+        ("sets.equivalent", "(list(A), list(A)) -> bool"),
+        ("sets.intersects", "(list(A), list(A)) -> bool"),
+        // Lists, version 3.
+        ("slice", "list(A).(int, int) -> list(A)"),
+        (
+            "flatten",
+            "list(list(A)).() -> list(A); list(dyn).(int) -> list(dyn)",
+        ),
+        ("lists.range", "(int) -> list(int)"),
+        ("reverse", "list(A).() -> list(A)"),
+        ("distinct", "list(A).() -> list(A)"),
+        // Optional types.
+        ("optional.of", "(A) -> optional(A)"),
+        ("optional.ofNonZeroValue", "(A) -> optional(A)"),
+        ("optional.none", "() -> optional(A)"),
+        ("optional.unwrap", "(list(optional(A))) -> list(A)"),
+        ("unwrapOpt", "list(optional(A)).() -> list(A)"),
+        ("value", "optional(A).() -> A"),
+        ("hasValue", "optional(A).() -> bool"),
+        ("or", "optional(A).(optional(A)) -> optional(A)"),
+        ("orValue", "optional(A).(A) -> A"),
+        (
+            "_[?_]",
+            "(list(A), int) -> optional(A); (map(A, B), A) -> optional(B); \
+             (optional(list(A)), int) -> optional(A); (optional(map(A, B)), A) -> optional(B)",
+        ),
+        (
+            "_[_]",
+            "(optional(list(A)), int) -> optional(A); (optional(map(A, B)), A) -> optional(B)",
+        ),
+    ];
+    t.extend(more.iter().map(|(n, o)| (*n, o.to_string())));
+    let sorts: Vec<String> = COMPARABLE
+        .iter()
+        .map(|c| format!("list({c}).() -> list({c})", c = type_name(c)))
+        .collect();
+    t.push(("sort", sorts.join("; ")));
+    t
+}
+
+/// How the declarations above spell a type (`timestamp`, not cel-go's message name).
+fn type_name(t: &Ty) -> String {
+    match t {
+        Ty::Timestamp => "timestamp".into(),
+        Ty::Duration => "duration".into(),
+        other => other.to_string(),
+    }
+}
+
+/// kpt's functions by name ([`kpt_table`]).
+pub fn kpt_functions() -> &'static HashMap<&'static str, Vec<Overload>> {
+    static FUNCTIONS: OnceLock<HashMap<&'static str, Vec<Overload>>> = OnceLock::new();
+    FUNCTIONS.get_or_init(|| parsed(kpt_table()))
 }
 
 fn parse_overload(text: &str) -> Option<Overload> {
@@ -221,6 +340,7 @@ fn parse_type(text: &str) -> Option<Ty> {
             "list" => Some(Ty::list(params.next()?)),
             "map" => Some(Ty::map(params.next()?, params.next()?)),
             "type" => Some(Ty::type_of(params.next()?)),
+            "optional" => Some(Ty::optional(params.next()?)),
             _ => None,
         };
     }
@@ -274,5 +394,15 @@ mod tests {
         assert!(size[1].member && size[1].args == vec![Ty::Bytes]);
         assert_eq!(functions()["_<_"].len(), 8);
         assert_eq!(functions()["getHours"].len(), 3);
+        let kpt = kpt_functions();
+        assert_eq!(kpt["_<_"].len(), 14, "cross-type numeric comparisons");
+        assert_eq!(kpt["sort"].len(), 8);
+        assert_eq!(kpt["_[?_]"].len(), 4);
+        assert_eq!(kpt["_[_]"].len(), 4);
+        for (name, text) in kpt_table() {
+            for o in text.split(';') {
+                assert!(parse_overload(o).is_some(), "{name}: {o}");
+            }
+        }
     }
 }

@@ -26,6 +26,8 @@ pub enum Ty {
     Map(Box<Ty>, Box<Ty>),
     /// `type`, or `type(T)`.
     Type(Option<Box<Ty>>),
+    /// `optional_type(T)`: only in kpt's environment (`cel.OptionalTypes()`), never Porch's.
+    Optional(Box<Ty>),
     /// A type variable (cel-go's `_varN`), or an overload's parameter `A`/`B` before it is
     /// instantiated ([`PARAM_A`], [`PARAM_B`]).
     Var(u32),
@@ -48,6 +50,10 @@ impl Ty {
         Ty::Type(Some(Box::new(t)))
     }
 
+    pub fn optional(t: Ty) -> Ty {
+        Ty::Optional(Box::new(t))
+    }
+
     fn is_dyn(&self) -> bool {
         matches!(self, Ty::Dyn)
     }
@@ -60,7 +66,7 @@ impl Ty {
         match self {
             Ty::List(e) => vec![e],
             Ty::Map(k, v) => vec![k, v],
-            Ty::Type(Some(t)) => vec![t],
+            Ty::Type(Some(t)) | Ty::Optional(t) => vec![t],
             _ => vec![],
         }
     }
@@ -100,6 +106,7 @@ impl fmt::Display for Ty {
             Ty::Map(k, v) => write!(f, "map({k}, {v})"),
             Ty::Type(None) => f.write_str("type"),
             Ty::Type(Some(t)) => write!(f, "type({t})"),
+            Ty::Optional(t) => write!(f, "optional_type({t})"),
             Ty::Var(PARAM_A) => f.write_str("A"),
             Ty::Var(PARAM_B) => f.write_str("B"),
             Ty::Var(n) => write!(f, "_var{n}"),
@@ -196,11 +203,13 @@ impl Mapping {
         }
         match (t1, t2) {
             (Ty::Type(_), _) => matches!(t2, Ty::Type(_)),
-            (Ty::List(a), Ty::List(b)) => self.internal_assignable(a, b),
+            (Ty::List(a), Ty::List(b)) | (Ty::Optional(a), Ty::Optional(b)) => {
+                self.internal_assignable(a, b)
+            }
             (Ty::Map(k1, v1), Ty::Map(k2, v2)) => {
                 self.internal_assignable(k1, k2) && self.internal_assignable(v1, v2)
             }
-            (Ty::List(_) | Ty::Map(..), _) => false,
+            (Ty::List(_) | Ty::Map(..) | Ty::Optional(_), _) => false,
             _ => t1 == t2,
         }
     }
@@ -240,7 +249,7 @@ impl Mapping {
                 Some(sub) => self.not_referenced_in(t, sub),
                 None => true,
             },
-            Ty::List(_) | Ty::Map(..) => within
+            Ty::List(_) | Ty::Map(..) | Ty::Optional(_) => within
                 .params()
                 .into_iter()
                 .all(|p| self.not_referenced_in(t, p)),
@@ -258,6 +267,7 @@ impl Mapping {
             Ty::List(e) => Ty::list(self.substitute(e, to_dyn)),
             Ty::Map(k, v) => Ty::map(self.substitute(k, to_dyn), self.substitute(v, to_dyn)),
             Ty::Type(Some(p)) => Ty::type_of(self.substitute(p, to_dyn)),
+            Ty::Optional(p) => Ty::optional(self.substitute(p, to_dyn)),
             other => other.clone(),
         }
     }
@@ -285,7 +295,9 @@ fn equal_or_less_specific(t1: &Ty, t2: &Ty) -> bool {
         return false;
     }
     match (t1, t2) {
-        (Ty::List(a), Ty::List(b)) => equal_or_less_specific(a, b),
+        (Ty::List(a), Ty::List(b)) | (Ty::Optional(a), Ty::Optional(b)) => {
+            equal_or_less_specific(a, b)
+        }
         (Ty::Map(k1, v1), Ty::Map(k2, v2)) => {
             equal_or_less_specific(k1, k2) && equal_or_less_specific(v1, v2)
         }

@@ -20,6 +20,7 @@ pub mod edits;
 pub mod injection;
 pub mod kptfile;
 pub mod kptfile_lists;
+pub mod kptfile_validation;
 pub mod owned;
 pub mod package;
 pub mod package_resource;
@@ -295,6 +296,15 @@ fn apply(
         results.extend(punch);
         pkg.lists = lists.map(|l| Box::new(l) as Box<dyn crate::krm::resource_list::ItemLists>);
     }
+    // The Kptfile as written must be one kpt v1.0.1 reads.
+    let (refused, warned): (Vec<_>, Vec<_>) =
+        kptfile_validation::check(&mut pkg, k, &pv.name, meta.path())
+            .into_iter()
+            .partition(ResultItem::is_error);
+    if !refused.is_empty() {
+        return Err(refused);
+    }
+    results.extend(warned);
     let mut changes = pkg.into_changes();
     // The in-cluster objects fed through stdin are left out of the output, not changed.
     let changed = changes.edited.len()

@@ -106,12 +106,16 @@ fn meta_str<'v>(v: &'v Value, pointer: &str) -> &'v str {
 }
 
 /// kpt's bookkeeping annotations (file, index, ids, and the upstream identifier `kpt pkg
-/// update` adds): kept from the existing item, never part of what the variant owns.
+/// update` adds): kept from the existing item, never part of what the variant owns. kpt merges
+/// a step's output back by its round-trip id, `internal.config.kubernetes.io/kpt-resource-id`
+/// since kptdev/kpt fe84ac7b9 (#4663, kpt v1.0), `internal.config.k8s.io/kpt-resource-id`
+/// before: an item that lost it would be taken as deleted and added anew, so both prefixes.
 fn is_kpt_annotation(key: &str) -> bool {
     key != LOCAL_CONFIG_ANNOTATION
         && (key.starts_with("config.kubernetes.io/")
             || key.starts_with("internal.config.kubernetes.io/")
             || key.starts_with("config.k8s.io/")
+            || key.starts_with("internal.config.k8s.io/")
             || key.starts_with("internal.kpt.dev/"))
 }
 

@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn dots_in_names() {
         let spec: PackageVariantSpec = decode(
-            &with(json!({"pipeline": {"validators": [{"name": "a.b"}]}})),
+            &with(json!({"pipeline": {"validators": [{"name": "a.b", "image": "x"}]}})),
             "spec",
         )
         .unwrap_or_default();

@@ -41,7 +41,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("name", S::string("Name of the resource (required).")),
                     ("namespace", S::string("Namespace of the resource; when omitted, any.")),
                 ], &["kind", "name"])),
-                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
+                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here as kpt v1.0 compiles it.")),
                 ("name", S::string("")),
                 ("tag", S::string("")),
                 ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
@@ -51,6 +51,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("namespace", S::string("")),
                     ("labels", S::map("", &S::string(""))),
                     ("annotations", S::map("", &S::string(""))),
+                    ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                 ], &[]))),
                 ("exclude", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
                     ("apiVersion", S::string("")),
@@ -59,6 +60,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("namespace", S::string("")),
                     ("labels", S::map("", &S::string(""))),
                     ("annotations", S::map("", &S::string(""))),
+                    ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                 ], &[]))),
             ], &[]))),
             ("validators", S::list("", &S::object("A kpt Kptfile v1 function.", &[
@@ -72,7 +74,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("name", S::string("Name of the resource (required).")),
                     ("namespace", S::string("Namespace of the resource; when omitted, any.")),
                 ], &["kind", "name"])),
-                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
+                ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here as kpt v1.0 compiles it.")),
                 ("name", S::string("")),
                 ("tag", S::string("")),
                 ("selectors", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
@@ -82,6 +84,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("namespace", S::string("")),
                     ("labels", S::map("", &S::string(""))),
                     ("annotations", S::map("", &S::string(""))),
+                    ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                 ], &[]))),
                 ("exclude", S::list("", &S::object("Resources the function applies to (all fields must match).", &[
                     ("apiVersion", S::string("")),
@@ -90,6 +93,7 @@ pub static ROOT: S = S::object("An upstream package revision, the downstream var
                     ("namespace", S::string("")),
                     ("labels", S::map("", &S::string(""))),
                     ("annotations", S::map("", &S::string(""))),
+                    ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                 ], &[]))),
             ], &[]))),
         ], &[])),

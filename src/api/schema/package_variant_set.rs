@@ -87,7 +87,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("name", S::string("Name of the resource (required).")),
                             ("namespace", S::string("Namespace of the resource; when omitted, any.")),
                         ], &["kind", "name"])),
-                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
+                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here as kpt v1.0 compiles it.")),
                         ("configMapExprs", S::list("configMap entries computed with CEL; they win over configMap.", &S::object("One map entry; the key from key or keyExpr, the value from value or valueExpr (CEL, must yield a string).", &[
                             ("key", S::string("")),
                             ("value", S::string("")),
@@ -103,6 +103,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("namespace", S::string("")),
                             ("labels", S::map("", &S::string(""))),
                             ("annotations", S::map("", &S::string(""))),
+                            ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                         ], &[]))),
                         ("exclude", S::list("", &S::object("", &[
                             ("apiVersion", S::string("")),
@@ -111,6 +112,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("namespace", S::string("")),
                             ("labels", S::map("", &S::string(""))),
                             ("annotations", S::map("", &S::string(""))),
+                            ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                         ], &[]))),
                     ], &[]))),
                     ("validators", S::list("", &S::object("A kpt Kptfile v1 function, plus configMapExprs.", &[
@@ -124,7 +126,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("name", S::string("Name of the resource (required).")),
                             ("namespace", S::string("Namespace of the resource; when omitted, any.")),
                         ], &["kind", "name"])),
-                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here only for syntax.")),
+                        ("when", S::string("A CEL condition kpt evaluates over the step's selected resources (`resources`); the step is skipped when it is false. Checked here as kpt v1.0 compiles it.")),
                         ("configMapExprs", S::list("configMap entries computed with CEL; they win over configMap.", &S::object("One map entry; the key from key or keyExpr, the value from value or valueExpr (CEL, must yield a string).", &[
                             ("key", S::string("")),
                             ("value", S::string("")),
@@ -140,6 +142,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("namespace", S::string("")),
                             ("labels", S::map("", &S::string(""))),
                             ("annotations", S::map("", &S::string(""))),
+                            ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                         ], &[]))),
                         ("exclude", S::list("", &S::object("", &[
                             ("apiVersion", S::string("")),
@@ -148,6 +151,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
                             ("namespace", S::string("")),
                             ("labels", S::map("", &S::string(""))),
                             ("annotations", S::map("", &S::string(""))),
+                            ("resourceFileRegexp", S::string("A Go regular expression (RE2) over the resource file path (kpt v1.0.1, kptdev/kpt#4743); it must compile.")),
                         ], &[]))),
                     ], &[]))),
                 ], &[])),

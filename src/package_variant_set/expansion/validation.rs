@@ -273,12 +273,20 @@ fn validate_template(
                 // kpt's checks, as the PackageVariant makes them on every variant emitted.
                 let config_map = !func.config_map.is_empty() || !func.config_map_exprs.is_empty();
                 for (sub, message) in func.function().problems(config_map, when_budget) {
+                    // Porch's own "image must not be empty" (above) says it already.
+                    if func.image.is_empty() && message.starts_with(NO_EXECUTOR) {
+                        continue;
+                    }
                     err(out, format!("{p}{sub}"), message);
                 }
             }
         }
     }
 }
+
+/// How [`crate::api::function::Function::problems`] starts the error for a step with neither
+/// `image` nor `exec`.
+const NO_EXECUTOR: &str = "gives neither image nor exec";
 
 /// Static context keys that Porch sets (`name`, `package-path`): Porch's PackageVariant
 /// validation would refuse every variant of the set that sets or removes one.
