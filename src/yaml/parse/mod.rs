@@ -138,6 +138,9 @@ pub(crate) struct Skim {
     /// An anchor was skimmed: an alias elsewhere in the item may name it, so the item must be
     /// read whole for its metadata to be read as kpt reads it.
     pub(crate) anchor: bool,
+    /// An explicit key (`? `) is being read, not yet inside a collection of its own: a block
+    /// scalar there is decoded even when skimming, since keys are compared for duplicates.
+    pub(crate) key: bool,
 }
 
 impl<'a> Parser<'a> {
