@@ -17,7 +17,7 @@ use api::package_variant::{
 };
 use api::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 use krm::dispatch::Function;
-pub use krm::run::{Outcome, STACK_SIZE};
+pub use krm::run::{on_work_stack, Outcome, STACK_SIZE};
 
 /// The functionConfig kinds this binary serves, in the order messages list them.
 pub const FUNCTIONS: &[Function] = &[

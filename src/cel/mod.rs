@@ -130,6 +130,27 @@ impl Declarations {
 /// Stack for the parser thread: the ANTLR parser uses a lot of stack per nesting level.
 const PARSER_STACK_BYTES: usize = 64 << 20;
 
+/// Stack the parser needs for the worst expression accepted ([`MAX_EXPRESSION_BYTES`] of
+/// selections, `a.b.c...`, the deepest recursion per byte measured) on the thread that
+/// compiles, when its own thread cannot start: measured at the smallest `ulimit -s` that
+/// parses it, with a margin (`tests/stack.rs`).
+pub const PARSE_STACK_NEEDED: usize = if cfg!(debug_assertions) {
+    12 << 20
+} else {
+    4 << 20
+};
+
+/// The stack of the thread that compiles, when less than the parser may need
+/// (`usize::MAX`: enough); set by the binary's run ([`set_stack`]).
+static STACK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// Records the stack of the thread that compiles and evaluates: when the parser's own thread
+/// cannot start (`ulimit -v`) and this is less than [`PARSE_STACK_NEEDED`], an expression is
+/// refused with a message rather than parsed on too small a stack.
+pub fn set_stack(bytes: usize) {
+    STACK.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A compiled, checked and instrumented expression.
 #[derive(Debug)]
 pub struct Program {
@@ -312,7 +333,16 @@ fn compile_within(
             0,
         )
     };
+    let here = STACK.load(std::sync::atomic::Ordering::Relaxed);
     match handle {
+        Err(_) if here < PARSE_STACK_NEEDED => {
+            let why = format!(
+                "expression cannot be parsed: no thread of its own could start for the parser, and the {} KiB stack this run could have is less than the {} KiB it may need (`ulimit -s` and `ulimit -v` leave no room for it)",
+                here >> 10,
+                PARSE_STACK_NEEDED >> 10
+            );
+            (Err(why), 0)
+        }
         // No thread available: parse here. The bracket limit keeps the parser's recursion modest.
         Err(_) => catch_unwind(AssertUnwindSafe(|| {
             let mut spent = 0;

@@ -1,7 +1,7 @@
 //! The reader: the parser's byte-level cursor. Character classes, white space, line breaks,
 //! comments, document markers and error positions; nothing here builds a node.
 
-use super::{describe, PResult, ParseError, Parser, MAX_DEPTH, MAX_IMPLICIT_KEY};
+use super::{describe, PResult, ParseError, Parser, MAX_IMPLICIT_KEY};
 use crate::yaml::breaks::{self, wide_len};
 use crate::yaml::node::Span;
 
@@ -93,9 +93,10 @@ impl<'a> Parser<'a> {
         // What follows is inside a collection: not an explicit key itself (see `Skim::key`).
         self.skim.key = false;
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > self.max_depth {
             return self.err(format!(
-                "YAML nesting is deeper than {MAX_DEPTH} levels; refusing to parse it"
+                "YAML nesting is deeper than {}; refusing to parse it",
+                crate::yaml::node::nesting_limit_named()
             ));
         }
         Ok(())
