@@ -220,8 +220,15 @@ fn nesting_is_bounded_by_the_stack_a_smaller_thread_has() {
 /// address space left) is too small for a run: refused with a message that says so.
 #[test]
 fn a_stack_too_small_for_any_run_is_refused_with_a_message() {
-    for stack in STACKS {
-        let out = run_limited(128, stack, common::SMALL_PACKAGE);
+    let mut inputs = vec![common::SMALL_PACKAGE.to_string()];
+    inputs.extend(forms(250).into_iter().take(4).map(|f| f.1));
+    inputs.push(format!("{HEAD}- {}\n", "[".repeat(10_000)));
+    inputs.push(format!("{HEAD}- {}x\n", "- ".repeat(10_000)));
+    for (stack, input) in STACKS
+        .into_iter()
+        .flat_map(|s| inputs.iter().map(move |i| (s, i)))
+    {
+        let out = run_limited(128, stack, input);
         assert_eq!(out.signal, None, "{stack} KiB: {}", out.stderr);
         assert_eq!(out.code, Some(1), "{stack} KiB: {}", out.stderr);
         assert!(

@@ -2,8 +2,9 @@
 //!
 //! All or nothing: when any result is an error, the items are written back as they came. The
 //! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
-//! limit allows, else a thread of its own, else (no memory for that thread) the main thread's
-//! within its limit (where the Rust runtime's own guard names a stack overflow).
+//! limit allows, else a thread of its own, as large as `ulimit -v` lets one start, else the
+//! main thread's within its limits; nesting is then bounded by the stack it has (deeper input
+//! is refused naming the limit), so that no input overflows it ([`on_work_stack`]).
 
 pub mod start;
 
@@ -55,8 +56,7 @@ thread_local! {
 }
 
 /// True during the run of [`run_and_exit`]: what the run builds need not be freed (the exit
-/// releases it), and the stack is as large as the process could have (large enough for the
-/// deepest input accepted, unless `ulimit -v` and `ulimit -s` both forbid it).
+/// releases it), and the stack is the one [`on_work_stack`] recorded (nesting is bounded by it).
 pub fn exits_after_run() -> bool {
     EXITS_AFTER_RUN.with(std::cell::Cell::get)
 }
