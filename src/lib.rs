@@ -99,5 +99,7 @@ pub fn process_here(input: &[u8]) -> Outcome {
 /// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
 /// ended with its exit code (see [`krm::run::run_and_exit`]).
 pub fn run_and_exit(input: Vec<u8>, stdout: krm::run::start::Stdout) -> ! {
+    // The parts that parse CEL on the work's stack check it first.
+    common::stack::set_work_stack(yaml::node::work_stack());
     krm::run::run_and_exit(input, FUNCTIONS, stdout)
 }

@@ -241,7 +241,7 @@ fn a_stack_too_small_for_any_run_is_refused_with_a_message() {
 }
 
 /// A CEL expression is parsed on a thread of its own; when that cannot start and the work's
-/// stack is smaller than the parser may need (`cel::PARSE_STACK_NEEDED`), the expression is an
+/// stack is smaller than the parser may need (`common::stack::CEL_PARSE_STACK`), the expression is an
 /// error result naming the stack, not a parse on too small a stack. On a stack that holds the
 /// parser, the longest expression of the deepest recursion (selections, `a.b.c...`, 10,000
 /// bytes) runs to its end.
@@ -276,7 +276,7 @@ fn cel_is_refused_on_a_stack_too_small_for_its_parser() {
             assert!(
                 out.stdout
                     .contains("expression cannot be parsed: no thread of its own could start")
-                    && out.stdout.contains("KiB it may need"),
+                    && out.stdout.contains("KiB the CEL parser may need"),
                 "{}",
                 out.stdout
             );

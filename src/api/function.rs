@@ -272,6 +272,9 @@ pub fn when_problem(source: &str) -> Option<String> {
             "nests brackets {depth} deep, more than {MAX_WHEN_NESTING}; write a flatter condition"
         ));
     }
+    if let Some(why) = crate::common::stack::cel_parse_refused() {
+        return Some(format!("cannot be parsed: {why}"));
+    }
     let parsed = std::panic::catch_unwind(|| cel::Env::stdlib().parser().parse(source));
     match parsed {
         Ok(Ok(_)) => None,

@@ -130,28 +130,6 @@ impl Declarations {
 /// Stack for the parser thread: the ANTLR parser uses a lot of stack per nesting level.
 const PARSER_STACK_BYTES: usize = 64 << 20;
 
-/// Stack a run needs to parse, check and evaluate the worst expression accepted
-/// ([`MAX_EXPRESSION_BYTES`] of selections, `a.b.c...`, the deepest recursion per byte found)
-/// on the thread that compiles, when the parser's own thread cannot start: a debug build's run
-/// needed 9.3 MiB (at the smallest `ulimit -s` that ran it); a release build's runs within
-/// 4 MiB. `tests/stack.rs` runs it on the smallest thread that passes this.
-pub const PARSE_STACK_NEEDED: usize = if cfg!(debug_assertions) {
-    12 << 20
-} else {
-    4 << 20
-};
-
-/// The stack of the thread that compiles, when less than the parser may need
-/// (`usize::MAX`: enough); set by the binary's run ([`set_stack`]).
-static STACK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
-
-/// Records the stack of the thread that compiles and evaluates: when the parser's own thread
-/// cannot start (`ulimit -v`) and this is less than [`PARSE_STACK_NEEDED`], an expression is
-/// refused with a message rather than parsed on too small a stack.
-pub fn set_stack(bytes: usize) {
-    STACK.store(bytes, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// A compiled, checked and instrumented expression.
 #[derive(Debug)]
 pub struct Program {
@@ -334,13 +312,12 @@ fn compile_within(
             0,
         )
     };
-    let here = STACK.load(std::sync::atomic::Ordering::Relaxed);
+    let refused = crate::common::stack::cel_parse_refused();
     match handle {
-        Err(_) if here < PARSE_STACK_NEEDED => {
+        Err(_) if refused.is_some() => {
             let why = format!(
-                "expression cannot be parsed: no thread of its own could start for the parser, and the {} KiB stack this run could have is less than the {} KiB it may need (`ulimit -s` and `ulimit -v` leave no room for it)",
-                here >> 10,
-                PARSE_STACK_NEEDED >> 10
+                "expression cannot be parsed: no thread of its own could start for the parser, and {}",
+                refused.unwrap_or_default()
             );
             (Err(why), 0)
         }

@@ -97,8 +97,6 @@ pub fn expand_typed(config: &Value, items: &[Item]) -> TypedExpansion {
     // The binary's work thread already has a big stack, and its panics abort the process:
     // a thread of our own would only add its start-up and teardown.
     if crate::krm::run::exits_after_run() {
-        // The parser of CEL may have to work on this stack (its own thread may not start).
-        cel::set_stack(crate::yaml::node::work_stack());
         return expand_here(config, items);
     }
     // A big stack for CEL, and a last line of defence against panics where they unwind.
