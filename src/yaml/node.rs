@@ -19,72 +19,11 @@ pub use short_str::ShortStr;
 /// the work's stack holds it (see [`depth_limit`]).
 pub const MAX_DEPTH: usize = 256;
 
-/// Stack the work needs besides its nesting (the run of a shallow input), and per level of
-/// nesting (parsing, reading as data, editing and writing a level), with a margin over what
-/// was measured. Debug build, on the main thread at the smallest `ulimit -s` that runs it: 250
-/// levels of block mappings 2.86 MiB (block sequences 2.0, flow mappings 1.79, JSON 1.77, flow
-/// sequences, aliases and a deep functionConfig 1.51-1.54), 10 levels 111-171 KiB, a small
-/// package 71 KiB, a set with a short CEL expression 259 KiB. Release build: every form at
-/// the limit these give runs to its end at `ulimit -s` 160 KiB to 1 MiB with no thread.
-/// `tests/stack.rs` runs every form at the limit on the threads a tight `ulimit -v` leaves.
-pub const STACK_BASE: usize = if cfg!(debug_assertions) {
-    384 << 10
-} else {
-    96 << 10
+mod stack;
+pub use stack::{
+    depth_limit, levels_within, nesting_limit_named, set_work_stack, stack_for, work_stack,
+    STACK_BASE, STACK_PER_LEVEL,
 };
-/// See [`STACK_BASE`].
-pub const STACK_PER_LEVEL: usize = if cfg!(debug_assertions) {
-    14 << 10
-} else {
-    3 << 10
-};
-
-/// The stack the work has, in bytes, when it is less than the deepest input accepted needs
-/// (`usize::MAX`: enough). Set once by the binary's run before the work starts.
-static WORK_STACK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
-
-/// Records the stack the work has (`krm::run`): nesting is then bounded by [`levels_within`] it.
-pub fn set_work_stack(bytes: usize) {
-    WORK_STACK.store(bytes, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The stack the work has, in bytes (`usize::MAX`: as much as the deepest input needs).
-pub fn work_stack() -> usize {
-    WORK_STACK.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// The nesting a stack of `bytes` holds: [`MAX_DEPTH`] at most.
-pub fn levels_within(bytes: usize) -> usize {
-    if bytes == usize::MAX {
-        return MAX_DEPTH;
-    }
-    (bytes.saturating_sub(STACK_BASE) / STACK_PER_LEVEL).min(MAX_DEPTH)
-}
-
-/// The stack a nesting of `levels` needs, in bytes.
-pub fn stack_for(levels: usize) -> usize {
-    STACK_BASE + levels * STACK_PER_LEVEL
-}
-
-/// Deepest nesting accepted in this run: [`MAX_DEPTH`], or less when the work's stack holds
-/// less ([`set_work_stack`]). Every check of nesting reads it.
-pub fn depth_limit() -> usize {
-    levels_within(work_stack())
-}
-
-/// Why nesting deeper than [`depth_limit`] is refused: the limit, and when the stack lowered
-/// it, that stack.
-pub fn nesting_limit_named() -> String {
-    let limit = depth_limit();
-    if limit >= MAX_DEPTH {
-        return format!("{limit} levels");
-    }
-    format!(
-        "{limit} levels, the most the {} KiB stack this run could have holds (`ulimit -s` and `ulimit -v` leave no room for the {} KiB that {MAX_DEPTH} levels need)",
-        work_stack() >> 10,
-        stack_for(MAX_DEPTH) >> 10
-    )
-}
 
 /// Longest text a tree can point into: positions are kept in 29 bits (see [`Node`]).
 pub const MAX_TEXT: usize = (1 << 29) - 1;
