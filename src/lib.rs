@@ -17,7 +17,7 @@ use api::package_variant::{
 };
 use api::package_variant_set::{PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND};
 use krm::dispatch::Function;
-pub use krm::run::{Outcome, STACK_SIZE};
+pub use krm::run::{on_work_stack, Outcome, STACK_SIZE};
 
 /// The functionConfig kinds this binary serves, in the order messages list them.
 pub const FUNCTIONS: &[Function] = &[
@@ -99,5 +99,7 @@ pub fn process_here(input: &[u8]) -> Outcome {
 /// What the binary does: [`process`], the outcome written to stdout and stderr, and the process
 /// ended with its exit code (see [`krm::run::run_and_exit`]).
 pub fn run_and_exit(input: Vec<u8>, stdout: krm::run::start::Stdout) -> ! {
+    // The parts that parse CEL on the work's stack check it first.
+    common::stack::set_work_stack(yaml::node::work_stack());
     krm::run::run_and_exit(input, FUNCTIONS, stdout)
 }

@@ -173,6 +173,12 @@ static NOTE_CLOSED_STDOUT: extern "C" fn() = {
 };
 
 fn main() {
+    // At once, before anything else grows the main thread's stack: `ulimit -s` may leave it
+    // only a few KiB, and the work moves to a stack of its own (`krm::run::on_work_stack`).
+    package_variant::on_work_stack(work)
+}
+
+fn work() -> ! {
     run(std::env::args_os().skip(1).collect(), start::stdout_state())
 }
 

@@ -489,3 +489,43 @@ pub fn error_fields(parsed: &serde_json::Value) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The address space the binary maps before it reads its input, in KiB: on its main thread
+/// (`ulimit -s unlimited`), so without a work thread's stack.
+pub fn address_space_at_start() -> u64 {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -s unlimited; exec \"$0\"")
+        .arg(env!("CARGO_BIN_EXE_package-variant"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the binary");
+    let status = std::path::Path::new("/proc")
+        .join(child.id().to_string())
+        .join("status");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut kib = None;
+    while kib.is_none() && std::time::Instant::now() < deadline {
+        let exe = std::path::Path::new("/proc")
+            .join(child.id().to_string())
+            .join("exe");
+        if std::fs::read_link(&exe)
+            .is_ok_and(|e| e == std::path::Path::new(env!("CARGO_BIN_EXE_package-variant")))
+        {
+            // The read of stdin has begun once the input buffer is there: wait a little.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            kib = std::fs::read_to_string(&status).ok().and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmPeak:"))
+                    .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            });
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    drop(child.stdin.take());
+    let _ = child.wait();
+    kib.expect("read the binary's VmPeak")
+}

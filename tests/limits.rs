@@ -301,6 +301,60 @@ fn nesting_of_200_levels_is_accepted() {
     assert_eq!(items_section(&out.stdout), items_section(&input));
 }
 
+// ---------------------------------------------------------------- implicit keys
+
+/// An implicit key (`key: value`, and a single pair in a flow sequence, `[key: value]`) is at
+/// most 1024 characters counted up to its `:`, with the spaces before it, as YAML 1.2 and
+/// go-yaml count them; a longer key is refused on stderr, naming the limit. A flow mapping's
+/// keys are not implicit keys (`{key: value}` has no limit) in either.
+#[test]
+fn limit_implicit_keys_1024_characters() {
+    let item = |value: &str| {
+        let item =
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\ndata:\n{value}");
+        resource_list(&[KPTFILE, &item], &pv_config(""))
+    };
+    let k = |n: usize| "k".repeat(n);
+    let refused = [
+        (format!("  {}: v\n", k(1025)), "an implicit mapping key"),
+        (format!("  {} : v\n", k(1024)), "an implicit mapping key"),
+        (format!("  {}    : v\n", k(1021)), "an implicit mapping key"),
+        (format!("  x: [{}: v]\n", k(1025)), "a single-pair mapping"),
+        (format!("  x: [{} : v]\n", k(1024)), "a single-pair mapping"),
+        (
+            format!("  x: [a, \"{}\": v]\n", k(1023)),
+            "a single-pair mapping",
+        ),
+    ];
+    for (value, what) in &refused {
+        let out = run_bounded(&item(value));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(
+            out.stderr.contains(what)
+                && out
+                    .stderr
+                    .contains("longer than 1024 characters (with the spaces before its ':')"),
+            "{}",
+            out.stderr
+        );
+    }
+    let accepted = [
+        format!("  {}: v\n", k(1024)),
+        format!("  {} : v\n", k(1023)),
+        format!("  ? {}\n  : v\n", k(5000)),
+        format!("  x: [{}: v]\n", k(1024)),
+        format!("  x: [{} : v]\n", k(1023)),
+        format!("  x: [? {} : v]\n", k(5000)),
+        format!("  x: {{{} : v}}\n", k(5000)),
+    ];
+    for value in &accepted {
+        let input = item(value);
+        let out = run_bounded(&input);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(items_section(&out.stdout), items_section(&input));
+    }
+}
+
 // ---------------------------------------------------------------- wide mappings
 
 /// `k0: 0` .. `k{n-1}: 0`: one mapping entry per line at `indent`.

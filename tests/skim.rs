@@ -6,6 +6,7 @@
 //! its root and under `spec:`), where skimming reads it, and on the YAML test suite's cases
 //! the same way when the suite is present.
 
+mod common;
 #[path = "../fuzz/inputs.rs"]
 mod inputs;
 
@@ -183,4 +184,93 @@ fn an_alias_into_a_skimmed_value_reads_through() {
     assert_eq!(rl.meta(0).namespace(), Some("team"));
     assert_eq!(rl.meta(0).name(), "x");
     assert!(rl.meta(0).problem.is_none() && rl.meta(1).name() == "a");
+}
+
+/// Explicit keys written as block scalars (`? |`, `? >-` and the rest), inside a skimmed value:
+/// each is compared for duplicates by its text, as when the tree is kept, and a duplicate is
+/// named by that text (before, a skimmed block scalar key read as `""`).
+#[test]
+fn block_scalar_keys_read_the_same_skimmed() {
+    use package_variant::krm::resource_list::ResourceList;
+    // (the value's text, the duplicate key named, if any)
+    let cases: &[(&str, Option<&str>)] = &[
+        ("? |\n  a\n: 1\n? |\n  b\n: 2\n", None),
+        ("? |\n  a\n: 1\n'': 2\n", None),
+        ("? >-\n  k\n: v\n? |-\n  l\n: w\n", None),
+        ("? >-\n  k\n: v\nk: w\n", Some("k")),
+        ("? |\n  a\n: 1\n? |\n  a\n: 2\n", Some("a\n")),
+        ("? |+\n  a\n\n: 1\n? >\n  a\n\n: 2\n", None),
+        ("? !!str |-\n  x y\n: 1\n? >-\n  x\n  y\n: 2\n", Some("x y")),
+        ("x:\n  ? |\n    a\n  : 1\n  \"a\\n\": 2\n", Some("a\n")),
+        ("? - |\n    a\n: 1\n? - |\n    b\n: 2\n", None),
+    ];
+    // A mapping too wide for the check at each new key: checked whole once read.
+    let mut wide: String = (0..40).map(|i| format!("k{i}: v\n")).collect();
+    wide.push_str("? |-\n  k7\n: again\n");
+    let wide = [(wide.as_str(), Some("k7"))];
+    for &(text, duplicate) in cases.iter().chain(&wide) {
+        assert_eq!(compare(text, text), 0, "{text}");
+        for input in placements(text).iter().skip(1) {
+            let read = ResourceList::parse_keeping(input, false).map(|_| ());
+            match duplicate {
+                None => assert!(read.is_ok(), "{text}: {:?}", read.err().map(|e| e.0)),
+                Some(key) => {
+                    let why = read.expect_err(text).0;
+                    let named = format!("mapping key {key:?} is defined twice");
+                    assert!(why.contains(&named), "{text}: {why}");
+                }
+            }
+        }
+    }
+}
+
+/// Through the binary: a Kptfile the PackageVariant edits, with block scalar keys under a
+/// field of its own, in a small input (trees kept) and in one past
+/// `KEEP_TREES_UP_TO` (skimmed): the same exit code and the same message.
+#[test]
+fn block_scalar_keys_in_a_large_input_are_read_as_in_a_small_one() {
+    use common::*;
+    let filler = |i: usize| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: filler-{i}\n  annotations:\n    \
+             config.kubernetes.io/path: filler-{i}.yaml\ndata:\n  k: {}\n",
+            "v".repeat(80)
+        )
+    };
+    let fillers: Vec<String> = (0..2000).map(filler).collect();
+    // (the field's entries, the duplicate key named, if any)
+    let cases: &[(&str, Option<&str>)] = &[
+        ("? |\n  a\n: 1\n? |\n  b\n: 2\n", None),
+        ("? |\n  a\n: 1\n'': 2\n", None),
+        ("? >-\n  k\n: v\nk: w\n", Some("k")),
+        ("? |\n  a\n: 1\n? |\n  a\n: 2\n", Some("a\\n")),
+    ];
+    for &(entries, duplicate) in cases {
+        let kptfile = format!("{KPTFILE}x:\n{}", indented(entries, 2));
+        let mut items = vec![kptfile.as_str(), PACKAGE_CONTEXT];
+        let small = resource_list(&items, &pv_config(""));
+        items.extend(fillers.iter().map(String::as_str));
+        let large = resource_list(&items, &pv_config(""));
+        assert!(
+            large.len() > package_variant::krm::resource_list::KEEP_TREES_UP_TO,
+            "the large input is skimmed"
+        );
+        let (small, large) = (run(&small), run(&large));
+        assert_eq!(
+            (small.code, &small.stderr),
+            (large.code, &large.stderr),
+            "{entries}"
+        );
+        match duplicate {
+            None => assert_eq!(small.code, 0, "{entries}: {}", small.stderr),
+            Some(key) => {
+                let named = format!("mapping key \"{key}\" is defined twice");
+                assert!(
+                    small.code == 1 && small.stderr.contains(&named),
+                    "{}",
+                    small.stderr
+                );
+            }
+        }
+    }
 }

@@ -332,6 +332,9 @@ pub fn when_problem(source: &str) -> Option<String> {
             "nests brackets {depth} deep, more than {MAX_WHEN_NESTING}; write a flatter condition"
         ));
     }
+    if let Some(why) = crate::common::stack::cel_parse_refused() {
+        return Some(format!("cannot be parsed: {why}"));
+    }
     crate::cel::check_kpt_condition(source)
         .err()
         .map(|why| format!("is not a condition kpt accepts: {why}"))

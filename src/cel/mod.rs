@@ -378,7 +378,15 @@ fn compile_within(
             0,
         )
     };
+    let refused = crate::common::stack::cel_parse_refused();
     match handle {
+        Err(_) if refused.is_some() => {
+            let why = format!(
+                "expression cannot be parsed: no thread of its own could start for the parser, and {}",
+                refused.unwrap_or_default()
+            );
+            (Err(why), 0)
+        }
         // No thread available: parse here. The bracket limit keeps the parser's recursion modest.
         Err(_) => catch_unwind(AssertUnwindSafe(|| {
             let mut spent = 0;

@@ -2,3 +2,4 @@
 
 pub mod edit_distance;
 pub mod fast_hash;
+pub mod stack;

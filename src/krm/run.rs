@@ -2,8 +2,9 @@
 //!
 //! All or nothing: when any result is an error, the items are written back as they came. The
 //! work runs on a stack sized for the deepest input accepted: the main thread's when the stack
-//! limit allows, else a thread of its own, else (no memory for that thread) the main thread's
-//! within its limit (where the Rust runtime's own guard names a stack overflow).
+//! limit allows, else a thread of its own, as large as `ulimit -v` lets one start, else the
+//! main thread's within its limits; nesting is then bounded by the stack it has (deeper input
+//! is refused naming the limit), so that no input overflows it ([`on_work_stack`]).
 
 pub mod start;
 
@@ -13,6 +14,7 @@ use super::resource_list::{Changes, EmitError, ResourceList};
 use super::results::{has_errors, ResultItem};
 use crate::yaml::alias;
 use crate::yaml::json::MAX_ALIAS_EXPANSION;
+use crate::yaml::node;
 use std::borrow::Cow;
 
 /// Stack size of the thread that does the work: parsing, editing and emitting recurse once per
@@ -54,14 +56,59 @@ thread_local! {
 }
 
 /// True during the run of [`run_and_exit`]: what the run builds need not be freed (the exit
-/// releases it), and the stack is as large as the process could have (large enough for the
-/// deepest input accepted, unless `ulimit -v` and `ulimit -s` both forbid it).
+/// releases it), and the stack is the one [`on_work_stack`] recorded (nesting is bounded by it).
 pub fn exits_after_run() -> bool {
     EXITS_AFTER_RUN.with(std::cell::Cell::get)
 }
 
+/// Runs `work` (the binary's whole run, which ends the process) on a stack as large as the
+/// process can have, up to what the deepest input accepted needs, and records its size for
+/// [`run_and_exit`]: the main thread's when the stack limit allows
+/// ([`stack::MAIN_NEEDED`]), else the largest thread of [`stack::WORKERS`] that can start,
+/// else (`ulimit -v` leaves no room for any) the main thread's within its limits. Called first
+/// thing in `main`: the main thread's own stack may be as small as `ulimit -s` makes it.
+pub fn on_work_stack(work: fn() -> !) -> ! {
+    let limits = stack::Limits::read();
+    if limits.main_suffices() {
+        // No thread: starting one (its stack, glibc's arena for it, the exit of a process
+        // with two threads) cost 0.2-0.6 ms of CPU, of 2.9 ms, on a small package.
+        work()
+    }
+    if limits.address_space_limited() {
+        stack::one_heap();
+    }
+    // A thread's stack is mapped whole as it starts (or it does not start), so `ulimit -v`
+    // cannot take it away later, as it can the main thread's.
+    for &size in stack::WORKERS {
+        let worker = std::thread::Builder::new()
+            .stack_size(size)
+            .spawn(move || -> ! {
+                node::set_work_stack(stack::usable(size));
+                work()
+            });
+        if let Ok(handle) = worker {
+            // Only returns if the work did not exit (a panic that unwinds, in a debug build).
+            let _ = handle.join();
+            write_and_exit(&Outcome {
+                stdout: String::new(),
+                stderr: "package-variant: internal error while processing the input".to_string(),
+                exit_code: 1,
+            })
+        }
+    }
+    // No thread at all: the main thread's stack, grown now to what the limits let it have.
+    let bytes = limits.main_budget();
+    if node::levels_within(bytes) >= stack::LEAST_LEVELS {
+        stack::grow_main_to(bytes);
+    }
+    node::set_work_stack(bytes);
+    work()
+}
+
 /// Runs the function like [`process`], writes the outcome to stdout and stderr, and ends the
-/// process with its exit code: what the binary does.
+/// process with its exit code: what the binary does, on the stack [`on_work_stack`] gave it
+/// (nesting is bounded by what that stack holds; one too small for any run is refused with a
+/// message).
 ///
 /// The run exits the process itself, right after writing, so nothing the run built is
 /// freed one allocation at a time and no thread is torn down: on large inputs that walk over
@@ -71,49 +118,6 @@ pub fn exits_after_run() -> bool {
 /// Closed or read-only, the run fails: Rust's stdout takes a write that fails with `EBADF` as
 /// done, so the output would be lost and the run exit 0 as if it had succeeded.
 pub fn run_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::Stdout) -> ! {
-    if stack::main_suffices() {
-        // No thread: starting one (its stack, glibc's arena for it, the exit of a process
-        // with two threads) cost 0.2-0.6 ms of CPU, of 2.9 ms, on a small package.
-        work_and_exit(input, functions, stdout)
-    }
-    // Shared with the thread: if it cannot start, the input is still here.
-    let input = std::sync::Arc::new(std::sync::Mutex::new(Some(input)));
-    let theirs = input.clone();
-    let worker = std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .spawn(move || -> ! {
-            let input = theirs
-                .lock()
-                .ok()
-                .and_then(|mut i| i.take())
-                .unwrap_or_default();
-            work_and_exit(input, functions, stdout)
-        });
-    match worker {
-        // Only returns if the work did not exit (a panic that unwinds, in a debug build).
-        Ok(handle) => {
-            let _ = handle.join();
-        }
-        // No room for the thread's stack (`ulimit -v`): the main thread does the work within
-        // its own stack limit. Release builds need 468 KiB at the deepest input; if the limit
-        // is smaller, the Rust runtime's guard reports the stack overflow.
-        Err(_) => {
-            let input = input.lock().ok().and_then(|mut i| i.take());
-            if let Some(input) = input {
-                work_and_exit(input, functions, stdout)
-            }
-        }
-    }
-    write_and_exit(&Outcome {
-        stdout: String::new(),
-        stderr: "package-variant: internal error while processing the input".to_string(),
-        exit_code: 1,
-    })
-}
-
-/// The run of [`run_and_exit`], on a stack of at least [`stack::MAIN_NEEDED`] (or as large as
-/// could be had).
-fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::Stdout) -> ! {
     EXITS_AFTER_RUN.with(|e| e.set(true));
     if let Some(problem) = stdout.problem() {
         write_and_exit(&Outcome {
@@ -122,6 +126,16 @@ fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::
             exit_code: 1,
         })
     }
+    let stack_bytes = node::work_stack();
+    if node::levels_within(stack_bytes) < stack::LEAST_LEVELS {
+        write_and_exit(&fatal(format!(
+            "the stack this run could have ({} KiB: `ulimit -s`, and `ulimit -v` leaves no room for a thread with a larger one) is too small to run; it needs {} KiB at least, {} KiB for the {} levels of nesting accepted otherwise",
+            stack_bytes >> 10,
+            node::stack_for(stack::LEAST_LEVELS) >> 10,
+            node::stack_for(node::MAX_DEPTH) >> 10,
+            node::MAX_DEPTH
+        )))
+    }
     // The output goes to stdout as it is written (see `ResourceList::emit_to`).
     let mut stdout = std::io::stdout().lock();
     let outcome = process_with(&input, functions, false, Some(&mut stdout));
@@ -129,35 +143,159 @@ fn work_and_exit(input: Vec<u8>, functions: &'static [Function], stdout: start::
     write_and_exit(&outcome)
 }
 
-/// Whether the run can use the main thread's stack rather than a thread of its own.
+/// Which stack the run works on, and how large it is.
 mod stack {
     /// What the main thread must be allowed to grow its stack to for the deepest input
-    /// accepted. Measured (`VmStk` at exit) on the deepest inputs the limits accept, in each
-    /// form of nesting (tests/per_call.rs), and on CEL expressions as long as accepted: at
-    /// most 468 KiB in a release build (2.7 MiB in a debug one). Release builds ask for 4 MiB,
-    /// half the usual 8 MiB default; debug builds for the thread's size, so that tests take
-    /// the thread unless one raises the limit (tests/per_call.rs does).
+    /// accepted and the longest CEL expression: more than
+    /// [`crate::yaml::node::stack_for`] gives for [`crate::yaml::node::MAX_DEPTH`] (measured as it says). Release builds ask for 4 MiB, half the usual
+    /// 8 MiB default; debug builds for the thread's size, so that tests take the thread
+    /// unless one raises the limit (tests/per_call.rs does).
     pub const MAIN_NEEDED: u64 = if cfg!(debug_assertions) {
         super::STACK_SIZE as u64
     } else {
         4 << 20
     };
 
-    /// True when the soft `RLIMIT_STACK` lets the main thread's stack grow to [`MAIN_NEEDED`]
-    /// (Linux grows it on demand up to that limit; the default is 8 MiB). Read from
-    /// `/proc/self/limits` (std has no `getrlimit`); unreadable, the work takes its thread.
-    pub fn main_suffices() -> bool {
-        std::fs::read_to_string("/proc/self/limits")
-            .ok()
-            .and_then(|limits| soft_stack_limit(&limits))
-            .is_some_and(|soft| soft >= MAIN_NEEDED)
+    /// The stacks a work thread is started with, largest first, when the main thread's limit
+    /// is below [`MAIN_NEEDED`]: the first that can be mapped is taken (`ulimit -v` may
+    /// forbid the larger).
+    pub const WORKERS: &[usize] = &[super::STACK_SIZE, 16 << 20, 4 << 20, 1 << 20, 256 << 10];
+
+    /// Fewest levels of nesting a run must be able to hold: a ResourceList's items and their
+    /// metadata are four deep, a PackageVariant's injectors five.
+    pub const LEAST_LEVELS: usize = 8;
+
+    /// What the stack of a thread of `size` bytes leaves the work: glibc and musl keep its
+    /// thread-local storage and guard page there.
+    pub fn usable(size: usize) -> usize {
+        size - size / 16
     }
 
-    /// The soft limit of the `Max stack size` line of `/proc/PID/limits`, in bytes
+    /// The process's limits, from `/proc/self/limits` and `/proc/self/status` (std has no
+    /// `getrlimit`); what cannot be read is taken as no limit.
+    pub struct Limits {
+        /// Soft `RLIMIT_STACK`, in bytes.
+        stack: Option<u64>,
+        /// Soft `RLIMIT_AS`, in bytes.
+        address_space: Option<u64>,
+    }
+
+    impl Limits {
+        pub fn read() -> Limits {
+            let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+            Limits {
+                stack: soft_limit(&limits, "Max stack size"),
+                address_space: soft_limit(&limits, "Max address space"),
+            }
+        }
+
+        /// True when the soft `RLIMIT_STACK` lets the main thread's stack grow to
+        /// [`MAIN_NEEDED`] (Linux grows it on demand up to that limit; the default is 8 MiB)
+        /// and `RLIMIT_AS` does not stop it first. Unreadable, the work takes its thread.
+        pub fn main_suffices(&self) -> bool {
+            self.stack.is_some_and(|soft| soft >= MAIN_NEEDED)
+                && self.address_space.is_none_or(|a| a == u64::MAX)
+        }
+
+        /// Whether `ulimit -v` limits the address space.
+        pub fn address_space_limited(&self) -> bool {
+            self.address_space.is_some_and(|a| a != u64::MAX)
+        }
+
+        /// What the main thread's stack can grow to from here, in bytes: its limit (at most
+        /// [`MAIN_NEEDED`]) less what it holds already (the environment, the arguments, the frames so far), and no more
+        /// than half the address space `ulimit -v` leaves (the other half for the heap).
+        pub fn main_budget(&self) -> usize {
+            let used = used_by_main();
+            // Unreadable: the usual 8 MiB; no more than the deepest input needs.
+            let soft = self.stack.unwrap_or(8 << 20).min(MAIN_NEEDED);
+            let mut budget = soft.saturating_sub(used as u64);
+            if let (Some(limit), Some(mapped)) = (self.address_space, mapped_now()) {
+                if limit != u64::MAX {
+                    budget = budget.min(limit.saturating_sub(mapped) / 2);
+                }
+            }
+            // Margin for what the runtime keeps below the limit (its guard page).
+            usize::try_from(budget.saturating_sub(16 << 10)).unwrap_or(usize::MAX - 1)
+        }
+    }
+
+    /// Makes every thread allocate from the main thread's heap. glibc gives a new thread a
+    /// heap of its own, reserving 128 MiB of address space for it; under `ulimit -v` that
+    /// reservation fails and each of the thread's allocations then takes a page of its own
+    /// (`mmap`): a run of many small allocations would soon run out of address space, or of
+    /// mappings, where the main heap holds it.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    pub fn one_heap() {
+        extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        /// glibc's `malloc.h`.
+        const M_ARENA_MAX: i32 = -8;
+        // SAFETY: glibc's `mallopt`, declared as its `malloc.h` declares it, with a parameter
+        // it knows; it only sets that parameter (under its own lock), before any other thread
+        // exists.
+        unsafe {
+            mallopt(M_ARENA_MAX, 1);
+        }
+    }
+
+    /// musl has one heap for every thread already.
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    pub fn one_heap() {}
+
+    /// How far the main thread's stack reaches below its top now, in bytes: from the end of
+    /// its `[stack]` mapping to a local of this frame. Unreadable: a quarter of the usual
+    /// 8 MiB limit (the most the kernel lets the arguments and environment take of it).
+    fn used_by_main() -> usize {
+        let here = 0u8;
+        let sp = std::ptr::addr_of!(here) as usize;
+        std::fs::read_to_string("/proc/self/maps")
+            .ok()
+            .and_then(|maps| {
+                let line = maps.lines().find(|l| l.ends_with("[stack]"))?;
+                let range = line.split_whitespace().next()?;
+                let end = usize::from_str_radix(range.split('-').nth(1)?, 16).ok()?;
+                end.checked_sub(sp)
+            })
+            .unwrap_or(2 << 20)
+    }
+
+    /// The address space mapped now (`VmSize`), in bytes.
+    fn mapped_now() -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let kib = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmSize:"))?
+            .trim()
+            .trim_end_matches(" kB")
+            .parse::<u64>()
+            .ok()?;
+        Some(kib << 10)
+    }
+
+    /// Grows the main thread's stack by most of `bytes` now, so that what the heap maps later
+    /// under `ulimit -v` cannot take the room the work's nesting was bounded by.
+    pub fn grow_main_to(bytes: usize) {
+        /// Frames of a page each until a local of one is at `stop`.
+        #[inline(never)]
+        fn touch(stop: usize) {
+            let page = std::hint::black_box([0u8; 4096]);
+            if (std::ptr::addr_of!(page) as usize) > stop {
+                touch(stop);
+            }
+            std::hint::black_box(&page);
+        }
+        let here = 0u8;
+        let sp = std::ptr::addr_of!(here) as usize;
+        touch(sp.saturating_sub(bytes - bytes / 8));
+    }
+
+    /// The soft limit of the line starting with `name` of `/proc/PID/limits`, in bytes
     /// (`unlimited` is `u64::MAX`).
-    pub(super) fn soft_stack_limit(limits: &str) -> Option<u64> {
-        let line = limits.lines().find(|l| l.starts_with("Max stack size"))?;
-        match line["Max stack size".len()..].split_whitespace().next()? {
+    pub(super) fn soft_limit(limits: &str, name: &str) -> Option<u64> {
+        let line = limits.lines().find(|l| l.starts_with(name))?;
+        match line[name.len()..].split_whitespace().next()? {
             "unlimited" => Some(u64::MAX),
             bytes => bytes.parse().ok(),
         }
@@ -165,7 +303,10 @@ mod stack {
 
     #[cfg(test)]
     mod tests {
-        use super::soft_stack_limit;
+        use super::soft_limit;
+        fn soft_stack_limit(limits: &str) -> Option<u64> {
+            soft_limit(limits, "Max stack size")
+        }
 
         #[test]
         fn the_soft_stack_limit_is_read_from_proc_limits() {

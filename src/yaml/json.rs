@@ -7,7 +7,7 @@
 
 use super::alias::is_merge_key;
 pub use super::alias::{Expansion, MAX_ALIAS_EXPANSION_BYTES};
-use super::node::{Entry, Item, Kind, Node, Scalar, Trivia, MAX_DEPTH};
+use super::node::{depth_limit, Entry, Item, Kind, Node, Scalar, Trivia};
 use super::resolve::{self, Resolved};
 use serde_json::{Map, Number, Value};
 use std::collections::{HashMap, HashSet};
@@ -69,7 +69,7 @@ fn consume_in_chunks<T>(
 
 /// [`convert`] for a tree without aliases and merge keys, in its order, with its checks.
 fn into_json_plain(node: Node, depth: usize) -> Result<Value, String> {
-    if depth > MAX_DEPTH {
+    if depth > depth_limit() {
         return Err("YAML aliases nest too deeply".to_string());
     }
     let Node { kind, props, .. } = node;
@@ -114,7 +114,7 @@ fn convert<'n>(
     } else if let Some(a) = node.props().and_then(|p| p.anchor.as_deref()) {
         anchors.insert(a, node);
     }
-    if depth > MAX_DEPTH {
+    if depth > depth_limit() {
         return Err("YAML aliases nest too deeply".to_string());
     }
     Ok(match node.kind() {
@@ -317,7 +317,7 @@ pub fn to_sorted_node(node: &Node) -> Option<Result<Node, String>> {
 
 /// [`to_sorted_node`]'s walk: the checks and values of [`convert`], in its order.
 fn sorted_node(node: &Node, depth: usize) -> Result<Node, String> {
-    if depth > MAX_DEPTH {
+    if depth > depth_limit() {
         return Err("YAML aliases nest too deeply".to_string());
     }
     Ok(match node.kind() {

@@ -15,8 +15,15 @@ use std::num::NonZeroU32;
 pub mod short_str;
 pub use short_str::ShortStr;
 
-/// Deepest nesting of collections accepted (by the parser, and by every walk of a tree).
+/// Deepest nesting of collections accepted (by the parser, and by every walk of a tree), when
+/// the work's stack holds it (see [`depth_limit`]).
 pub const MAX_DEPTH: usize = 256;
+
+mod stack;
+pub use stack::{
+    depth_limit, levels_within, nesting_limit_named, set_work_stack, stack_for, work_stack,
+    STACK_BASE, STACK_PER_LEVEL,
+};
 
 /// Longest text a tree can point into: positions are kept in 29 bits (see [`Node`]).
 pub const MAX_TEXT: usize = (1 << 29) - 1;

@@ -5,7 +5,7 @@
 //! value written through an alias to it, values the edit never meant to touch.
 
 use super::{Bindings, Reader};
-use crate::yaml::node::{Entry, Item, Kind, Node, Props, Trivia, MAX_DEPTH};
+use crate::yaml::node::{depth_limit, Entry, Item, Kind, Node, Props, Trivia};
 use std::collections::HashMap;
 
 /// Most bytes of text (scalars and keys) that alias expansion may produce in one conversion:
@@ -97,7 +97,7 @@ fn expand<'n>(
     behind_alias: bool,
     depth: usize,
 ) -> Result<Node, String> {
-    if depth > MAX_DEPTH {
+    if depth > depth_limit() {
         return Err("YAML aliases nest too deeply to be written out".to_string());
     }
     let behind_alias = behind_alias || matches!(n.kind(), Kind::Alias(_));
@@ -212,7 +212,7 @@ fn find_changed<'e, 'o>(
     out: &mut Vec<(Vec<Step>, &'o Node)>,
     depth: usize,
 ) -> Result<(), String> {
-    if depth > MAX_DEPTH {
+    if depth > depth_limit() {
         return Ok(());
     }
     if let Some(a) = n.props().and_then(|p| p.anchor.as_deref()) {

@@ -11,7 +11,7 @@
 //! with no alias costs nothing more than a plain lookup. Keeping what aliases mean across an
 //! edit is [`edits`].
 
-use crate::yaml::node::{Kind, Node, MAX_DEPTH};
+use crate::yaml::node::{depth_limit, Kind, Node};
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
@@ -36,7 +36,7 @@ impl<'n> Bindings<'n> {
     }
 
     fn walk(&mut self, n: &'n Node, anchors: &mut HashMap<&'n str, &'n Node>, depth: usize) {
-        if depth > MAX_DEPTH {
+        if depth > depth_limit() {
             return;
         }
         // go-yaml registers an anchor when its node starts, before the node's content.
@@ -91,7 +91,7 @@ pub fn alias_at(root: &Node, start: u32) -> Option<(&str, String)> {
         let inside = n
             .span()
             .is_none_or(|s| s.start() <= start && start < s.end());
-        if depth > MAX_DEPTH || !inside {
+        if depth > depth_limit() || !inside {
             return None;
         }
         let len = path.len();
@@ -249,8 +249,11 @@ impl<'n> Reader<'n> {
         visited: &mut HashSet<*const Node>,
         depth: usize,
     ) -> Result<Option<&'n Node>, String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("merge keys nest more than {MAX_DEPTH} levels deep"));
+        if depth > depth_limit() {
+            return Err(format!(
+                "merge keys nest more than {} levels deep",
+                depth_limit()
+            ));
         }
         let Some(entries) = map.entries() else {
             return Ok(None);
@@ -308,8 +311,11 @@ impl<'n> Reader<'n> {
         visited: &mut HashSet<*const Node>,
         depth: usize,
     ) -> Result<(), String> {
-        if depth > MAX_DEPTH {
-            return Err(format!("merge keys nest more than {MAX_DEPTH} levels deep"));
+        if depth > depth_limit() {
+            return Err(format!(
+                "merge keys nest more than {} levels deep",
+                depth_limit()
+            ));
         }
         let Some(entries) = map.entries() else {
             return Ok(());

@@ -286,7 +286,10 @@ impl<'a> Parser<'a> {
     /// `? key` and, on a following line at the same column, `: value`.
     fn parse_explicit_entry(&mut self, col: usize) -> PResult<(Node, Node, Option<Span>)> {
         self.pos += 1;
-        let (key, mut comment) = self.parse_block_node(col as i64, Ctx::Explicit)?;
+        self.skim.key = true;
+        let key = self.parse_block_node(col as i64, Ctx::Explicit);
+        self.skim.key = false;
+        let (key, mut comment) = key?;
         if !key.is_block_collection() {
             if let Some(c) = self.take_line_comment()? {
                 comment = Some(c);
@@ -339,15 +342,14 @@ impl<'a> Parser<'a> {
                 "an implicit mapping key must be on one line; write a longer key as an explicit key ('? key' and ': value' on the next line)",
             ));
         }
-        if self.pos - start > MAX_IMPLICIT_KEY
-            && self.s[start..self.pos].chars().count() > MAX_IMPLICIT_KEY
-        {
+        // Counted up to its ':', with the spaces before it, as YAML 1.2 and go-yaml count.
+        self.skip_inline_ws();
+        if self.too_long_for_implicit_key(start) {
             return Err(self.error_at(
                 start,
-                format!("an implicit mapping key is longer than {MAX_IMPLICIT_KEY} characters; write it as an explicit key ('? key' and ': value' on the next line)"),
+                format!("an implicit mapping key is longer than {MAX_IMPLICIT_KEY} characters (with the spaces before its ':'); write it as an explicit key ('? key' and ': value' on the next line)"),
             ));
         }
-        self.skip_inline_ws();
         if self.peek() != b':' {
             return self.err("expected ':' after a mapping key");
         }

@@ -70,6 +70,8 @@ impl<'a> Parser<'a> {
     /// last empty line: those lines are part of the value, so copying the text keeps them.
     pub(super) fn parse_block_scalar(&mut self, n: i64) -> PResult<Node> {
         let start = self.pos;
+        // A skimmed value is checked, not decoded; a key is decoded (it is compared).
+        let decode = !self.skim.on || std::mem::take(&mut self.skim.key);
         let folded = self.peek() == b'>';
         self.pos += 1;
         let mut chomp = None;
@@ -161,8 +163,6 @@ impl<'a> Parser<'a> {
                         spaces
                     }
                 };
-                // A skimmed value is checked, not decoded.
-                let decode = !self.skim.on;
                 if blank && spaces <= ind {
                     if decode {
                         dec.empty.push(brk);

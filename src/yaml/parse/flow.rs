@@ -5,7 +5,7 @@
 use super::reader::{is_flow_indicator, is_ws_or_eol};
 use super::scalar::Stop;
 use super::stream::ItemsHook;
-use super::{describe, null_at, Building, PResult, ParseError, Parser};
+use super::{describe, null_at, Building, PResult, ParseError, Parser, MAX_IMPLICIT_KEY};
 use crate::yaml::node::{Entry, Item, Kind, Node, ScalarStyle, Span, Trivia};
 
 impl<'a> Parser<'a> {
@@ -241,6 +241,12 @@ impl<'a> Parser<'a> {
                 return Err(self.error_at(
                     start,
                     "the key of a single-pair mapping in a flow sequence must be on one line with its ':'; use '? key' for a longer key",
+                ));
+            }
+            if self.too_long_for_implicit_key(start) {
+                return Err(self.error_at(
+                    start,
+                    format!("the key of a single-pair mapping in a flow sequence is longer than {MAX_IMPLICIT_KEY} characters (with the spaces before its ':'); use '? key' for a longer key"),
                 ));
             }
             return self.flow_pair(n, start, key);

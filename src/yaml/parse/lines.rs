@@ -104,6 +104,10 @@ impl<'a> Parser<'a> {
     /// the comment on the `-` line), with `pos` where it leaves it; `None` (and nothing moved)
     /// when the parser must read the item.
     pub(super) fn skim_item_lines(&mut self, dash_col: usize) -> Option<(Node, Option<Span>)> {
+        if self.max_depth < super::MAX_DEPTH {
+            // A small stack lowered the nesting limit: the parser alone counts it.
+            return None;
+        }
         let mut scratch = std::mem::take(&mut self.lines);
         scratch.parts.clear();
         let mut l = Lines {

@@ -98,6 +98,8 @@ pub struct Parser<'a> {
     /// tab (the content then is not where its indentation says).
     pub(crate) line_tab: bool,
     pub(crate) depth: usize,
+    /// Deepest nesting accepted ([`crate::yaml::node::depth_limit`], read once).
+    pub(crate) max_depth: usize,
     /// Most entries and items one tree may have (see [`Parser::with_value_limit`]).
     pub(crate) max_values: usize,
     /// What is left of `max_values` for the tree being read.
@@ -138,6 +140,9 @@ pub(crate) struct Skim {
     /// An anchor was skimmed: an alias elsewhere in the item may name it, so the item must be
     /// read whole for its metadata to be read as kpt reads it.
     pub(crate) anchor: bool,
+    /// An explicit key (`? `) is being read, not yet inside a collection of its own: a block
+    /// scalar there is decoded even when skimming, since keys are compared for duplicates.
+    pub(crate) key: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -149,6 +154,7 @@ impl<'a> Parser<'a> {
             ls: 0,
             line_tab: false,
             depth: 0,
+            max_depth: crate::yaml::node::depth_limit(),
             max_values: usize::MAX,
             values_left: usize::MAX,
             entry_stack: Vec::new(),

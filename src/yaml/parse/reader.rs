@@ -1,7 +1,7 @@
 //! The reader: the parser's byte-level cursor. Character classes, white space, line breaks,
 //! comments, document markers and error positions; nothing here builds a node.
 
-use super::{describe, PResult, ParseError, Parser, MAX_DEPTH};
+use super::{describe, PResult, ParseError, Parser, MAX_IMPLICIT_KEY};
 use crate::yaml::breaks::{self, wide_len};
 use crate::yaml::node::Span;
 
@@ -90,13 +90,24 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn enter(&mut self) -> PResult<()> {
+        // What follows is inside a collection: not an explicit key itself (see `Skim::key`).
+        self.skim.key = false;
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > self.max_depth {
             return self.err(format!(
-                "YAML nesting is deeper than {MAX_DEPTH} levels; refusing to parse it"
+                "YAML nesting is deeper than {}; refusing to parse it",
+                crate::yaml::node::nesting_limit_named()
             ));
         }
         Ok(())
+    }
+
+    /// Whether an implicit key starting at `start` (its properties included) and ending where
+    /// `pos` is (at its `:`, after the spaces before it) is longer than [`MAX_IMPLICIT_KEY`]
+    /// characters.
+    pub(super) fn too_long_for_implicit_key(&self, start: usize) -> bool {
+        self.pos - start > MAX_IMPLICIT_KEY
+            && self.s[start..self.pos].chars().count() > MAX_IMPLICIT_KEY
     }
 
     pub(super) fn leave(&mut self) {
