@@ -14,6 +14,7 @@
 //! - [`deletion_order`]: the extension's deletions in reverse waves;
 //! - [`per_target`]: one result per variant the run creates, upgrades, holds or deletes;
 //! - [`activation`]: the extension's manual activation of a tag's revision;
+//! - [`fleet_conditions`]: the one reader of `status.conditions` (variants, revisions, Kptfiles);
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`new_variant`]: the PackageVariant objects it writes.
@@ -24,6 +25,7 @@ pub mod deletion_order;
 pub mod downstream_revisions;
 pub mod ensure;
 pub mod explain;
+pub mod fleet_conditions;
 pub mod new_variant;
 pub mod per_target;
 pub mod preview;

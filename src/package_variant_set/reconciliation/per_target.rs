@@ -31,8 +31,8 @@ pub struct Run<'a, 'i> {
     /// Per upstream of the set: its variants' `spec.upstream` (and the tag it follows).
     pub upstreams: &'a [(Upstream, Option<String>)],
     pub creates: &'a [DesiredVariant],
-    /// The new variants the rollout does not create yet (their wave may not move).
-    pub held_creates: &'a [DesiredVariant],
+    /// The new variants the rollout does not create yet, and why (the holding gate's word).
+    pub held_creates: &'a [(DesiredVariant, String)],
     /// (item index, what the set wants of it) of every existing variant the set still wants.
     pub existing: &'a [(usize, DesiredVariant)],
     /// Item indexes of the variants whose `spec.upstream` this run changes.
@@ -40,7 +40,7 @@ pub struct Run<'a, 'i> {
     pub decision: &'a Decision,
     /// Item indexes deleted now, and held for a later run.
     pub deleted: &'a [usize],
-    pub deletion_held: &'a [usize],
+    pub deletion_held: &'a [(usize, String)],
     pub waves: &'a Waves,
     /// The apiVersion a new variant is written with.
     pub api_version_of: &'a dyn Fn(&DesiredVariant) -> Option<&'static str>,
@@ -55,9 +55,8 @@ pub fn results(run: Run) -> Vec<ResultItem> {
         .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
         .collect();
     let mut out = Vec::with_capacity(run.creates.len() + run.existing.len());
-    let held = "its wave may not move yet: it is created with its wave";
     let new = (run.creates.iter().map(|d| (d, Action::Created, "")))
-        .chain(run.held_creates.iter().map(|d| (d, Action::Waits, held)));
+        .chain((run.held_creates.iter()).map(|(d, why)| (d, Action::Waits, why.as_str())));
     for (d, action, reason) in new {
         let t = Target {
             action,
@@ -92,11 +91,10 @@ pub fn results(run: Run) -> Vec<ResultItem> {
             .map(|(i, why)| (*i, Action::Blocking, why.as_str())),
     );
     listed.extend(run.deleted.iter().map(|&i| (i, Action::Deleted, "")));
-    let later = "a higher wave is deleted first (deletionOrder: Reverse)";
     listed.extend(
         run.deletion_held
             .iter()
-            .map(|&i| (i, Action::DeletionWaits, later)),
+            .map(|(i, why)| (*i, Action::DeletionWaits, why.as_str())),
     );
     listed.sort_by_key(|e| e.0);
     for (i, action, reason) in listed {

@@ -6,18 +6,22 @@
 //! CD's RollingSync (`maxUpdate: 0`) and kpt's old rollouts pause the same way. The approval is
 //! a change in git, like the activation of the revision.
 
+use std::cmp::Ordering;
+
+use super::wave_order::{compare, of_text};
 use super::{IntOrString, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 
 /// The annotation that approves the waves up to its value.
 pub const ANNOTATION: &str = "package-variant.fn.kpt.dev/approved-wave";
 
-/// Whether the approval lets `wave` start: its value is `wave` or a later one.
+/// Whether the approval lets `wave` start: its value is `wave` or a later one, in the one
+/// order of waves ([`super::wave_order`]).
 pub fn covers(approved: Option<&str>, wave: &IntOrString) -> bool {
     match (approved, wave) {
         (None, _) => false,
         (Some(a), IntOrString::Int(w)) => a.parse::<i64>().is_ok_and(|a| *w <= a),
-        (Some(a), IntOrString::String(w)) => w.as_str() <= a,
+        (Some(a), w) => compare(w, &of_text(a)) != Ordering::Greater,
     }
 }
 
@@ -67,5 +71,8 @@ mod tests {
         let s = |v: &str| IntOrString::String(v.into());
         assert!(covers(Some("b"), &s("a")));
         assert!(!covers(Some("a"), &s("b")));
+        // Digit strings are numbers, as every gate orders them.
+        assert!(covers(Some("10"), &s("2")));
+        assert!(!covers(Some("2"), &s("10")));
     }
 }
