@@ -329,3 +329,85 @@ fn a_respelled_revision_is_no_upgrade() {
         .filter(|v| is_variant(v))
         .all(|v| v.get("status").is_some()));
 }
+
+/// The summary's `phase` tag (the summary is the first result).
+fn phase(results: &[Value]) -> String {
+    assert!(
+        results[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("PackageVariantSet \"fleet\"")),
+        "the summary comes first: {results:?}"
+    );
+    results[0]["tags"]["phase"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn the_plan_is_readable_by_machines() {
+    // Item 6 (the report): the summary first, whatever warnings there are, with its phase;
+    // each target's result with action, wave, gate, from and to.
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "requireReady": true,
+        "pauseAfterWave": true, "deletionOrder": "Reverse"});
+    let sites = [("a", "1"), ("b", "2"), ("c", "3")];
+    let items = at_1(&sites, &rollout);
+    let config = set(2, &["1", "2", "3"], rollout.clone());
+    let (out, results) = ok(&items, &config);
+    assert_eq!(phase(&results), "Progressing");
+    let upgraded = results
+        .iter()
+        .find(|r| r["resourceRef"]["name"] == "fleet-site-a-base")
+        .unwrap();
+    assert_eq!(
+        upgraded["tags"],
+        json!({"action": "upgraded", "wave": "1", "gate": "none",
+            "from": "blueprints/base revision 1", "to": "blueprints/base revision 2"})
+    );
+    let waiting = results
+        .iter()
+        .find(|r| r["resourceRef"]["name"] == "fleet-site-c-base")
+        .unwrap();
+    assert_eq!(waiting["tags"]["action"], "waits");
+    assert_eq!(waiting["tags"]["gate"], "waves");
+    // Not Ready: blocked; the canary's own result names the readiness gate.
+    let (_, results) = ok(&out, &config);
+    assert_eq!(phase(&results), "Blocked");
+    let blocking = results
+        .iter()
+        .find(|r| r["resourceRef"]["name"] == "fleet-site-a-base")
+        .unwrap();
+    assert_eq!(blocking["severity"], "warning");
+    assert_eq!(blocking["tags"]["gate"], "readiness");
+    assert_eq!(blocking["tags"]["action"], "blocking");
+    // Ready: wave 2 waits for its approval.
+    let items = reconciled(&out);
+    let (_, results) = ok(&items, &config);
+    assert_eq!(phase(&results), "AwaitingApproval");
+    let held = results
+        .iter()
+        .find(|r| r["resourceRef"]["name"] == "fleet-site-b-base")
+        .unwrap();
+    assert_eq!(held["tags"]["gate"], "approval");
+    // Approved to the end: wave by wave to Complete.
+    let approved = annotated(config, "package-variant.fn.kpt.dev/approved-wave", "3");
+    let (out, _) = ok(&items, &approved);
+    let (out, _) = ok(&reconciled(&out), &approved);
+    let (out, results) = ok(&reconciled(&out), &approved);
+    assert_eq!(phase(&results), "Complete", "{}", summary(&results));
+    assert!(summary(&results).contains("; rollout complete: all 3 on revision 2"));
+    // A deletion wave: its warning comes after the summary, and its result names its gate.
+    let keep = annotated(set(2, &["1"], rollout), ALLOW, "all");
+    let (_, results) = ok(&out, &keep);
+    assert_eq!(
+        phase(&results),
+        "AwaitingApproval",
+        "{}",
+        messages(&results)
+    );
+    assert!(results.iter().any(|r| r["tags"]["action"] == "deletionWaits"
+        && r["tags"]["gate"] == "approval"
+        && r["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("\"deletion wave 3 waits for approval (package-variant.fn.kpt.dev/approved-wave: \\\"3\\\")\""))));
+}

@@ -579,9 +579,11 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
-    let held_creates: Vec<(DesiredVariant, String)> = (decision.held_creates.iter())
+    let held_creates: Vec<(DesiredVariant, rollout::Gate, String)> = (decision.held_creates.iter())
         .zip(&decision.create_reasons)
-        .filter_map(|(&k, why)| plan.creates.get(k).map(|d| (d.clone(), why.clone())))
+        .filter_map(|(&k, (gate, why))| {
+            plan.creates.get(k).map(|d| (d.clone(), *gate, why.clone()))
+        })
         .collect();
     let creates = decision.created(plan.creates);
     for d in &creates {
@@ -591,6 +593,26 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     summary.message.push_str(&decision.text);
     summary.message.push_str(&deletions.text);
     summary.message.push_str(&downstreams.text);
+    if rollout.is_some() {
+        // Where the rollout stands, for a machine (the `phase` tag) and a person.
+        let awaiting = (deletions.held.iter()).any(|(_, g, _)| *g == rollout::Gate::Approval);
+        let moved = !creates.is_empty() || !deletes.is_empty() || !decision.upgraded.is_empty();
+        let phase = if !decision.text.is_empty() {
+            decision.phase
+        } else if awaiting {
+            rollout::Phase::AwaitingApproval
+        } else if moved || !deletions.held.is_empty() {
+            rollout::Phase::Progressing
+        } else {
+            rollout::Phase::Complete
+        };
+        if phase == rollout::Phase::Complete {
+            summary
+                .message
+                .push_str(&complete(plan.updates.len(), &specs));
+        }
+        summary = summary.tag("phase", phase.text()).leading();
+    }
     summary.message.push_str(&tag_summary);
     results.push(summary);
     if rollout.is_some() {
@@ -628,6 +650,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         },
         specs,
         waves,
+    }
+}
+
+/// `; rollout complete: all N on revision R` (or on the set's upstreams, when it has several).
+fn complete(n: usize, specs: &Specs) -> String {
+    match specs.upstreams.as_slice() {
+        [(u, _)] if u.revision > 0 => {
+            format!("; rollout complete: all {n} on revision {}", u.revision)
+        }
+        [(u, _)] => format!(
+            "; rollout complete: all {n} on workspace {:?}",
+            u.workspace_name
+        ),
+        _ => format!("; rollout complete: all {n} on the set's upstreams"),
     }
 }
 

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::rollout::approval;
 use super::rollout::wave_order;
-use super::rollout::{Rollout, FIELD};
+use super::rollout::{Gate, Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
 use crate::cel::IntOrString;
 use crate::krm::object::json_at;
@@ -119,8 +119,8 @@ impl Recorded {
 pub struct Deletions {
     /// Item indexes deleted now.
     pub now: Vec<usize>,
-    /// Item indexes that wait for a later run, and why (the holding gate's word).
-    pub held: Vec<(usize, String)>,
+    /// Item indexes that wait for a later run, the gate that holds each, and why.
+    pub held: Vec<(usize, Gate, String)>,
     /// `; deletions in reverse waves: ...`, or empty.
     pub text: String,
 }
@@ -241,12 +241,12 @@ pub fn order(
             out.now.push(i);
             deleted.add(name);
         } else {
-            let why = if top_wave {
-                unapproved.clone()
+            let (gate, why) = if top_wave {
+                (Gate::Approval, unapproved.clone())
             } else {
-                LATER.to_string()
+                (Gate::DeletionOrder, LATER.to_string())
             };
-            out.held.push((i, why));
+            out.held.push((i, gate, why));
             waiting.add(name);
         }
     }

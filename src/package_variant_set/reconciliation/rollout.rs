@@ -372,12 +372,12 @@ pub struct Decision {
     pub text: String,
     /// (item index, why) of each blocking variant, in (wave, name) order.
     pub blocking: Vec<(usize, String)>,
-    /// (item index, why) of each held variant, in (wave, name) order.
-    pub waiting: Vec<(usize, String)>,
+    /// (item index, the gate that holds it, why) of each held variant, in (wave, name) order.
+    pub waiting: Vec<(usize, Gate, String)>,
     /// (item index, why) of each variant leaving on the new upstream that is not ready.
     pub leaving_blocking: Vec<(usize, String)>,
-    /// Why each new variant of `held_creates` waits, in its order.
-    pub create_reasons: Vec<String>,
+    /// The gate that holds each new variant of `held_creates`, and why, in its order.
+    pub create_reasons: Vec<(Gate, String)>,
     /// Where the rollout stands (meaningful when `text` is not empty).
     pub phase: Phase,
 }
@@ -549,18 +549,25 @@ pub fn decide(
         } else {
             waiting.add(|| m.name.to_string());
             decision.held.push(m.item);
-            let why = if blocked {
-                blocked_why.to_string()
+            // The first gate in the order that holds it gives the reason.
+            let why = if pinned(m) {
+                (
+                    Gate::Activation,
+                    "the revision it would move to is not activated".to_string(),
+                )
+            } else if blocked {
+                (Gate::Readiness, blocked_why.to_string())
             } else if let Some(w) = unapproved {
-                approval_why(w)
+                (Gate::Approval, approval_why(w))
             } else if wave != current {
-                "a later wave".to_string()
-            } else if pinned(m) {
-                "the revision it would move to is not activated".to_string()
+                (Gate::Waves, "a later wave".to_string())
             } else {
-                "maxUpgrades: the run's limit is reached".to_string()
+                (
+                    Gate::MaxUpgrades,
+                    "maxUpgrades: the run's limit is reached".to_string(),
+                )
             };
-            decision.waiting.push((m.item, why));
+            decision.waiting.push((m.item, why.0, why.1));
         }
     }
     for l in pending.leaving.iter().filter(|l| !l.ready) {
@@ -576,11 +583,11 @@ pub fn decide(
             uncreated.add(|| d.name().to_string());
             decision.held_creates.push(k);
             let why = if blocked {
-                blocked_why.to_string()
+                (Gate::Readiness, blocked_why.to_string())
             } else if let Some(w) = unapproved.filter(|_| !later) {
-                approval_why(w)
+                (Gate::Approval, approval_why(w))
             } else {
-                HELD_CREATE.to_string()
+                (Gate::Waves, HELD_CREATE.to_string())
             };
             decision.create_reasons.push(why);
         }
@@ -647,6 +654,45 @@ pub fn decide(
         Phase::Progressing
     };
     decision
+}
+
+/// The gates, in the order they judge the plan (docs/fleet-safety.md): a held entry names the
+/// first that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Nothing holds it: it moves in this run.
+    None,
+    /// `revisionActivationPolicy: Manual`: the revision is not activated.
+    Activation,
+    /// The sync policy forbids the change.
+    SyncPolicy,
+    /// `requireReady` / `readyExpr` / render state: a variant on the new upstream is not
+    /// ready (or this one is, and holds the others).
+    Readiness,
+    /// `pauseAfterWave`: the wave waits for `approved-wave`.
+    Approval,
+    /// A later wave.
+    Waves,
+    /// `maxUpgrades`: the run's limit is reached.
+    MaxUpgrades,
+    /// `deletionOrder: Reverse`: a higher wave is deleted first.
+    DeletionOrder,
+}
+
+impl Gate {
+    /// The `gate` tag's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::None => "none",
+            Gate::Activation => "activation",
+            Gate::SyncPolicy => "syncPolicy",
+            Gate::Readiness => "readiness",
+            Gate::Approval => "approval",
+            Gate::Waves => "waves",
+            Gate::MaxUpgrades => "maxUpgrades",
+            Gate::DeletionOrder => "deletionOrder",
+        }
+    }
 }
 
 /// Why a new variant of a later wave waits.
