@@ -411,3 +411,126 @@ fn the_plan_is_readable_by_machines() {
             .as_str()
             .is_some_and(|m| m.ends_with("\"deletion wave 3 waits for approval (package-variant.fn.kpt.dev/approved-wave: \\\"3\\\")\""))));
 }
+
+const APPROVED: &str = "package-variant.fn.kpt.dev/approved-wave";
+
+#[test]
+fn an_approval_left_from_an_earlier_rollout_approves_nothing_of_the_next() {
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "pauseAfterWave": true});
+    let sites = [("a", "1"), ("b", "2"), ("c", "3")];
+    let items = at_1(&sites, &rollout);
+    let all = ["1", "2", "3"];
+    // A bare "3" while the first wave of the rollout to revision 2 is still moving: stale.
+    let stale = annotated(set(2, &all, rollout.clone()), APPROVED, "3");
+    let found = refused(&items, &stale);
+    assert_eq!(found[0].1, format!("metadata.annotations[{APPROVED}]"));
+    assert!(
+        found[0]
+            .0
+            .contains("this rollout's first wave (1) is still moving")
+            && found[0].0.ends_with(&format!("{APPROVED}: \"3@2\"")),
+        "{found:?}"
+    );
+    // Keyed to another rollout (revision 1's): it approves nothing; wave 2 waits.
+    let old = annotated(set(2, &all, rollout.clone()), APPROVED, "3@1");
+    let (out, results) = ok(&items, &old);
+    assert_eq!(on(&out, &sites, 2), "a");
+    let (out, results2) = ok(&reconciled(&out), &old);
+    assert_eq!(on(&out, &sites, 2), "a", "{}", summary(&results2));
+    assert_eq!(phase(&results2), "AwaitingApproval");
+    assert!(
+        results[0]["tags"]["approval"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("nothing: it approves the rollout to revision 1")),
+        "{:?}",
+        results[0]["tags"]
+    );
+    // Keyed to this rollout: its waves go one after the other, unpaused.
+    let ahead = annotated(set(2, &all, rollout.clone()), APPROVED, "3@2");
+    let (out, _) = ok(&reconciled(&out), &ahead);
+    assert_eq!(on(&out, &sites, 2), "ab");
+    let (out, results) = ok(&reconciled(&out), &ahead);
+    assert_eq!(on(&out, &sites, 2), "abc");
+    assert!(
+        results[0]["tags"]["approval"]
+            .as_str()
+            .is_some_and(|a| a
+                .starts_with("upgrade and creation waves up to 3 of the rollout to revision 2")),
+        "{:?}",
+        results[0]["tags"]
+    );
+}
+
+#[test]
+fn approving_an_upgrade_wave_does_not_approve_a_deletion_wave() {
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "pauseAfterWave": true,
+        "deletionOrder": "Reverse"});
+    let sites = [("a", "1"), ("b", "2"), ("c", "3"), ("d", "3")];
+    let items = at_1(&sites, &rollout);
+    let all = ["1", "2", "3"];
+    let (out, _) = ok(&items, &set(2, &all, rollout.clone()));
+    assert_eq!(on(&out, &sites, 2), "a");
+    // Site d is gone (its variant is no longer wanted); wave 2 is approved.
+    let items: Vec<Value> = reconciled(&out)
+        .into_iter()
+        .filter(|v| v["metadata"]["name"] != "site-d")
+        .collect();
+    let approved = annotated(set(2, &all, rollout.clone()), APPROVED, "2");
+    let (out, results) = ok(&items, &approved);
+    assert_eq!(on(&out, &sites, 2), "ab", "{}", summary(&results));
+    assert!(variant(&out, "d").is_some(), "{}", summary(&results));
+    assert!(
+        summary(&results).contains("deletion waves wait for the upgrade to finish"),
+        "{}",
+        summary(&results)
+    );
+}
+
+#[test]
+fn a_first_rollout_creates_in_waves_on_request() {
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "requireReady": true,
+        "pauseAfterWave": true, "creationOrder": "Waves"});
+    let sites = [("a", "1"), ("b", "2"), ("c", "2")];
+    let config = set(1, &["1", "2"], rollout.clone());
+    let (out, results) = ok(&fleet(&sites), &config);
+    assert_eq!(on(&out, &sites, 1), "a", "{}", summary(&results));
+    assert!(summary(&results).contains("2 waiting to be created"));
+    // Not Ready: nothing more.
+    let (again, results) = ok(&out, &config);
+    assert_eq!(again, out);
+    assert_eq!(phase(&results), "Blocked");
+    // Ready: wave 2 waits for its approval, then goes.
+    let (again, results) = ok(&reconciled(&out), &config);
+    assert_eq!(on(&again, &sites, 1), "a");
+    assert_eq!(phase(&results), "AwaitingApproval");
+    let (done, _) = ok(&reconciled(&out), &annotated(config, APPROVED, "2"));
+    assert_eq!(on(&done, &sites, 1), "abc");
+    // Without the opt-in, a first rollout creates every target at once, as before.
+    let (all, _) = ok(
+        &fleet(&sites),
+        &set(
+            1,
+            &["1", "2"],
+            with(rollout, "creationOrder", json!("AllAtOnce")),
+        ),
+    );
+    assert_eq!(on(&all, &sites, 1), "abc");
+    // A bad value, or Waves without waveExpr, is refused with the fix.
+    let found = refused(
+        &fleet(&sites),
+        &set(1, &["1"], json!({"creationOrder": "Waves"})),
+    );
+    assert_eq!(found[0].1, "spec.rollout.creationOrder");
+    let found = refused(
+        &fleet(&sites),
+        &set(
+            1,
+            &["1"],
+            with(int_waves(), "creationOrder", json!("waves")),
+        ),
+    );
+    assert!(
+        found[0].0.starts_with("is \"waves\": write Waves"),
+        "{found:?}"
+    );
+}

@@ -222,6 +222,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(a) => a,
         Err(errors) => return TypedExpansion::failed(errors),
     };
+    if let (Some(r), [u]) = (rollout.as_mut(), resolved.as_slice()) {
+        r.target_revision = Some(u.upstream.revision).filter(|&v| v > 0);
+    }
     let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
     let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
         Ok(c) => c,
@@ -498,6 +501,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
+    if let Some(why) = &decision.stale {
+        return failed(vec![ResultItem::error(why.clone())
+            .field(sync_policy::annotation_field(
+                activation::APPROVED_WAVE_ANNOTATION,
+            ))
+            .on_config()]);
+    }
     // Each upgraded variant records its wave (reverse deletions read it).
     let mut recorded = deletion_order::Recorded::default();
     let idle = decision.text.is_empty() && decision.held.is_empty();
@@ -564,7 +574,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let reverse = rollout
         .as_ref()
         .filter(|r| r.reverse_deletions && policy.allows_delete());
-    let deletions = match deletion_order::this_run(reverse, items, &mut deletes) {
+    let upgrading = !decision.upgraded.is_empty() || !decision.held.is_empty();
+    let deletions = match deletion_order::this_run(reverse, items, &mut deletes, upgrading) {
         Ok(d) => d,
         Err(e) => return failed(vec![*e]),
     };
@@ -612,6 +623,12 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
                 .push_str(&complete(plan.updates.len(), &specs));
         }
         summary = summary.tag("phase", phase.text()).leading();
+        // What the approval covers, said once, where a machine reads it.
+        if let Some(r) = rollout.as_ref().filter(|r| r.pause_after_wave) {
+            if let Some(a) = &r.approved_wave {
+                summary = summary.tag("approval", rollout::approval::covered(a, r.target_revision));
+            }
+        }
     }
     summary.message.push_str(&tag_summary);
     results.push(summary);

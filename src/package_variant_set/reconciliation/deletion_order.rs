@@ -71,16 +71,22 @@ pub fn this_run(
     rollout: Option<&Rollout>,
     items: &[Item],
     deletes: &mut Vec<usize>,
+    upgrading: bool,
 ) -> Result<Deletions, Box<ResultItem>> {
     let Some(r) = rollout else {
         return Ok(Deletions::default());
     };
-    let d = order(
-        items,
-        deletes,
-        r.pause_after_wave,
-        r.approved_wave.as_deref(),
-    )?;
+    // While an upgrade is pending, an approval approves its waves, not deletion waves: they
+    // go after the upgrades (as KubeFleet's deletion stage follows every update stage).
+    let approved =
+        approval::for_rollout(r.approved_wave.as_deref(), r.target_revision).filter(|_| !upgrading);
+    let mut d = order(items, deletes, r.pause_after_wave, approved)?;
+    if upgrading && r.pause_after_wave && r.approved_wave.is_some() && !d.held.is_empty() {
+        d.text.push_str(&format!(
+            " (the set's {} approves the upgrade's waves while upgrades are pending; deletion waves wait for the upgrade to finish)",
+            approval::ANNOTATION
+        ));
+    }
     deletes.clone_from(&d.now);
     Ok(d)
 }

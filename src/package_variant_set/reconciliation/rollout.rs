@@ -69,6 +69,9 @@ pub struct Rollout {
     /// `creationOrder: Waves`: new variants follow the waves and the gates even with no
     /// upgrade under way (a first rollout).
     pub creation_in_waves: bool,
+    /// The revision the set's upstream names, when it has one upstream (set by the
+    /// expansion): a keyed approval (`"W@R"`) counts only for the rollout to R.
+    pub target_revision: Option<i64>,
 }
 
 /// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
@@ -92,6 +95,7 @@ pub fn read(
         && spec.pause_after_wave.is_none()
         && spec.ready_expr.is_none()
         && spec.deletion_order.is_none()
+        && spec.creation_order.is_none()
     {
         errors.push(error(
             "",
@@ -127,6 +131,18 @@ pub fn read(
             errors.push(error(".waveExpr", problem));
         }
     }
+    match spec.creation_order.as_deref() {
+        None | Some("AllAtOnce") => {}
+        Some("Waves") if spec.wave_expr.is_none() => errors.push(error(
+            ".creationOrder",
+            "creates in waves, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove creationOrder".into(),
+        )),
+        Some("Waves") => {}
+        Some(other) => errors.push(error(
+            ".creationOrder",
+            format!("is {other:?}: write Waves (new variants follow the waves and the gates, a first rollout included) or AllAtOnce (the default: new targets are created at once unless an upgrade is under way)"),
+        )),
+    }
     let pause_after_wave = spec.pause_after_wave.unwrap_or(false);
     if pause_after_wave && spec.wave_expr.is_none() {
         errors.push(error(
@@ -145,7 +161,8 @@ pub fn read(
         approved_wave: None,
         ready_expr: None,
         reverse_deletions: false,
-        creation_in_waves: false,
+        creation_in_waves: spec.creation_order.as_deref() == Some("Waves"),
+        target_revision: None,
     }))
 }
 
@@ -380,6 +397,8 @@ pub struct Decision {
     pub create_reasons: Vec<(Gate, String)>,
     /// Where the rollout stands (meaningful when `text` is not empty).
     pub phase: Phase,
+    /// Why the set's `approved-wave` cannot count for this rollout (an error on it).
+    pub stale: Option<String>,
 }
 
 impl Decision {
@@ -501,11 +520,33 @@ pub fn decide(
     let mut decision = Decision::default();
     // Gate 5, waves and approval: a wave after the first (of every entry) waits for its
     // approval.
+    let approved = approval::for_rollout(rollout.approved_wave.as_deref(), rollout.target_revision);
     let unapproved = current.filter(|wave| {
-        rollout.pause_after_wave
-            && first != Some(*wave)
-            && !approval::covers(rollout.approved_wave.as_deref(), wave.0)
+        rollout.pause_after_wave && first != Some(*wave) && !approval::covers(approved, wave.0)
     });
+    // A bare approval of waves past the first while the first wave is still moving was given
+    // before anyone saw this rollout's first wave: left from an earlier rollout, it would
+    // approve this one's waves. Refused: a pre-approval names its revision ("W@R").
+    if let (true, Some(f), Some(a)) = (
+        rollout.pause_after_wave && any_upgrade && current == first,
+        first,
+        rollout.approved_wave.as_deref(),
+    ) {
+        let bare = approval::parse(a);
+        let beyond = wave_order::compare(&wave_order::of_text(bare.wave), f.0) == Ordering::Greater;
+        if bare.revision.is_none() && beyond {
+            decision.stale = Some(format!(
+                "approves the waves up to {:?}, but this rollout's first wave ({}) is still moving: an approval left from an earlier rollout would approve this one's later waves unseen. Remove it, and approve each wave once the one before it is on the new upstream; to approve this rollout's waves ahead of time, name its revision: {}: \"{}@{}\"",
+                bare.wave,
+                approval::value(f.0),
+                approval::ANNOTATION,
+                bare.wave,
+                rollout
+                    .target_revision
+                    .map_or("R".to_string(), |r| r.to_string())
+            ));
+        }
+    }
     let moves = !blocked && unapproved.is_none();
     // Gate 6, maxUpgrades.
     let limit = rollout
