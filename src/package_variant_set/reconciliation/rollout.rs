@@ -484,7 +484,7 @@ pub fn decide(
             || pending.leaving.iter().any(|l| !l.ready));
     let creating = !pending.creates.is_empty();
     let in_waves = pending.creation_in_waves && creating;
-    if !any_upgrade && !(blocked && creating) && !in_waves {
+    if !(any_upgrade || in_waves || (blocked && creating)) {
         return Decision::default();
     }
     let order = |a: &Member, b: &Member| -> Ordering {

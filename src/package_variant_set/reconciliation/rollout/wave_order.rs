@@ -76,7 +76,7 @@ mod tests {
     #[test]
     fn digit_strings_are_numbers_and_come_first() {
         let s = |v: &str| IntOrString::String(v.into());
-        let mut waves = vec![
+        let mut waves = [
             s("canary"),
             s("10"),
             s("2"),
