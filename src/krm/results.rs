@@ -6,7 +6,7 @@
 //! how kpt names files.
 
 use crate::yaml::{Emitter, Entry, Item, Kind, Node, ScalarStyle, Trivia};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -78,7 +78,7 @@ pub struct ResultItem {
     /// `tags`, as kyaml's `framework.Result` has them: strings a machine reads (a rollout's
     /// `phase`, a target's `action`), written sorted by key, last. Keys are plain words
     /// (written as they are).
-    pub tags: BTreeMap<&'static str, String>,
+    pub tags: Vec<(&'static str, Cow<'static, str>)>,
     /// Written before every warning and info (after the errors): a summary a reader must see
     /// first, whatever warnings there are.
     pub leads: bool,
@@ -93,15 +93,30 @@ impl ResultItem {
             subject: Subject::None,
             resource_ref: None,
             file: None,
-            tags: BTreeMap::new(),
+            tags: Vec::new(),
             leads: false,
         }
     }
 
-    /// Adds the tag `key: value` (`key` a plain word: letters only).
-    pub fn tag(mut self, key: &'static str, value: impl Into<String>) -> Self {
+    /// Adds (or replaces) the tag `key: value` (`key` a plain word: letters only). Kept sorted
+    /// by key, in a vector: a fleet's results carry a handful each, and a map per result would
+    /// cost a node of its own.
+    pub fn tag(mut self, key: &'static str, value: impl Into<Cow<'static, str>>) -> Self {
         debug_assert!(key.bytes().all(|b| b.is_ascii_alphabetic()), "{key}");
-        self.tags.insert(key, value.into());
+        match self.tags.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(at) => {
+                if let Some(slot) = self.tags.get_mut(at) {
+                    slot.1 = value.into();
+                }
+            }
+            Err(at) => {
+                // A target's result carries five: room for them at once, not eight.
+                if self.tags.capacity() == 0 {
+                    self.tags.reserve_exact(TAGS_AT_MOST);
+                }
+                self.tags.insert(at, (key, value.into()))
+            }
+        }
         self
     }
 
@@ -177,6 +192,10 @@ impl fmt::Display for ResultItem {
         write!(f, ": {}", self.message)
     }
 }
+
+/// How many tags a result usually carries at most (a rollout target's: action, from, gate,
+/// to, wave).
+const TAGS_AT_MOST: usize = 5;
 
 /// How many error results [`error_summary`] lists one by one; past that it counts the rest.
 pub const SUMMARY_ERRORS: usize = 20;
@@ -278,7 +297,7 @@ fn result_node(r: &ResultItem) -> Node {
         let o = (r.tags.iter())
             .map(|(k, v)| Entry {
                 key: Node::string(*k),
-                value: Node::string(v.as_str()),
+                value: Node::string(v.as_ref()),
                 trivia: Trivia::default(),
             })
             .collect();

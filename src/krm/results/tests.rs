@@ -34,7 +34,7 @@ fn result_json(r: &ResultItem) -> serde_json::Value {
     }
     if !r.tags.is_empty() {
         let o: Map<String, Value> = (r.tags.iter())
-            .map(|(k, v)| (k.to_string(), json!(v)))
+            .map(|(k, v)| (k.to_string(), json!(v.as_ref())))
             .collect();
         m.insert("tags".into(), Value::Object(o));
     }

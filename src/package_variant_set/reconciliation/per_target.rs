@@ -222,7 +222,12 @@ impl Target<'_> {
         let result = ResultItem::new(severity, message)
             .field("spec.upstream")
             .tag("action", self.action.tag())
-            .tag("wave", self.wave.as_deref().map_or("", cut))
+            .tag(
+                "wave",
+                self.wave
+                    .as_deref()
+                    .map_or(String::new(), |w| cut(w).to_string()),
+            )
             .tag("gate", self.gate.name())
             .tag("from", text(self.before))
             .tag("to", text(self.after));
