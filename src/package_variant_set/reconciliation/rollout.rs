@@ -11,12 +11,13 @@
 //!   upgrade (so a wave starts only once every earlier wave is on the new upstream), at most
 //!   `maxUpgrades` of them (an integer, or a percentage of the existing variants rounded up),
 //!   in name order; the others *wait*, keeping their whole current spec;
-//! - with `requireReady`, no variant is upgraded while a variant already on the new upstream
-//!   does not report `Ready` `True` in its `status.conditions`, or its downstream
-//!   PackageRevision is not ready ([`super::downstream_revisions`]): it is *blocking*;
-//! - while an upgrade is under way, a new target belongs to its wave: it is created (at the
-//!   new upstream) once its wave may move, and its creation waits otherwise ([`decide`]);
-//!   deletions are not affected;
+//! - with `requireReady`, no variant is upgraded or created while a variant already on the
+//!   new upstream (one the set wants, or one it is deleting) does not report `Ready` `True` in
+//!   its `status.conditions`, or its downstream PackageRevision is not ready
+//!   ([`super::downstream_revisions`]): it is *blocking*;
+//! - while an upgrade is under way (or always, under `creationOrder: Waves`), a new target
+//!   belongs to its wave: it is created (at the new upstream) once its wave may move, and its
+//!   creation waits otherwise ([`decide`]); deletions go by [`super::deletion_order`];
 //! - with `pauseAfterWave`, a wave after the first waits for a person's approval
 //!   ([`approval`]).
 //!
