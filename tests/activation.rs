@@ -189,7 +189,7 @@ fn a_moved_tag_is_offered_then_activated_then_rolled_out_with_one_approval() {
         .collect();
     assert_eq!(
         warnings,
-        ["package-variant.fn.kpt.dev/approved-wave: \"2\" is still on the set, but no wave is being upgraded: remove it now, or the next upgrade passes its waves up to 2 without a pause"]
+        ["package-variant.fn.kpt.dev/approved-wave: \"2\" is still on the set, but no wave is being upgraded: remove it now, or the next upgrade is refused while its first wave moves (an approval given ahead of time names the revision it approves, \"W@R\")"]
     );
 }
 

@@ -144,7 +144,14 @@ fn a_fleet_pinned_by_workspace_is_on_its_revision_and_the_moved_tag_is_only_offe
                     .extend(spelling.as_object().unwrap().clone());
             });
             let (out, said) = step(&items, &manual);
-            assert_eq!(out, items, "v1alpha2 {v2}, {spelling}: {said}");
+            // On revision 1 in either spelling: a respell is an ordinary update, never a pin
+            // (issue 48, item 6), and nothing moves to revision 2.
+            assert!(
+                upstreams(&out).iter().all(|(_, u)| u["revision"] == 1
+                    || (u.get("revision").is_none() && u["workspaceName"] == "v1")),
+                "v1alpha2 {v2}, {spelling}: {said}"
+            );
+            assert_eq!(out.len(), items.len());
             assert!(
                 said.contains("names revision 2 (PackageRevision \"blueprints.base.v2\"): offered, not applied (spec.revisionActivationPolicy: Manual); the active revision stays 1"),
                 "{said}"

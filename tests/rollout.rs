@@ -189,7 +189,12 @@ fn a_twenty_site_fleet_moves_wave_by_wave_and_then_stops_changing() {
     let (out, summary) = step(&items, &rollout);
     assert_eq!(out, items, "{summary}");
     assert!(summary.contains("0 updated, 20 unchanged"), "{summary}");
-    assert!(!summary.contains("rollout"), "{summary}");
+    assert!(!summary.contains("rollout of"), "{summary}");
+    // Issue 48: a finished rollout says so.
+    assert!(
+        summary.ends_with("; rollout complete: all 20 on revision 2"),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -184,7 +184,7 @@ fn ready_expr_decides_what_ready_means() {
     let s = summary(&results);
     assert!(s.contains("1 blocking (fleet-site-a-base)"), "{s}");
     assert!(
-        s.contains(&format!("makes readyExpr {PUBLISHED:?} true")),
+        s.contains("makes readyExpr (spec.rollout.readyExpr) true"),
         "{s}"
     );
     let blocking = blocking_targets(&results);
@@ -192,7 +192,7 @@ fn ready_expr_decides_what_ready_means() {
     assert_eq!(blocking[0].1, "fleet-site-a-base");
     assert!(
         blocking[0].2.contains("blocking, wave \"1\"")
-            && blocking[0].2.ends_with(": \"readyExpr is false\""),
+            && blocking[0].2.ends_with(": \"readyExpr is false (it read: Ready True; newest downstream revision \\\"site-a.base.v2\\\" Draft)\""),
         "{blocking:?}"
     );
     // Published: the next wave goes.
@@ -303,7 +303,8 @@ fn reverse_deletions_go_one_wave_per_run_highest_first() {
     let rollout = with(waves(), "deletionOrder", json!("Reverse"));
     let mut items = at_revision_1(&rollout);
     // The set keeps wave 1 only: wave 3 goes first, then wave 2.
-    let keep = set(1, &["1"], rollout.clone());
+    // Four of six: past the guard, which counts every deletion the plan intends (issue 48).
+    let keep = allowing(set(1, &["1"], rollout.clone()), "75%");
     for (remaining, deleted) in [("abcd", "ef"), ("ab", "cd")] {
         let (out, results) = ok(&items, &keep);
         assert_eq!(on(&out, 1), remaining, "{}", summary(&results));
@@ -345,7 +346,7 @@ fn a_variant_without_its_wave_counts_as_the_highest() {
             .unwrap()
             .remove(WAVE);
     }
-    let (out, results) = ok(&items, &set(1, &["1"], rollout));
+    let (out, results) = ok(&items, &allowing(set(1, &["1"], rollout), "75%"));
     assert_eq!(on(&out, 1), "abdef", "{}", summary(&results));
     assert!(
         summary(&results).contains("1 without the package-variant.fn.kpt.dev/wave annotation (made before it existed, or by Porch) counted as the highest wave"),
@@ -359,7 +360,7 @@ fn a_paused_rollout_holds_each_deletion_wave_for_approval() {
     let rollout = json!({"waveExpr": "int(target.labels['wave'])", "deletionOrder": "Reverse",
         "pauseAfterWave": true});
     let items = at_revision_1(&rollout);
-    let mut keep = set(1, &["1"], rollout);
+    let mut keep = allowing(set(1, &["1"], rollout), "75%");
     let (out, results) = ok(&items, &keep);
     assert_eq!(out, items, "{}", summary(&results));
     assert!(
@@ -367,32 +368,50 @@ fn a_paused_rollout_holds_each_deletion_wave_for_approval() {
         "{}",
         summary(&results)
     );
-    keep["metadata"]["annotations"] = json!({APPROVED: "3"});
+    keep["metadata"]["annotations"][APPROVED] = json!("3");
     let (out, _) = ok(&items, &keep);
     assert_eq!(on(&out, 1), "abcd");
     let (again, _) = ok(&out, &keep);
     assert_eq!(again, out, "wave 2 waits for an approval of 2");
-    keep["metadata"]["annotations"] = json!({APPROVED: "2"});
+    keep["metadata"]["annotations"][APPROVED] = json!("2");
     let (out, _) = ok(&out, &keep);
     assert_eq!(on(&out, 1), "ab");
 }
 
 #[test]
-fn the_deletion_guard_counts_each_deletion_wave() {
-    let rollout = with(waves(), "deletionOrder", json!("Reverse"));
-    let items = at_revision_1(&rollout);
-    // Every variant unwanted: waves 3 and 2 go (neither is all of them), wave 1 is refused.
-    let none = set(1, &["9"], rollout);
-    let (out, _) = ok(&items, &none);
-    let (out, _) = ok(&out, &none);
-    assert_eq!(on(&out, 1), "ab");
-    let found = refused(&out, &none);
-    assert!(
-        found[0]
-            .0
-            .contains("that is every PackageVariant the set owns"),
-        "{found:?}"
-    );
+fn the_deletion_guard_counts_every_deletion_the_plan_intends_whatever_the_order() {
+    // Issue 48, item 1: under Reverse the guard used to count this run's wave only, so a
+    // selector that unselects the whole fleet took it down wave by wave.
+    for order in ["Reverse", "AllAtOnce"] {
+        let rollout = with(waves(), "deletionOrder", json!(order));
+        let items = at_revision_1(&rollout);
+        let none = set(1, &["9"], rollout.clone());
+        let found = refused(&items, &none);
+        assert!(
+            found[0].0.starts_with(
+                "refused: this run would delete 6 of the 6 PackageVariants the set owns"
+            ) && found[0]
+                .0
+                .contains("that is every PackageVariant the set owns"),
+            "{order}: {found:?}"
+        );
+        // Four of six is more than half: refused as well, whatever the order.
+        let found = refused(&items, &set(1, &["1"], rollout.clone()));
+        assert!(
+            found[0].0.contains("would delete 4 of the 6"),
+            "{order}: {found:?}"
+        );
+        // Allowed, it goes in the order asked for.
+        let (out, _) = ok(&items, &allowing(none, "all"));
+        let left = if order == "Reverse" { "abcd" } else { "" };
+        assert_eq!(on(&out, 1), left, "{order}");
+    }
+}
+
+/// `config` annotated `allow-deletions: share`.
+fn allowing(mut config: Value, share: &str) -> Value {
+    config["metadata"]["annotations"]["package-variant.fn.kpt.dev/allow-deletions"] = json!(share);
+    config
 }
 
 #[test]
@@ -524,6 +543,58 @@ fn a_kptfile_that_does_not_parse_is_refused_naming_the_revision() {
     items.push(resources("a", "v2", 0, "- a list\n"));
     let found = refused(&items, &set(2, &ALL, rollout));
     assert!(found[0].0.contains("is not a Kptfile"), "{found:?}");
+}
+
+#[test]
+fn v1alpha1_render_state_is_read_as_strictly_as_v1alpha2() {
+    // Issue 48, item 4: each leniency of the Kptfile reader opened the gate.
+    let rollout = require_ready();
+    let items = at_revision_1(&rollout);
+    let (out, _) = ok(&items, &set(2, &ALL, rollout.clone()));
+    let items = reconciled(&out);
+    let config = set(2, &ALL, rollout.clone());
+    let twice = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base\nstatus:\n  conditions:\n  - type: Rendered\n    status: \"True\"\n  - type: Rendered\n    status: \"False\"\n";
+    let mapping = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base\nstatus:\n  conditions:\n    Rendered: \"True\"\n";
+    let cases: [(Value, &str, &str); 5] = [
+        (
+            resources("a", "v2", 0, twice),
+            "spec.resources.Kptfile",
+            "the Kptfile's status.conditions[1] is a second condition of type Rendered",
+        ),
+        (
+            resources("a", "v2", 0, mapping),
+            "spec.resources.Kptfile",
+            "the Kptfile's status.conditions must be a list of conditions",
+        ),
+        (
+            resources("a", "v2", 0, ""),
+            "spec.resources.Kptfile",
+            "of PackageRevisionResources \"site-a.base.v2\" is empty",
+        ),
+        (
+            resources("a", "v2", 0, "~\n"),
+            "spec.resources.Kptfile",
+            "is empty",
+        ),
+        (
+            {
+                let mut r = resources("a", "v2", 2, &kptfile("False", "boom"));
+                r["spec"]["revision"] = json!("2");
+                r
+            },
+            "spec.revision",
+            "is the string \"2\": Porch's schema takes an integer here",
+        ),
+    ];
+    for (extra, field, says) in cases {
+        let mut given = items.clone();
+        given.push(extra);
+        let found = refused(&given, &config);
+        assert!(
+            found.iter().any(|(m, f)| f == field && m.contains(says)),
+            "{says}: {found:?}"
+        );
+    }
 }
 
 // ------------------------------------------------------------------ per-target results

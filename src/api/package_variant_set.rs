@@ -101,6 +101,11 @@ pub struct Rollout {
     /// one wave per run, the highest first.
     #[serde(default)]
     pub deletion_order: Option<String>,
+    /// `AllAtOnce` (the default: new targets are created at once unless an upgrade is under
+    /// way) or `Waves`: new variants follow the waves and the gates as upgrades do, a first
+    /// rollout included.
+    #[serde(default)]
+    pub creation_order: Option<String>,
 }
 
 /// One entry of `spec.targets`: exactly one of the three options, plus an optional template.

@@ -6,6 +6,7 @@
 //! how kpt names files.
 
 use crate::yaml::{Emitter, Entry, Item, Kind, Node, ScalarStyle, Trivia};
+use std::borrow::Cow;
 use std::fmt;
 
 /// How serious a result is. kpt prints a missing severity as `info`, so we always write one.
@@ -74,6 +75,13 @@ pub struct ResultItem {
     /// not among the items.
     pub resource_ref: Option<ResourceRef>,
     pub file: Option<FileRef>,
+    /// `tags`, as kyaml's `framework.Result` has them: strings a machine reads (a rollout's
+    /// `phase`, a target's `action`), written sorted by key, last. Keys are plain words
+    /// (written as they are).
+    pub tags: Vec<(&'static str, Cow<'static, str>)>,
+    /// Written before every warning and info (after the errors): a summary a reader must see
+    /// first, whatever warnings there are.
+    pub leads: bool,
 }
 
 impl ResultItem {
@@ -85,6 +93,47 @@ impl ResultItem {
             subject: Subject::None,
             resource_ref: None,
             file: None,
+            tags: Vec::new(),
+            leads: false,
+        }
+    }
+
+    /// Adds (or replaces) the tag `key: value` (`key` a plain word: letters only). Kept sorted
+    /// by key, in a vector: a fleet's results carry a handful each, and a map per result would
+    /// cost a node of its own.
+    pub fn tag(mut self, key: &'static str, value: impl Into<Cow<'static, str>>) -> Self {
+        debug_assert!(key.bytes().all(|b| b.is_ascii_alphabetic()), "{key}");
+        match self.tags.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(at) => {
+                if let Some(slot) = self.tags.get_mut(at) {
+                    slot.1 = value.into();
+                }
+            }
+            Err(at) => {
+                // A target's result carries five: room for them at once, not eight.
+                if self.tags.capacity() == 0 {
+                    self.tags.reserve_exact(TAGS_AT_MOST);
+                }
+                self.tags.insert(at, (key, value.into()))
+            }
+        }
+        self
+    }
+
+    /// Written first among the warnings and infos ([`ResultItem::leads`]).
+    pub fn leading(mut self) -> Self {
+        self.leads = true;
+        self
+    }
+
+    /// Where the output lists it: errors, then a leading result, then warnings, then infos
+    /// (stable within each).
+    pub fn rank(&self) -> u8 {
+        match (self.severity, self.leads) {
+            (Severity::Error, _) => 0,
+            (_, true) => 1,
+            (Severity::Warning, false) => 2,
+            (Severity::Info, false) => 3,
         }
     }
 
@@ -143,6 +192,10 @@ impl fmt::Display for ResultItem {
         write!(f, ": {}", self.message)
     }
 }
+
+/// How many tags a result usually carries at most (a rollout target's: action, from, gate,
+/// to, wave).
+const TAGS_AT_MOST: usize = 5;
 
 /// How many error results [`error_summary`] lists one by one; past that it counts the rest.
 pub const SUMMARY_ERRORS: usize = 20;
@@ -240,6 +293,16 @@ fn result_node(r: &ResultItem) -> Node {
         }
         m.push(entry("file", Node::with_kind(Kind::Mapping(o))));
     }
+    if !r.tags.is_empty() {
+        let o = (r.tags.iter())
+            .map(|(k, v)| Entry {
+                key: Node::string(*k),
+                value: Node::string(v.as_ref()),
+                trivia: Trivia::default(),
+            })
+            .collect();
+        m.push(entry("tags", Node::with_kind(Kind::Mapping(o))));
+    }
     Node::with_kind(Kind::Mapping(m))
 }
 
@@ -274,7 +337,9 @@ pub(crate) fn emit(
         e.out.truncate(mark);
         // After the other warnings, before the infos: results are in severity order.
         let mut with_warning = results.to_vec();
-        let at = results.partition_point(|r| r.severity <= Severity::Warning);
+        let at = (results.iter())
+            .rposition(|r| r.severity <= Severity::Warning)
+            .map_or(0, |p| p + 1);
         with_warning.insert(at, porch_size_warning(size));
         write(e, &with_warning);
     }
@@ -348,6 +413,12 @@ fn write_new(e: &mut Emitter, results: &[ResultItem]) {
                     }
                     Err(_) => field(e, "index", i),
                 }
+            }
+        }
+        if !r.tags.is_empty() {
+            e.out.push_str("  tags:\n");
+            for (k, v) in &r.tags {
+                field(e, k, v);
             }
         }
     }

@@ -395,9 +395,10 @@ fn process_with(
     // The output within the limit, or the items as they came with an error saying so (an
     // output of the input's size: the limit holds it).
     for attempt in 0..2 {
-        // Errors first, then warnings, then infos (stable within each): kpt prints only the
-        // first lines of a failed function's results, and the error is what must be among them.
-        results.sort_by_key(|r| r.severity);
+        // Errors first, then a leading summary, then warnings, then infos (stable within
+        // each): kpt prints only the first lines of a failed function's results, and the error
+        // is what must be among them.
+        results.sort_by_key(ResultItem::rank);
         let failed = has_errors(&results);
         let changes_out = if failed { &no_changes } else { &changes };
         // Runners that drop stdout of a failed run show only stderr (see `error_summary`).

@@ -216,6 +216,7 @@ pub static ROOT: S = S::object("One upstream package revision and the targets to
             ("pauseAfterWave", S::boolean("Once a wave is on the new upstream, the next wave waits for the annotation package-variant.fn.kpt.dev/approved-wave: \"W\" (W its waveExpr value; the waves up to W may start). Needs waveExpr.")),
             ("readyExpr", S::string("A CEL expression giving a bool: whether a variant already on the new upstream is ready, with variant (the PackageVariant as given) and revisions (its downstream PackageRevisions among the items, newest first). Replaces the Ready condition rule and implies requireReady; a failed render still blocks, an error blocks that variant.")),
             ("deletionOrder", S::string("AllAtOnce (the default: every variant the set no longer wants in one run) or Reverse (one wave per run, the highest first, by the package-variant.fn.kpt.dev/wave annotation the set writes). Needs waveExpr.")),
+            ("creationOrder", S::string("AllAtOnce (the default: new targets are created at once unless an upgrade is under way) or Waves (new variants follow the waves and the gates as upgrades do, a first rollout included: one wave per run, requireReady and pauseAfterWave between waves). Needs waveExpr.")),
         ], &[])),
         ("revisionActivationPolicy", S::string("(extension) Automatic (the default: the revision a tag names reaches the fleet) or Manual (it is offered; the annotation package-variant.fn.kpt.dev/activate-revision: \"N\" activates it) (docs/fleet-safety.md).")),
     ], &[])),

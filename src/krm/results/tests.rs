@@ -32,6 +32,12 @@ fn result_json(r: &ResultItem) -> serde_json::Value {
         }
         m.insert("file".into(), Value::Object(o));
     }
+    if !r.tags.is_empty() {
+        let o: Map<String, Value> = (r.tags.iter())
+            .map(|(k, v)| (k.to_string(), json!(v.as_ref())))
+            .collect();
+        m.insert("tags".into(), Value::Object(o));
+    }
     Value::Object(m)
 }
 
@@ -119,6 +125,9 @@ fn variety() -> Vec<ResultItem> {
             Some("007"),
             Some("99999999999999999999"),
         ][n % 8];
+        if n % 3 == 1 {
+            r = r.tag("phase", t).tag("action", "upgraded").tag("wave", "1");
+        }
         if n % 5 != 4 {
             r.file = Some(FileRef {
                 path: t.to_string(),

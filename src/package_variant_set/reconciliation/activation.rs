@@ -232,10 +232,12 @@ impl Outcome {
     /// A warning when `approved-wave` is on the set while no upgrade is under way (`idle`):
     /// left there, it would let the next upgrade's waves pass without a pause.
     pub fn stale_approval(&self, idle: bool) -> Option<ResultItem> {
-        let w = self.approved_wave.as_deref().filter(|_| idle)?;
+        // A keyed approval ("W@R") approves no other rollout: harmless once it is done.
+        let w = (self.approved_wave.as_deref())
+            .filter(|w| idle && super::rollout::approval::parse(w).revision.is_none())?;
         Some(
             ResultItem::warning(format!(
-                "{APPROVED_WAVE_ANNOTATION}: {w:?} is still on the set, but no wave is being upgraded: remove it now, or the next upgrade passes its waves up to {w} without a pause"
+                "{APPROVED_WAVE_ANNOTATION}: {w:?} is still on the set, but no wave is being upgraded: remove it now, or the next upgrade is refused while its first wave moves (an approval given ahead of time names the revision it approves, \"W@R\")"
             ))
             .field(annotation_field(APPROVED_WAVE_ANNOTATION))
             .on_config(),

@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
-use super::activation;
+use super::activation::{self, current};
 use super::deletion_order;
-use super::downstream_revisions::Downstreams;
+use super::downstream_revisions::{self, Downstreams};
 use super::ensure::{self, DesiredVariant};
 use super::explain::Explainer;
 use super::per_target;
@@ -27,6 +27,7 @@ use crate::api::{check_strict, decode};
 use crate::cel::{self, ProgramCache};
 use crate::krm::results::{has_errors, ResultItem};
 use crate::package_variant_set::expansion;
+use crate::package_variant_set::expansion::inputs::scope::MAX_REPORTED;
 use errors::{config_error, template_error};
 use expansion::conditions;
 use expansion::inputs::{self, Item};
@@ -221,6 +222,9 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         Ok(a) => a,
         Err(errors) => return TypedExpansion::failed(errors),
     };
+    if let (Some(r), [u]) = (rollout.as_mut(), resolved.as_slice()) {
+        r.target_revision = Some(u.upstream.revision).filter(|&v| v > 0);
+    }
     let first_package = resolved.first().map_or("", |u| u.upstream.package.as_str());
     let unrolled = match targets::unroll_targets(&set.spec, first_package, items, &namespace) {
         Ok(c) => c,
@@ -406,6 +410,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     // rendered again one at a time when they are written. Porch updates every variant still
     // wanted; the plan tells the ones whose spec really changes from the ones left as they were.
     let mut compared = Vec::with_capacity(plan.updates.len());
+    let mut unreadable = Vec::new();
     for (i, d) in &plan.updates {
         let spec = match specs.of(d) {
             Ok(spec) => spec,
@@ -417,8 +422,21 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             .and_then(|o| crate::krm::object::json_at(o, "/spec"));
         let mut fields = changed_fields(current, &spec.to_json());
         let upstream_changes = fields.iter().any(|f| f.starts_with("spec.upstream"));
+        // Whether it moves to another revision: decided here, once, for every gate and every
+        // result. A change of spelling (workspaceName v2 to revision 2) is no upgrade.
+        let upgrade = if upstream_changes && (rollout.is_some() || activation.holds(d.upstream)) {
+            match current::moves(items, *i, spec.upstream.as_ref(), &index, true) {
+                Ok(m) => m,
+                Err(e) => {
+                    unreadable.push(*e);
+                    continue;
+                }
+            }
+        } else {
+            upstream_changes
+        };
         // Not activated: it keeps its whole spec (and, under a rollout, holds its wave back).
-        let pinned = activation.holds(d.upstream) && upstream_changes;
+        let pinned = activation.holds(d.upstream) && upgrade;
         if pinned && !(rollout.is_some() && policy.allows_update()) {
             continue;
         }
@@ -427,30 +445,69 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if tag.is_some() {
             fields.push(upstreams::TAG_FIELD.to_string());
         }
-        compared.push((*i, d, spec, fields, tag, pinned));
+        compared.push((*i, d, spec, fields, tag, pinned, upgrade));
     }
-    let downstreams = match Downstreams::read(items, &index, &plan.updates, rollout.as_ref()) {
+    if !unreadable.is_empty() {
+        unreadable.truncate(MAX_REPORTED);
+        return failed(unreadable);
+    }
+    // The variants leaving on the new upstream: readiness and the first wave count them.
+    let moving_any = compared.iter().any(|c| c.6) || !plan.creates.is_empty();
+    let leaving = match gates::leaving(
+        items,
+        &index,
+        &plan.deletes,
+        &specs.upstreams,
+        rollout.is_some() && moving_any,
+    ) {
+        Ok(l) => l,
+        Err(errors) => return failed(errors),
+    };
+    let downstream_of = |i: usize| {
+        items
+            .get(i)
+            .and_then(Item::json)
+            .map_or(("", ""), downstream_revisions::downstream_of)
+    };
+    let read = (plan.updates.iter().map(|(i, d)| (*i, d.downstream())))
+        .chain(leaving.iter().map(|&i| (i, downstream_of(i))));
+    let downstreams = match Downstreams::read(items, &index, read, rollout.as_ref()) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
     results.extend(downstreams.warning.clone());
-    // The rollout holds back the upgrades of later waves (they keep their whole spec) and the
-    // creations in them.
-    let wanted = compared.iter().map(|(i, d, spec, fields, _, pinned)| {
-        (*i, *d, spec.upstream.as_ref(), fields.as_slice(), *pinned)
-    });
-    let moving = rollout.as_ref().filter(|_| policy.allows_update());
+    // The gates, in their order (docs/fleet-safety.md): activation (pinned), the sync policy
+    // (updates it forbids), readiness, waves and approval, maxUpgrades; the deletion guard and
+    // the deletion order below.
+    let wanted = compared
+        .iter()
+        .map(|(i, d, _, fields, _, pinned, upgrade)| {
+            (*i, *d, fields.as_slice(), *upgrade, *pinned)
+        });
+    let others = gates::Others {
+        creates: &plan.creates,
+        leaving: &leaving,
+        updates_forbidden: !policy.allows_update(),
+        creation_in_waves: rollout.as_ref().is_some_and(|r| r.creation_in_waves),
+    };
     let decision = match gates::decide(
-        moving,
+        rollout.as_ref(),
         &waves,
         items,
         (&index, &downstreams),
         wanted,
-        &plan.creates,
+        &others,
     ) {
         Ok(d) => d,
         Err(errors) => return failed(errors),
     };
+    if let Some(why) = &decision.stale {
+        return failed(vec![ResultItem::error(why.clone())
+            .field(sync_policy::annotation_field(
+                activation::APPROVED_WAVE_ANNOTATION,
+            ))
+            .on_config()]);
+    }
     // Each upgraded variant records its wave (reverse deletions read it).
     let mut recorded = deletion_order::Recorded::default();
     let idle = decision.text.is_empty() && decision.held.is_empty();
@@ -458,7 +515,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     results.extend(activation.stale_approval(idle && !deleting));
     let mut updates = Vec::with_capacity(compared.len());
     let mut tag_edits = Vec::new();
-    for (i, d, spec, fields, tag, pinned) in compared {
+    for (i, d, spec, fields, tag, pinned, upgrade) in compared {
         if pinned || decision.holds(i) {
             continue;
         }
@@ -476,27 +533,56 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         if let Some(tag) = tag {
             tag_edits.push((i, tag));
         }
-        recorded.note(items, i, waves.text(d), &fields);
+        recorded.note(items, i, waves.text(d), upgrade);
         updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
+    if policy.allows_delete() {
+        // The deletion guard, over every deletion the plan intends, whatever the order they
+        // go in: the warnings first, they say what happens.
+        if let Some(why) = sync_policy::refusal(owned.len(), deletes.len(), allowance) {
+            let mut names = preview::Group::default();
+            for &i in &deletes {
+                names.add(|| item_name(i).to_string());
+                results.extend(explainer.deletion(i, true));
+            }
+            let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
+            results.push(error);
+            return failed(results);
+        }
+        // Retiring a variant on the new upstream that is not ready while upgrades are pending
+        // would let the next run take the next wave as the first: a deliberate act only.
+        let pending = !decision.upgraded.is_empty() || !decision.held.is_empty();
+        if pending && allowance.is_none() {
+            let retired: Vec<&(usize, String)> = (decision.leaving_blocking.iter())
+                .filter(|(i, _)| deletes.contains(i))
+                .collect();
+            if !retired.is_empty() {
+                let upgrades = decision.upgraded.len() + decision.held.len();
+                results.push(sync_policy::retiring(
+                    &retired
+                        .iter()
+                        .map(|(i, why)| (item_name(*i), why.as_str()))
+                        .collect::<Vec<_>>(),
+                    upgrades,
+                ));
+                return failed(results);
+            }
+        }
+    }
     // Reverse deletions: this run's wave only; the others stay.
     let reverse = rollout
         .as_ref()
         .filter(|r| r.reverse_deletions && policy.allows_delete());
-    let deletions = deletion_order::this_run(reverse, items, &mut deletes);
+    let upgrading = !decision.upgraded.is_empty() || !decision.held.is_empty();
+    let deletions = match deletion_order::this_run(reverse, items, &mut deletes, upgrading) {
+        Ok(d) => d,
+        Err(e) => return failed(vec![*e]),
+    };
     if policy.allows_delete() {
-        // The guard's word first: the warnings say what happens.
-        let refusal = sync_policy::refusal(owned.len(), deletes.len(), allowance);
         for &i in &deletes {
             outcome.deleted.add(|| item_name(i).to_string());
-            results.extend(explainer.deletion(i, refusal.is_some()));
-        }
-        if let Some(why) = refusal {
-            let names = outcome.deleted.clone();
-            let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
-            results.push(error);
-            return failed(results);
+            results.extend(explainer.deletion(i, false));
         }
     } else {
         for &i in &deletes {
@@ -504,8 +590,11 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         }
         deletes.clear();
     }
-    let held_creates: Vec<DesiredVariant> = (decision.held_creates.iter())
-        .filter_map(|&k| plan.creates.get(k).cloned())
+    let held_creates: Vec<(DesiredVariant, rollout::Gate, String)> = (decision.held_creates.iter())
+        .zip(&decision.create_reasons)
+        .filter_map(|(&k, (gate, why))| {
+            plan.creates.get(k).map(|d| (d.clone(), *gate, why.clone()))
+        })
         .collect();
     let creates = decision.created(plan.creates);
     for d in &creates {
@@ -515,6 +604,32 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     summary.message.push_str(&decision.text);
     summary.message.push_str(&deletions.text);
     summary.message.push_str(&downstreams.text);
+    if rollout.is_some() {
+        // Where the rollout stands, for a machine (the `phase` tag) and a person.
+        let awaiting = (deletions.held.iter()).any(|(_, g, _)| *g == rollout::Gate::Approval);
+        let moved = !creates.is_empty() || !deletes.is_empty() || !decision.upgraded.is_empty();
+        let phase = if !decision.text.is_empty() {
+            decision.phase
+        } else if awaiting {
+            rollout::Phase::AwaitingApproval
+        } else if moved || !deletions.held.is_empty() {
+            rollout::Phase::Progressing
+        } else {
+            rollout::Phase::Complete
+        };
+        if phase == rollout::Phase::Complete {
+            summary
+                .message
+                .push_str(&complete(plan.updates.len(), &specs));
+        }
+        summary = summary.tag("phase", phase.text()).leading();
+        // What the approval covers, said once, where a machine reads it.
+        if let Some(r) = rollout.as_ref().filter(|r| r.pause_after_wave) {
+            if let Some(a) = &r.approved_wave {
+                summary = summary.tag("approval", rollout::approval::covered(a, r.target_revision));
+            }
+        }
+    }
     summary.message.push_str(&tag_summary);
     results.push(summary);
     if rollout.is_some() {
@@ -552,6 +667,20 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         },
         specs,
         waves,
+    }
+}
+
+/// `; rollout complete: all N on revision R` (or on the set's upstreams, when it has several).
+fn complete(n: usize, specs: &Specs) -> String {
+    match specs.upstreams.as_slice() {
+        [(u, _)] if u.revision > 0 => {
+            format!("; rollout complete: all {n} on revision {}", u.revision)
+        }
+        [(u, _)] => format!(
+            "; rollout complete: all {n} on workspace {:?}",
+            u.workspace_name
+        ),
+        _ => format!("; rollout complete: all {n} on the set's upstreams"),
     }
 }
 

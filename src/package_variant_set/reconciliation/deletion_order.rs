@@ -10,7 +10,8 @@
 //!   `waveExpr` value as a string, written when a variant is created or upgraded.
 //! - A run deletes the variants of the highest wave among the ones the set no longer wants; a
 //!   lower wave is deleted only when none of a higher one is left among the items. Waves
-//!   compare as ints when every annotation given is one, as strings otherwise. A variant
+//!   compare in the one order of every gate ([`wave_order`]: whole numbers by value, before
+//!   other strings); an unquoted annotation (`wave: 1`) is its number. A variant
 //!   without the annotation (made before it existed, or by Porch) counts as the highest wave,
 //!   and the summary says so.
 //! - The deletion guard and the sync policy count what the run deletes; with `pauseAfterWave`,
@@ -19,13 +20,19 @@
 //!
 //! `AllAtOnce` (the default) deletes them all in one run, as before.
 
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
 use super::rollout::approval;
-use super::rollout::{Rollout, FIELD};
+use super::rollout::wave_order;
+use super::rollout::{Gate, Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
 use crate::cel::IntOrString;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::expansion::targets::str_at;
 use crate::package_variant_set::reconciliation::preview::Group;
 
 /// The annotation that records a variant's wave.
@@ -60,18 +67,28 @@ fn text(wave: &IntOrString) -> String {
 
 /// This run's deletions: under `rollout` (given when it deletes in reverse waves and the
 /// sync policy lets the run delete), `deletes` keeps only this run's wave; otherwise all.
-pub fn this_run(rollout: Option<&Rollout>, items: &[Item], deletes: &mut Vec<usize>) -> Deletions {
+pub fn this_run(
+    rollout: Option<&Rollout>,
+    items: &[Item],
+    deletes: &mut Vec<usize>,
+    upgrading: bool,
+) -> Result<Deletions, Box<ResultItem>> {
     let Some(r) = rollout else {
-        return Deletions::default();
+        return Ok(Deletions::default());
     };
-    let d = order(
-        items,
-        deletes,
-        r.pause_after_wave,
-        r.approved_wave.as_deref(),
-    );
+    // While an upgrade is pending, an approval approves its waves, not deletion waves: they
+    // go after the upgrades (as KubeFleet's deletion stage follows every update stage).
+    let approved =
+        approval::for_rollout(r.approved_wave.as_deref(), r.target_revision).filter(|_| !upgrading);
+    let mut d = order(items, deletes, r.pause_after_wave, approved)?;
+    if upgrading && r.pause_after_wave && r.approved_wave.is_some() && !d.held.is_empty() {
+        d.text.push_str(&format!(
+            " (the set's {} approves the upgrade's waves while upgrades are pending; deletion waves wait for the upgrade to finish)",
+            approval::ANNOTATION
+        ));
+    }
     deletes.clone_from(&d.now);
-    d
+    Ok(d)
 }
 
 /// Whether reverse deletion waves are under way: the approval they read is not stale.
@@ -90,9 +107,10 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// Notes the update of the variant at `item` (`fields`: what changes), in wave `wave`.
-    pub fn note(&mut self, items: &[Item], item: usize, wave: Option<String>, fields: &[String]) {
-        if !fields.iter().any(|f| f.starts_with("spec.upstream")) {
+    /// Notes the update of the variant at `item` (`upgrade`: it moves to another revision),
+    /// in wave `wave`.
+    pub fn note(&mut self, items: &[Item], item: usize, wave: Option<String>, upgrade: bool) {
+        if !upgrade {
             return;
         }
         self.upgraded.push(item);
@@ -107,25 +125,72 @@ impl Recorded {
 pub struct Deletions {
     /// Item indexes deleted now.
     pub now: Vec<usize>,
-    /// Item indexes that wait for a later run.
-    pub held: Vec<usize>,
+    /// Item indexes that wait for a later run, the gate that holds each, and why.
+    pub held: Vec<(usize, Gate, String)>,
     /// `; deletions in reverse waves: ...`, or empty.
     pub text: String,
 }
 
+/// Why a deletion of a lower wave waits.
+const LATER: &str = "a higher wave is deleted first (deletionOrder: Reverse)";
+
 /// A deleted variant's wave: its annotation, or none (the highest).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone)]
 enum Wave {
     Known(IntOrString),
     Unknown,
 }
 
-/// The annotation's value of the variant at `item`, if any.
+impl Wave {
+    /// In the one order of waves ([`wave_order`]), `Unknown` above every known one.
+    fn cmp(&self, other: &Wave) -> Ordering {
+        match (self, other) {
+            (Wave::Known(a), Wave::Known(b)) => wave_order::compare(a, b),
+            (Wave::Known(_), Wave::Unknown) => Ordering::Less,
+            (Wave::Unknown, Wave::Known(_)) => Ordering::Greater,
+            (Wave::Unknown, Wave::Unknown) => Ordering::Equal,
+        }
+    }
+}
+
+/// The annotation's value of the variant at `item`, if any, when it is a string.
 pub fn annotation<'a>(items: &[Item<'a>], item: usize) -> Option<&'a str> {
     let json = items.get(item).and_then(Item::json)?;
     json_at(json, "/metadata/annotations")?
         .get(ANNOTATION)?
         .as_str()
+}
+
+/// The recorded wave of the variant at `item`, decoded: a YAML string, or an integer (written
+/// unquoted by hand: `wave: 1` is wave 1, not "no wave"); `Ok(None)` without the annotation;
+/// any other value is an error on the item's field, for the gates that need the wave.
+pub fn recorded_wave(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem>> {
+    let Some(json) = items.get(item).and_then(Item::json) else {
+        return Ok(None);
+    };
+    let value = json_at(json, "/metadata/annotations").and_then(|a| a.get(ANNOTATION));
+    match value {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) if n.is_i64() => Ok(Some(n.to_string())),
+        Some(other) => {
+            let name = str_at(json, "/metadata/name");
+            let what = match other {
+                Value::Null => "empty".to_string(),
+                Value::Bool(b) => format!("the boolean {b}"),
+                Value::Number(n) => format!("{n}, not a whole number"),
+                Value::Array(_) => "a list".to_string(),
+                _ => "a mapping".to_string(),
+            };
+            Err(Box::new(
+                ResultItem::error(format!(
+                    "PackageVariant {name:?}: the {ANNOTATION} annotation is {what}: it records the variant's wave (the waveExpr value) as a string; write it in quotes, e.g. {ANNOTATION}: \"2\", or remove it (the variant then counts as the highest wave)"
+                ))
+                .field(format!("metadata.annotations[{ANNOTATION}]"))
+                .on_item(item),
+            ))
+        }
+    }
 }
 
 /// Splits `deletes` (item indexes of variants the set no longer wants) into this run's wave
@@ -135,43 +200,59 @@ pub fn order(
     deletes: &[usize],
     pause_after_wave: bool,
     approved: Option<&str>,
-) -> Deletions {
+) -> Result<Deletions, Box<ResultItem>> {
     if deletes.is_empty() {
-        return Deletions::default();
+        return Ok(Deletions::default());
     }
-    let values: Vec<Option<&str>> = deletes.iter().map(|&i| annotation(items, i)).collect();
-    let ints = values.iter().flatten().all(|v| v.parse::<i64>().is_ok());
-    let waves: Vec<Wave> = values
-        .iter()
-        .map(|v| match v {
+    let mut waves: Vec<Wave> = Vec::with_capacity(deletes.len());
+    for &i in deletes {
+        waves.push(match recorded_wave(items, i)? {
             None => Wave::Unknown,
-            Some(v) if ints => Wave::Known(IntOrString::Int(v.parse().unwrap_or(i64::MAX))),
-            Some(v) => Wave::Known(IntOrString::String(v.to_string())),
-        })
-        .collect();
-    let Some(top) = waves.iter().max().cloned() else {
-        return Deletions::default();
+            Some(v) => Wave::Known(IntOrString::String(v)),
+        });
+    }
+    let Some(top) = waves.iter().max_by(|a, b| a.cmp(b)).cloned() else {
+        return Ok(Deletions::default());
     };
-    let unknown = waves.iter().filter(|w| **w == Wave::Unknown).count();
+    let unknown = waves.iter().filter(|w| matches!(w, Wave::Unknown)).count();
     let mut distinct: Vec<&Wave> = waves.iter().collect();
-    distinct.sort_unstable();
-    distinct.dedup();
+    distinct.sort_unstable_by(|a, b| a.cmp(b));
+    distinct.dedup_by(|a, b| a.cmp(b) == Ordering::Equal);
     let approved_here = match (&top, approved) {
         _ if !pause_after_wave => true,
         (_, None) => false,
         (Wave::Unknown, Some(_)) => true,
-        (Wave::Known(IntOrString::Int(w)), Some(a)) => a.parse::<i64>().is_ok_and(|a| *w >= a),
-        (Wave::Known(IntOrString::String(w)), Some(a)) => w.as_str() >= a,
+        (Wave::Known(w), Some(a)) => {
+            wave_order::compare(w, &wave_order::of_text(a)) != Ordering::Less
+        }
     };
     let mut out = Deletions::default();
     let (mut deleted, mut waiting) = (Group::default(), Group::default());
+    let unapproved = match &top {
+        Wave::Known(w) => format!(
+            "deletion wave {} waits for approval ({}: \"{}\")",
+            text(w),
+            approval::ANNOTATION,
+            text(w)
+        ),
+        Wave::Unknown => format!(
+            "the deletion of the variants without a wave waits for approval ({})",
+            approval::ANNOTATION
+        ),
+    };
     for (&i, w) in deletes.iter().zip(&waves) {
         let name = || items.get(i).map_or("", Item::name).to_string();
-        if approved_here && *w == top {
+        let top_wave = w.cmp(&top) == Ordering::Equal;
+        if approved_here && top_wave {
             out.now.push(i);
             deleted.add(name);
         } else {
-            out.held.push(i);
+            let (gate, why) = if top_wave {
+                (Gate::Approval, unapproved.clone())
+            } else {
+                (Gate::DeletionOrder, LATER.to_string())
+            };
+            out.held.push((i, gate, why));
             waiting.add(name);
         }
     }
@@ -203,5 +284,5 @@ pub fn order(
             approval::ANNOTATION
         ));
     }
-    out
+    Ok(out)
 }

@@ -37,8 +37,9 @@
 use serde_json::Value;
 
 use super::ensure::DesiredVariant;
+use super::fleet_conditions;
 use super::preview::Group;
-use super::readiness::Readiness;
+use super::readiness::{self, Readiness};
 use super::render_state::{first_line, push_reason_and_message, shortened, Resources};
 use super::rollout::{self, Member, Rollout};
 use crate::krm::object::json_at;
@@ -67,10 +68,10 @@ impl Downstreams {
     /// the set wants of it) from the PackageRevisions `index` of `items` (the one pass the
     /// upstreams were resolved with). Errors are on the revisions; the warning is only under
     /// `rollout.requireReady`.
-    pub fn read(
+    pub fn read<'p>(
         items: &[Item],
         index: &Index,
-        variants: &[(usize, DesiredVariant)],
+        variants: impl Iterator<Item = (usize, (&'p str, &'p str))>,
         rollout: Option<&Rollout>,
     ) -> Result<Downstreams, Vec<ResultItem>> {
         let require_ready = rollout.is_some_and(|r| r.require_ready);
@@ -80,9 +81,8 @@ impl Downstreams {
         let mut found: Vec<(&str, usize, String)> = Vec::new();
         let mut only_v1alpha1: Vec<&str> = Vec::new();
         let resources = Resources::new(items, namespace);
-        for &(item, ref d) in variants {
+        for (item, package) in variants {
             let name = items.get(item).map_or("", Item::name);
-            let package = d.downstream();
             let v2 = index.v1alpha2_of(package);
             let mut said = None;
             if let Some(bucket) = v2 {
@@ -187,25 +187,7 @@ impl Downstreams {
     ) -> Member<'a> {
         let object = items.get(item);
         let upgrade = fields.iter().any(|f| f.starts_with("spec.upstream"));
-        let json = object.and_then(Item::json);
-        let (ready, reason) = if let Some(said) = self.blocks(item) {
-            (false, said.to_string())
-        } else {
-            match (readiness, json) {
-                (Some(r), Some(v)) => match r.judge(items, index, v, desired.downstream()) {
-                    Ok(true) => (true, String::new()),
-                    Ok(false) => (false, "readyExpr is false".to_string()),
-                    Err(e) => (false, format!("readyExpr failed: {}", first_line(&e))),
-                },
-                (Some(_), None) => (false, "readyExpr: the variant cannot be read".into()),
-                (None, _) if json.is_some_and(rollout::is_ready) => (true, String::new()),
-                (None, _) => (
-                    false,
-                    "no single Ready True condition of the current generation in status.conditions"
-                        .into(),
-                ),
-            }
-        };
+        let (ready, reason) = self.judge(items, index, readiness, item, desired.downstream());
         Member {
             item,
             name: object.map_or("", Item::name),
@@ -215,6 +197,58 @@ impl Downstreams {
             desired,
         }
     }
+
+    /// Whether the variant at `item` (one the set no longer wants) is ready, as [`member`]
+    /// reads it, its downstream read from its own `spec.downstream`; and why not.
+    ///
+    /// [`member`]: Downstreams::member
+    pub fn readiness(
+        &self,
+        items: &[Item],
+        index: &Index,
+        readiness: Option<&Readiness>,
+        item: usize,
+    ) -> (bool, String) {
+        let json = items.get(item).and_then(Item::json);
+        let downstream = json.map_or(("", ""), downstream_of);
+        self.judge(items, index, readiness, item, downstream)
+    }
+
+    fn judge(
+        &self,
+        items: &[Item],
+        index: &Index,
+        readiness: Option<&Readiness>,
+        item: usize,
+        downstream: (&str, &str),
+    ) -> (bool, String) {
+        let json = items.get(item).and_then(Item::json);
+        if let Some(said) = self.blocks(item) {
+            return (false, said.to_string());
+        }
+        match (readiness, json) {
+            (Some(r), Some(v)) => match r.judge(items, index, v, downstream) {
+                Ok(true) => (true, String::new()),
+                Ok(false) => (false, readiness::false_because(v, items, index, downstream)),
+                Err(e) => (false, format!("readyExpr failed: {}", first_line(&e))),
+            },
+            (Some(_), None) => (false, "readyExpr: the variant cannot be read".into()),
+            (None, _) if json.is_some_and(rollout::is_ready) => (true, String::new()),
+            (None, _) => (
+                false,
+                "no single Ready True condition of the current generation in status.conditions"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// A variant's `spec.downstream` (repo, package).
+pub fn downstream_of(variant: &Value) -> (&str, &str) {
+    (
+        str_at(variant, "/spec/downstream/repo"),
+        str_at(variant, "/spec/downstream/package"),
+    )
 }
 
 /// The revisions of one package that count: its drafts (Draft, Proposed), or else its newest
@@ -258,49 +292,17 @@ fn verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem
     let error = |field: String, message: String| {
         Box::new(ResultItem::error(message).field(field).on_item(item))
     };
-    let conditions = match json_at(json, "/status/conditions") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Array(list)) => list,
-        Some(_) => return Err(error(
-            "status.conditions".into(),
-            "must be a list of conditions ({type, status, reason, message}), as Porch writes it"
-                .into(),
-        )),
-    };
+    let conditions = fleet_conditions::read(json).map_err(|e| error(e.field, e.message))?;
     let generation = json_at(json, "/metadata/generation").and_then(Value::as_i64);
-    let mut seen: [Option<&Value>; 2] = [None, None];
-    for (k, c) in conditions.iter().enumerate() {
-        let Some(at) = READ
-            .iter()
-            .position(|t| c.get("type").and_then(Value::as_str) == Some(t))
-        else {
-            continue;
-        };
-        let field = format!("status.conditions[{k}]");
-        if seen[at].is_some() {
-            return Err(error(field, format!(
-                "is a second condition of type {}: the API server keeps one condition per type (listType map); give it once, as the cluster holds it",
-                READ[at]
-            )));
-        }
-        match c.get("status").and_then(Value::as_str) {
-            Some("True" | "False" | "Unknown") => {}
-            other => {
-                return Err(error(
-                    format!("{field}.status"),
-                    format!(
-                        "is {}: a condition's status is True, False or Unknown; write one of them",
-                        other.map_or_else(|| "missing".to_string(), |s| format!("{s:?}"))
-                    ),
-                ))
-            }
-        }
-        seen[at] = Some(c);
-    }
+    let seen: [Option<fleet_conditions::Condition>; 2] = [
+        fleet_conditions::find(&conditions, READ[0]),
+        fleet_conditions::find(&conditions, READ[1]),
+    ];
     for (at, c) in seen.iter().enumerate() {
         let Some(c) = c else { continue };
-        let status = str_at(c, "/status");
-        let observed = c.get("observedGeneration").and_then(Value::as_i64);
+        let status = c.status.text();
+        let observed = c.observed_generation;
+        let c = c.json;
         let stale = matches!((observed, generation), (Some(o), Some(g)) if o < g);
         if status == "True" && !stale {
             continue;

@@ -14,9 +14,31 @@
 //! - [`deletion_order`]: the extension's deletions in reverse waves;
 //! - [`per_target`]: one result per variant the run creates, upgrades, holds or deletes;
 //! - [`activation`]: the extension's manual activation of a tag's revision;
+//! - [`fleet_conditions`]: the one reader of `status.conditions` (variants, revisions, Kptfiles);
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`preview`]: the summary result, written as a plan;
 //! - [`new_variant`]: the PackageVariant objects it writes.
+//!
+//! The rollout is decided as one plan (issue 48; docs/fleet-safety.md, "The gates, in
+//! order"). `decision::expand_here` reads the fleet state once ([`fleet_conditions`],
+//! [`activation::current`] for revisions, [`deletion_order::recorded_wave`] for waves), decides
+//! for every wanted variant once whether it is an upgrade, then the gates judge the whole plan
+//! in this order, each where it lives:
+//!
+//! 1. activation ([`activation`]): an upgrade to a revision not activated is pinned;
+//! 2. sync policy ([`sync_policy`]): the updates and deletions it forbids (`updates_forbidden`
+//!    in [`rollout::decide`]; no other gate is switched off);
+//! 3. deletion guard ([`sync_policy::refusal`]): every deletion the plan intends, before any
+//!    order cuts it; with the rule across runs ([`sync_policy::retiring`]);
+//! 4. readiness ([`readiness`], [`downstream_revisions`], [`render_state`]): every variant on
+//!    the new upstream, leaving ones included ([`rollout::Leaving`]);
+//! 5. waves and approval ([`rollout::decide`], [`rollout::approval`], one order of waves in
+//!    [`rollout::wave_order`]);
+//! 6. `maxUpgrades` ([`rollout::max_upgrades`]);
+//! 7. deletion order ([`deletion_order`]).
+//!
+//! Then the cut to this run's slice, and the report ([`preview`], [`per_target`]), each held
+//! entry with the first gate that holds it ([`rollout::Gate`]).
 
 pub mod activation;
 pub mod decision;
@@ -24,6 +46,7 @@ pub mod deletion_order;
 pub mod downstream_revisions;
 pub mod ensure;
 pub mod explain;
+pub mod fleet_conditions;
 pub mod new_variant;
 pub mod per_target;
 pub mod preview;

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::deletion_order;
 use super::ensure::DesiredVariant;
-use super::rollout::{Decision, Waves};
+use super::rollout::{Decision, Gate, Waves};
 use crate::api::package_variant::{Upstream, PACKAGE_VARIANT_KIND};
 use crate::krm::object::json_at;
 use crate::krm::results::{ResourceRef, ResultItem, Severity};
@@ -31,8 +31,8 @@ pub struct Run<'a, 'i> {
     /// Per upstream of the set: its variants' `spec.upstream` (and the tag it follows).
     pub upstreams: &'a [(Upstream, Option<String>)],
     pub creates: &'a [DesiredVariant],
-    /// The new variants the rollout does not create yet (their wave may not move).
-    pub held_creates: &'a [DesiredVariant],
+    /// The new variants the rollout does not create yet, and why (the holding gate's word).
+    pub held_creates: &'a [(DesiredVariant, Gate, String)],
     /// (item index, what the set wants of it) of every existing variant the set still wants.
     pub existing: &'a [(usize, DesiredVariant)],
     /// Item indexes of the variants whose `spec.upstream` this run changes.
@@ -40,7 +40,7 @@ pub struct Run<'a, 'i> {
     pub decision: &'a Decision,
     /// Item indexes deleted now, and held for a later run.
     pub deleted: &'a [usize],
-    pub deletion_held: &'a [usize],
+    pub deletion_held: &'a [(usize, Gate, String)],
     pub waves: &'a Waves,
     /// The apiVersion a new variant is written with.
     pub api_version_of: &'a dyn Fn(&DesiredVariant) -> Option<&'static str>,
@@ -55,10 +55,12 @@ pub fn results(run: Run) -> Vec<ResultItem> {
         .map(|(u, _)| serde_json::to_value(u).unwrap_or(Value::Null))
         .collect();
     let mut out = Vec::with_capacity(run.creates.len() + run.existing.len());
-    let held = "its wave may not move yet: it is created with its wave";
-    let new = (run.creates.iter().map(|d| (d, Action::Created, "")))
-        .chain(run.held_creates.iter().map(|d| (d, Action::Waits, held)));
-    for (d, action, reason) in new {
+    let new = (run
+        .creates
+        .iter()
+        .map(|d| (d, Action::Created, Gate::None, "")))
+    .chain((run.held_creates.iter()).map(|(d, gate, why)| (d, Action::Waits, *gate, why.as_str())));
+    for (d, action, gate, reason) in new {
         let t = Target {
             action,
             name: d.name(),
@@ -66,6 +68,7 @@ pub fn results(run: Run) -> Vec<ResultItem> {
             before: None,
             after: upstreams.get(d.upstream),
             reason,
+            gate,
         };
         let api_version = (run.api_version_of)(d).unwrap_or_default();
         out.push(t.result(None, || reference(api_version, d.name(), run.namespace)));
@@ -77,29 +80,28 @@ pub fn results(run: Run) -> Vec<ResultItem> {
         .map(|(i, d)| (*i, run.waves.text(d), d.upstream))
         .collect();
     existing.sort_unstable_by_key(|e| e.0);
-    let mut listed: Vec<(usize, Action, &str)> = Vec::new();
-    listed.extend(run.upgraded.iter().map(|&i| (i, Action::Upgraded, "")));
+    let mut listed: Vec<(usize, Action, Gate, &str)> = Vec::new();
+    listed.extend((run.upgraded.iter()).map(|&i| (i, Action::Upgraded, Gate::None, "")));
     listed.extend(
         run.decision
             .waiting
             .iter()
-            .map(|(i, why)| (*i, Action::Waits, why.as_str())),
+            .map(|(i, gate, why)| (*i, Action::Waits, *gate, why.as_str())),
     );
     listed.extend(
         run.decision
             .blocking
             .iter()
-            .map(|(i, why)| (*i, Action::Blocking, why.as_str())),
+            .map(|(i, why)| (*i, Action::Blocking, Gate::Readiness, why.as_str())),
     );
-    listed.extend(run.deleted.iter().map(|&i| (i, Action::Deleted, "")));
-    let later = "a higher wave is deleted first (deletionOrder: Reverse)";
+    listed.extend((run.deleted.iter()).map(|&i| (i, Action::Deleted, Gate::None, "")));
     listed.extend(
         run.deletion_held
             .iter()
-            .map(|&i| (i, Action::DeletionWaits, later)),
+            .map(|(i, gate, why)| (*i, Action::DeletionWaits, *gate, why.as_str())),
     );
     listed.sort_by_key(|e| e.0);
-    for (i, action, reason) in listed {
+    for (i, action, gate, reason) in listed {
         let wanted = existing
             .binary_search_by_key(&i, |e| e.0)
             .ok()
@@ -124,6 +126,7 @@ pub fn results(run: Run) -> Vec<ResultItem> {
             before,
             after,
             reason,
+            gate,
         };
         out.push(t.result(Some(i), ResourceRef::default));
     }
@@ -145,6 +148,18 @@ pub enum Action {
 }
 
 impl Action {
+    /// The `action` tag's value.
+    fn tag(self) -> &'static str {
+        match self {
+            Action::Created => "created",
+            Action::Upgraded => "upgraded",
+            Action::Waits => "waits",
+            Action::Blocking => "blocking",
+            Action::Deleted => "deleted",
+            Action::DeletionWaits => "deletionWaits",
+        }
+    }
+
     fn text(self) -> &'static str {
         match self {
             Action::Created => "created",
@@ -171,6 +186,8 @@ pub struct Target<'a> {
     pub after: Option<&'a Value>,
     /// Why (blocking, waiting), or empty.
     pub reason: &'a str,
+    /// The gate that holds it ([`Gate::None`] when it moves).
+    pub gate: Gate,
 }
 
 impl Target<'_> {
@@ -201,7 +218,19 @@ impl Target<'_> {
         if !self.reason.is_empty() {
             message.push_str(&format!(": {:?}", cut(self.reason)));
         }
-        let result = ResultItem::new(severity, message).field("spec.upstream");
+        let text = |u: Option<&Value>| u.map_or(String::new(), upstream_tag);
+        let result = ResultItem::new(severity, message)
+            .field("spec.upstream")
+            .tag("action", self.action.tag())
+            .tag(
+                "wave",
+                self.wave
+                    .as_deref()
+                    .map_or(String::new(), |w| cut(w).to_string()),
+            )
+            .tag("gate", self.gate.name())
+            .tag("from", text(self.before))
+            .tag("to", text(self.after));
         match item {
             Some(i) => result.on_item(i),
             None => {
@@ -239,6 +268,22 @@ fn upstream(u: &Value) -> String {
     out
 }
 
+/// `spec.upstream` as a tag: `blueprints/base revision 2` (or `workspace v2`), unquoted.
+fn upstream_tag(u: &Value) -> String {
+    let text = |k: &str| u.get(k).and_then(Value::as_str).unwrap_or("");
+    let mut out = format!("{}/{}", cut(text("repo")), cut(text("package")));
+    match u.get("revision") {
+        Some(Value::Number(n)) => out.push_str(&format!(" revision {n}")),
+        Some(Value::String(s)) => out.push_str(&format!(" revision {}", cut(s))),
+        _ => {}
+    }
+    match text("workspaceName") {
+        "" => {}
+        w => out.push_str(&format!(" workspace {}", cut(w))),
+    }
+    out
+}
+
 /// `s` cut to [`MAX_VALUE`] characters.
 fn cut(s: &str) -> &str {
     match s.char_indices().nth(MAX_VALUE) {
@@ -264,6 +309,7 @@ mod tests {
             before: Some(&before),
             after: Some(&after),
             reason: &long,
+            gate: Gate::Readiness,
         };
         let r = t.result(Some(0), || reference("", "", ""));
         assert!(!r.message.contains('\n'));

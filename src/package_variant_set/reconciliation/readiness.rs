@@ -160,3 +160,42 @@ pub fn downstream_revisions<'a>(
     });
     found
 }
+
+/// Why `readyExpr` is false for `variant`, with the values a person checks first: its `Ready`
+/// condition's status and its newest downstream revision's lifecycle (issue 48: "readyExpr is
+/// false" alone said nothing of what it read).
+pub fn false_because(
+    variant: &Value,
+    items: &[Item],
+    index: &Index,
+    downstream: (&str, &str),
+) -> String {
+    let ready: Vec<&str> = json_at(variant, "/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| str_at(c, "/type") == "Ready")
+        .map(|c| match str_at(c, "/status") {
+            "" => "(no status)",
+            s => s,
+        })
+        .collect();
+    let ready = match ready.as_slice() {
+        [] => "no Ready condition".to_string(),
+        [one] => format!("Ready {one}"),
+        many => format!("Ready {}", many.join(" and ")),
+    };
+    let revisions = downstream_revisions(items, index, downstream);
+    let newest = match revisions.first() {
+        None => "no downstream revision among the items".to_string(),
+        Some(r) => format!(
+            "newest downstream revision {:?} {}",
+            super::render_state::shortened(str_at(r, "/metadata/name")),
+            match str_at(r, "/spec/lifecycle") {
+                "" => "without a lifecycle",
+                l => l,
+            }
+        ),
+    };
+    format!("readyExpr is false (it read: {ready}; {newest})")
+}

@@ -15,17 +15,21 @@
 //! - **not ready**: a `Rendered` condition other than `True`, or a non-empty
 //!   `status.renderStatus.errorSummary`; what is shown is the condition's reason and the first
 //!   line of its message (or of the error summary);
-//! - **refused**: `spec.resources` that is not a map of file texts, or a Kptfile that does not
-//!   parse (an error naming the revision: nothing can be said of its render, so nothing moves).
+//! - **refused**: `spec.resources` that is not a map of file texts, a Kptfile that does not
+//!   parse, is empty (`""`, `~`) or is not a mapping, conditions the one reader refuses
+//!   ([`super::fleet_conditions`]: a mapping, a type given twice, an unknown status), and a
+//!   `spec.revision` that is not an integer (an error naming the revision: nothing can be said
+//!   of its render, so nothing moves).
 
 use serde_json::Value;
 
+use super::fleet_conditions;
 use crate::common::fast_hash::FastMap;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
 use crate::package_variant_set::expansion::targets::str_at;
-use crate::package_variant_set::expansion::upstreams::revisions::{Index, V1ALPHA1};
+use crate::package_variant_set::expansion::upstreams::revisions::{whole_number, Index, V1ALPHA1};
 use crate::yaml;
 
 /// Porch's object holding a package revision's files.
@@ -93,8 +97,19 @@ impl<'a> Resources<'a> {
             let Some(json) = items.get(i).and_then(Item::json) else {
                 continue;
             };
-            let revision = json_at(json, "/spec/revision")
-                .and_then(Value::as_i64)
+            // The same number rules as a PackageRevision's: `"2"` is refused, never read as 0
+            // (which would hide a failed revision 2 behind revision 1).
+            let revision = whole_number(json, "/spec/revision")
+                .map_err(|m| {
+                    Box::new(
+                        ResultItem::error(format!(
+                            "of PackageRevisionResources {:?} {m}",
+                            str_at(json, "/metadata/name")
+                        ))
+                        .field("spec.revision")
+                        .on_item(i),
+                    )
+                })?
                 .unwrap_or(0);
             let draft = match lifecycle_of(str_at(json, "/metadata/name")) {
                 Some(l) => matches!(l, "" | "Draft" | "Proposed"),
@@ -151,7 +166,13 @@ fn kptfile_verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<Re
         .map_err(|e| e.to_string())
         .and_then(|node| yaml::to_json(&node));
     let kptfile = match kptfile {
-        Ok(k) if k.is_object() || k.is_null() => k,
+        Ok(k) if k.is_object() => k,
+        Ok(Value::Null) => {
+            return Err(error(
+                "spec.resources.Kptfile",
+                format!("of PackageRevisionResources {name:?} is empty: a package's Kptfile is a mapping (apiVersion: kpt.dev/v1, kind: Kptfile) and says whether it rendered; an empty one says nothing, so nothing moves; pass the revision's resources as Porch serves them (kubectl get packagerevisionresources -n NS -o yaml)"),
+            ))
+        }
         Ok(_) => {
             return Err(error(
                 "spec.resources.Kptfile",
@@ -165,28 +186,26 @@ fn kptfile_verdict(items: &[Item], item: usize) -> Result<Option<String>, Box<Re
             ))
         }
     };
-    let conditions = json_at(&kptfile, "/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten();
-    for c in conditions {
-        if str_at(c, "/type") != "Rendered" {
-            continue;
+    // The Kptfile's conditions through the one reader: a mapping, a Rendered given twice or a
+    // status kpt never writes is refused, as on a v1alpha2 PackageRevision.
+    let conditions = fleet_conditions::read(&kptfile).map_err(|e| {
+        error(
+            "spec.resources.Kptfile",
+            format!(
+                "of PackageRevisionResources {name:?}: the Kptfile's {} {}; its render state cannot be read, so nothing moves",
+                e.field, e.message
+            ),
+        )
+    })?;
+    if let Some(c) = fleet_conditions::find(&conditions, "Rendered") {
+        if c.status != fleet_conditions::Status::True {
+            let mut said = format!(
+                "PackageRevisionResources {name:?} Kptfile Rendered {}",
+                c.status.text()
+            );
+            push_reason_and_message(&mut said, c.json, first_line);
+            return Ok(Some(said));
         }
-        let status = str_at(c, "/status");
-        if status == "True" {
-            break;
-        }
-        let mut said = format!(
-            "PackageRevisionResources {name:?} Kptfile Rendered {}",
-            if status.is_empty() {
-                "(no status)"
-            } else {
-                status
-            }
-        );
-        push_reason_and_message(&mut said, c, first_line);
-        return Ok(Some(said));
     }
     match str_at(&kptfile, "/status/renderStatus/errorSummary") {
         "" => Ok(None),

@@ -11,12 +11,13 @@
 //!   upgrade (so a wave starts only once every earlier wave is on the new upstream), at most
 //!   `maxUpgrades` of them (an integer, or a percentage of the existing variants rounded up),
 //!   in name order; the others *wait*, keeping their whole current spec;
-//! - with `requireReady`, no variant is upgraded while a variant already on the new upstream
-//!   does not report `Ready` `True` in its `status.conditions`, or its downstream
-//!   PackageRevision is not ready ([`super::downstream_revisions`]): it is *blocking*;
-//! - while an upgrade is under way, a new target belongs to its wave: it is created (at the
-//!   new upstream) once its wave may move, and its creation waits otherwise ([`decide`]);
-//!   deletions are not affected;
+//! - with `requireReady`, no variant is upgraded or created while a variant already on the
+//!   new upstream (one the set wants, or one it is deleting) does not report `Ready` `True` in
+//!   its `status.conditions`, or its downstream PackageRevision is not ready
+//!   ([`super::downstream_revisions`]): it is *blocking*;
+//! - while an upgrade is under way (or always, under `creationOrder: Waves`), a new target
+//!   belongs to its wave: it is created (at the new upstream) once its wave may move, and its
+//!   creation waits otherwise ([`decide`]); deletions go by [`super::deletion_order`];
 //! - with `pauseAfterWave`, a wave after the first waits for a person's approval
 //!   ([`approval`]).
 //!
@@ -26,15 +27,18 @@
 
 pub mod approval;
 pub mod max_upgrades;
+pub mod wave_order;
 
 use max_upgrades::max_upgrades;
 pub use max_upgrades::MaxUpgrades;
+use wave_order::Wave;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::fleet_conditions;
 use super::preview::Group;
 use crate::api::package_variant_set::PackageVariantSet;
 use crate::cel::{self as cel_env, Bindings, IntOrString, Program, ProgramCache};
@@ -63,6 +67,12 @@ pub struct Rollout {
     pub ready_expr: Option<Arc<Program>>,
     /// `deletionOrder: Reverse` (set by the expansion, from `deletion_order`).
     pub reverse_deletions: bool,
+    /// `creationOrder: Waves`: new variants follow the waves and the gates even with no
+    /// upgrade under way (a first rollout).
+    pub creation_in_waves: bool,
+    /// The revision the set's upstream names, when it has one upstream (set by the
+    /// expansion): a keyed approval (`"W@R"`) counts only for the rollout to R.
+    pub target_revision: Option<i64>,
 }
 
 /// Reads `spec.rollout`, compiling `waveExpr` with the run's other expressions. Every problem
@@ -86,6 +96,7 @@ pub fn read(
         && spec.pause_after_wave.is_none()
         && spec.ready_expr.is_none()
         && spec.deletion_order.is_none()
+        && spec.creation_order.is_none()
     {
         errors.push(error(
             "",
@@ -121,6 +132,18 @@ pub fn read(
             errors.push(error(".waveExpr", problem));
         }
     }
+    match spec.creation_order.as_deref() {
+        None | Some("AllAtOnce") => {}
+        Some("Waves") if spec.wave_expr.is_none() => errors.push(error(
+            ".creationOrder",
+            "creates in waves, but without waveExpr the fleet is one wave: add waveExpr (e.g. int(target.labels['wave'])), or remove creationOrder".into(),
+        )),
+        Some("Waves") => {}
+        Some(other) => errors.push(error(
+            ".creationOrder",
+            format!("is {other:?}: write Waves (new variants follow the waves and the gates, a first rollout included) or AllAtOnce (the default: new targets are created at once unless an upgrade is under way)"),
+        )),
+    }
     let pause_after_wave = spec.pause_after_wave.unwrap_or(false);
     if pause_after_wave && spec.wave_expr.is_none() {
         errors.push(error(
@@ -139,6 +162,8 @@ pub fn read(
         approved_wave: None,
         ready_expr: None,
         reverse_deletions: false,
+        creation_in_waves: spec.creation_order.as_deref() == Some("Waves"),
+        target_revision: None,
     }))
 }
 
@@ -294,22 +319,18 @@ pub fn is_ready(variant: &Value) -> bool {
     let Ok(generation) = whole_number(variant, "/metadata/generation") else {
         return false;
     };
-    let mut ready = json_at(variant, "/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some(READY));
-    let (Some(c), None) = (ready.next(), ready.next()) else {
+    // The one conditions reader: a status it cannot read is a doubt, and a doubt blocks.
+    let Ok(conditions) = fleet_conditions::read(variant) else {
         return false;
     };
-    let Ok(observed) = whole_number(c, "/observedGeneration") else {
+    let Some(c) = fleet_conditions::find(&conditions, READY) else {
         return false;
     };
-    let current = match (observed, generation) {
+    let current = match (c.observed_generation, generation) {
         (Some(o), Some(g)) => o >= g,
         _ => true,
     };
-    current && c.get("status").and_then(Value::as_str) == Some("True")
+    current && c.status == fleet_conditions::Status::True
 }
 
 /// The numbers [`is_ready`] reads of the variant at `item` (`metadata.generation`, each
@@ -369,8 +390,16 @@ pub struct Decision {
     pub text: String,
     /// (item index, why) of each blocking variant, in (wave, name) order.
     pub blocking: Vec<(usize, String)>,
-    /// (item index, why) of each held variant, in (wave, name) order.
-    pub waiting: Vec<(usize, String)>,
+    /// (item index, the gate that holds it, why) of each held variant, in (wave, name) order.
+    pub waiting: Vec<(usize, Gate, String)>,
+    /// (item index, why) of each variant leaving on the new upstream that is not ready.
+    pub leaving_blocking: Vec<(usize, String)>,
+    /// The gate that holds each new variant of `held_creates`, and why, in its order.
+    pub create_reasons: Vec<(Gate, String)>,
+    /// Where the rollout stands (meaningful when `text` is not empty).
+    pub phase: Phase,
+    /// Why the set's `approved-wave` cannot count for this rollout (an error on it).
+    pub stale: Option<String>,
 }
 
 impl Decision {
@@ -389,6 +418,20 @@ impl Decision {
     }
 }
 
+/// A variant the set no longer wants that is on the new upstream: it proves (or disproves) the
+/// new revision as much as a member does, so readiness and the first wave count it.
+#[derive(Debug)]
+pub struct Leaving<'a> {
+    /// Its item index.
+    pub item: usize,
+    pub name: &'a str,
+    /// Its `wave` annotation, read back ([`super::deletion_order::ANNOTATION`]).
+    pub wave: Option<IntOrString>,
+    pub ready: bool,
+    /// Why it is not ready, or empty.
+    pub reason: String,
+}
+
 /// What a run could move to the new upstream, besides the upgrades of `members`.
 #[derive(Debug, Default)]
 pub struct Pending<'a> {
@@ -397,47 +440,76 @@ pub struct Pending<'a> {
     pub pinned: Vec<usize>,
     /// The variants the run would create, in the plan's order: each belongs to its wave.
     pub creates: &'a [DesiredVariant],
+    /// The variants the plan deletes (or the sync policy keeps) that are on the new upstream.
+    pub leaving: Vec<Leaving<'a>>,
+    /// The sync policy forbids updates: no upgrade is made, none is pending (the sync policy
+    /// holds them), and the other gates still hold the creations.
+    pub updates_forbidden: bool,
+    /// `spec.rollout.creationOrder: Waves`: new variants follow the waves even when no
+    /// upgrade is under way (a first rollout).
+    pub creation_in_waves: bool,
 }
 
-/// Which upgrades and creations this run makes. A sort of the members by (wave, name) and one
-/// of the waves; everything else is linear.
+/// The wave of `d`, in the one order of waves.
+fn wave_of<'w>(waves: &'w Waves, d: &DesiredVariant) -> Option<Wave<'w>> {
+    waves.of(d).map(Wave)
+}
+
+/// Which upgrades and creations this run makes, as the gates decide them in their order:
+/// the sync policy (it forbids upgrades, nothing else), readiness, waves and approval, then
+/// `maxUpgrades`. A sort of the members by (wave, name) and one of the waves; everything else
+/// is linear.
 ///
-/// While an upgrade is under way (a member to upgrade), every wanted variant, existing or
-/// new, belongs to its wave: the first wave is the lowest of them all, and the run moves the
-/// lowest wave that has an upgrade or a creation. Its new variants are created, and its
-/// upgrades made, when that wave may move (approved, nothing blocking); the new variants of
-/// later waves wait with their wave, so that no gate opens through a new member. A new variant
-/// is not Ready: once created, it blocks under `requireReady` until it is.
+/// While an upgrade is under way (a member to upgrade), or always under
+/// `creationOrder: Waves`, every wanted variant, existing or new, belongs to its wave: the
+/// first wave is the lowest of them all (and of the variants leaving on the new upstream),
+/// and the run moves the lowest wave that has an upgrade or a creation. Its new variants are
+/// created, and its upgrades made, when that wave may move (approved, nothing blocking); the
+/// new variants of later waves wait with their wave, so that no gate opens through a new
+/// member. Under `requireReady`, a variant on the new upstream that is not Ready (a member, or
+/// one leaving) holds every upgrade and every creation, whether or not an upgrade is left
+/// (issue 48, items 2, 3 and 7).
 pub fn decide(
     rollout: &Rollout,
     waves: &Waves,
     mut members: Vec<Member<'_>>,
     pending: &Pending<'_>,
 ) -> Decision {
-    if !members.iter().any(|m| m.upgrade) {
+    // Gate 2, the sync policy: an upgrade it forbids is neither made nor pending.
+    let upgrading = |m: &Member| m.upgrade && !pending.updates_forbidden;
+    let on_new = |m: &Member| !m.upgrade;
+    let any_upgrade = members.iter().any(upgrading);
+    // Gate 4, readiness: every variant on the new upstream among the items.
+    let blocked = rollout.require_ready
+        && (members.iter().any(|m| on_new(m) && !m.ready)
+            || pending.leaving.iter().any(|l| !l.ready));
+    let creating = !pending.creates.is_empty();
+    let in_waves = pending.creation_in_waves && creating;
+    if !(any_upgrade || in_waves || (blocked && creating)) {
         return Decision::default();
     }
     let order = |a: &Member, b: &Member| -> Ordering {
-        waves
-            .of(a.desired)
-            .cmp(&waves.of(b.desired))
+        wave_of(waves, a.desired)
+            .cmp(&wave_of(waves, b.desired))
             .then_with(|| a.name.cmp(b.name))
     };
     members.sort_unstable_by(order);
     let pinned = |m: &Member| pending.pinned.binary_search(&m.item).is_ok();
-    let new_waves = || pending.creates.iter().map(|d| waves.of(d));
+    let new_waves = || pending.creates.iter().map(|d| wave_of(waves, d));
+    let leaving_waves = || pending.leaving.iter().map(|l| l.wave.as_ref().map(Wave));
     // Waves compare as `Option`s, as the members are sorted (without waveExpr, all `None`).
     let current = members
         .iter()
-        .filter(|m| m.upgrade)
-        .map(|m| waves.of(m.desired))
+        .filter(|m| upgrading(m))
+        .map(|m| wave_of(waves, m.desired))
         .chain(new_waves())
         .min()
         .flatten();
     let first = members
         .iter()
-        .map(|m| waves.of(m.desired))
+        .map(|m| wave_of(waves, m.desired))
         .chain(new_waves())
+        .chain(leaving_waves().filter(Option::is_some))
         .min()
         .flatten();
     let (mut upgraded, mut waiting, mut blocking, mut uncreated) = (
@@ -447,34 +519,70 @@ pub fn decide(
         Group::default(),
     );
     let mut decision = Decision::default();
-    let blocked = rollout.require_ready && members.iter().any(|m| !m.upgrade && !m.ready);
-    // A wave after the first (of every member, new ones included) waits for its approval.
+    // Gate 5, waves and approval: a wave after the first (of every entry) waits for its
+    // approval.
+    let approved = approval::for_rollout(rollout.approved_wave.as_deref(), rollout.target_revision);
     let unapproved = current.filter(|wave| {
-        rollout.pause_after_wave
-            && first != Some(*wave)
-            && !approval::covers(rollout.approved_wave.as_deref(), wave)
+        rollout.pause_after_wave && first != Some(*wave) && !approval::covers(approved, wave.0)
     });
+    // A bare approval of waves past the first while the first wave is still moving was given
+    // before anyone saw this rollout's first wave: left from an earlier rollout, it would
+    // approve this one's waves. Refused: a pre-approval names its revision ("W@R").
+    if let (true, Some(f), Some(a)) = (
+        rollout.pause_after_wave && any_upgrade && current == first,
+        first,
+        rollout.approved_wave.as_deref(),
+    ) {
+        let bare = approval::parse(a);
+        let beyond = wave_order::compare(&wave_order::of_text(bare.wave), f.0) == Ordering::Greater;
+        if bare.revision.is_none() && beyond {
+            decision.stale = Some(format!(
+                "approves the waves up to {:?}, but this rollout's first wave ({}) is still moving: an approval left from an earlier rollout would approve this one's later waves unseen. Remove it, and approve each wave once the one before it is on the new upstream; to approve this rollout's waves ahead of time, name its revision: {}: \"{}@{}\"",
+                bare.wave,
+                approval::value(f.0),
+                approval::ANNOTATION,
+                bare.wave,
+                rollout
+                    .target_revision
+                    .map_or("R".to_string(), |r| r.to_string())
+            ));
+        }
+    }
     let moves = !blocked && unapproved.is_none();
+    // Gate 6, maxUpgrades.
     let limit = rollout
         .max_upgrades
         .map_or(usize::MAX, |m| m.limit(members.len()));
     // The waves in order (of every member, new ones included), and where the current one is.
-    let mut all: Vec<Option<&IntOrString>> = members
+    let mut all: Vec<Option<Wave>> = members
         .iter()
-        .map(|m| waves.of(m.desired))
+        .map(|m| wave_of(waves, m.desired))
         .chain(new_waves())
         .collect();
     all.sort_unstable();
     all.dedup();
     let count = all.len();
     let position = all.iter().position(|w| *w == current).map_or(0, |p| p + 1);
+    let blocked_why = "requireReady: a variant on the new upstream is blocking";
+    let approval_why = |w: Wave| {
+        format!(
+            "wave {} waits for approval ({}: \"{}\")",
+            wave_text(w.0),
+            approval::ANNOTATION,
+            approval::value(w.0)
+        )
+    };
     for m in &members {
-        let wave = waves.of(m.desired);
+        let wave = wave_of(waves, m.desired);
         if !m.upgrade {
             if rollout.require_ready && !m.ready {
                 blocking.add(|| m.name.to_string());
                 decision.blocking.push((m.item, m.reason.clone()));
             }
+            continue;
+        }
+        if !upgrading(m) {
+            // Kept by the sync policy, which says so in the summary.
             continue;
         }
         if moves && !pinned(m) && wave == current && upgraded.len() < limit {
@@ -483,28 +591,47 @@ pub fn decide(
         } else {
             waiting.add(|| m.name.to_string());
             decision.held.push(m.item);
-            let why = if blocked {
-                "requireReady: a variant on the new upstream is blocking".to_string()
-            } else if let Some(w) = unapproved {
-                format!(
-                    "wave {} waits for approval ({}: \"{}\")",
-                    wave_text(w),
-                    approval::ANNOTATION,
-                    approval::value(w)
+            // The first gate in the order that holds it gives the reason.
+            let why = if pinned(m) {
+                (
+                    Gate::Activation,
+                    "the revision it would move to is not activated".to_string(),
                 )
+            } else if blocked {
+                (Gate::Readiness, blocked_why.to_string())
+            } else if let Some(w) = unapproved {
+                (Gate::Approval, approval_why(w))
             } else if wave != current {
-                "a later wave".to_string()
+                (Gate::Waves, "a later wave".to_string())
             } else {
-                "maxUpgrades: the run's limit is reached".to_string()
+                (
+                    Gate::MaxUpgrades,
+                    "maxUpgrades: the run's limit is reached".to_string(),
+                )
             };
-            decision.waiting.push((m.item, why));
+            decision.waiting.push((m.item, why.0, why.1));
+        }
+    }
+    for l in pending.leaving.iter().filter(|l| !l.ready) {
+        if rollout.require_ready {
+            blocking.add(|| format!("{} (being deleted)", l.name));
+            decision.leaving_blocking.push((l.item, l.reason.clone()));
         }
     }
     for (k, d) in pending.creates.iter().enumerate() {
-        let wave = waves.of(d);
-        if wave > current || (wave == current && !moves) {
+        let wave = wave_of(waves, d);
+        let later = wave > current;
+        if later || !moves {
             uncreated.add(|| d.name().to_string());
             decision.held_creates.push(k);
+            let why = if blocked {
+                (Gate::Readiness, blocked_why.to_string())
+            } else if let Some(w) = unapproved.filter(|_| !later) {
+                (Gate::Approval, approval_why(w))
+            } else {
+                (Gate::Waves, HELD_CREATE.to_string())
+            };
+            decision.create_reasons.push(why);
         }
     }
     decision.upgraded.sort_unstable();
@@ -513,7 +640,7 @@ pub fn decide(
     if let Some(wave) = current {
         text.push_str(&format!(
             "wave {} ({position} of {count}{}): ",
-            wave_text(wave),
+            wave_text(wave.0),
             rollout.max_upgrades.map_or(String::new(), |m| format!(
                 ", maxUpgrades {}: {} per run",
                 m.text(),
@@ -547,7 +674,7 @@ pub fn decide(
             blocking.len(),
             blocking.listed(),
             match &rollout.ready_expr {
-                Some(p) => format!("makes readyExpr {:?} true", p.source()),
+                Some(_) => format!("makes readyExpr ({FIELD}.readyExpr) true"),
                 None => "reports Ready True in status.conditions, for its current generation and in one condition of type Ready (more than one is read as not Ready)".into(),
             }
         ));
@@ -555,13 +682,88 @@ pub fn decide(
     if let Some(wave) = unapproved.filter(|_| !blocked) {
         text.push_str(&format!(
             ", wave {} waits for approval: pauseAfterWave holds it until the set is annotated {}: \"{}\"",
-            wave_text(wave),
+            wave_text(wave.0),
             approval::ANNOTATION,
-            approval::value(wave)
+            approval::value(wave.0)
         ));
     }
     decision.text = text;
+    decision.phase = if blocked {
+        Phase::Blocked
+    } else if unapproved.is_some() {
+        Phase::AwaitingApproval
+    } else {
+        Phase::Progressing
+    };
     decision
+}
+
+/// The gates, in the order they judge the plan (docs/fleet-safety.md): a held entry names the
+/// first that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Nothing holds it: it moves in this run.
+    None,
+    /// `revisionActivationPolicy: Manual`: the revision is not activated.
+    Activation,
+    /// The sync policy forbids the change.
+    SyncPolicy,
+    /// `requireReady` / `readyExpr` / render state: a variant on the new upstream is not
+    /// ready (or this one is, and holds the others).
+    Readiness,
+    /// `pauseAfterWave`: the wave waits for `approved-wave`.
+    Approval,
+    /// A later wave.
+    Waves,
+    /// `maxUpgrades`: the run's limit is reached.
+    MaxUpgrades,
+    /// `deletionOrder: Reverse`: a higher wave is deleted first.
+    DeletionOrder,
+}
+
+impl Gate {
+    /// The `gate` tag's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::None => "none",
+            Gate::Activation => "activation",
+            Gate::SyncPolicy => "syncPolicy",
+            Gate::Readiness => "readiness",
+            Gate::Approval => "approval",
+            Gate::Waves => "waves",
+            Gate::MaxUpgrades => "maxUpgrades",
+            Gate::DeletionOrder => "deletionOrder",
+        }
+    }
+}
+
+/// Why a new variant of a later wave waits.
+pub const HELD_CREATE: &str = "its wave may not move yet: it is created with its wave";
+
+/// Where a rollout stands after this run, as its summary's `phase` tag says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// Something moved or may move on the next run.
+    #[default]
+    Progressing,
+    /// A variant on the new upstream is not Ready: nothing moves until it is.
+    Blocked,
+    /// The next wave waits for `approved-wave`.
+    AwaitingApproval,
+    /// Every variant is on the new upstream; nothing is left to do.
+    Complete,
+}
+
+impl Phase {
+    /// The tag's value.
+    pub fn text(self) -> &'static str {
+        match self {
+            Phase::Progressing => "Progressing",
+            Phase::Blocked => "Blocked",
+            Phase::AwaitingApproval => "AwaitingApproval",
+            Phase::Complete => "Complete",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -190,6 +190,32 @@ pub fn refused(owned: usize, deleted: usize, names: &str, why: &str) -> ResultIt
     .on_config()
 }
 
+/// The error result of a run that would retire `retired` (name, why it is not ready): variants
+/// on the new upstream that are not ready, while `upgrades` upgrades are pending. Gone from the
+/// items, they would hold nothing back, and the next run would take the next wave as the
+/// first: past `requireReady` and `pauseAfterWave`. The deletion allowance makes it deliberate.
+pub fn retiring(retired: &[(&str, &str)], upgrades: usize) -> ResultItem {
+    let mut names = super::preview::Group::default();
+    for (name, why) in retired {
+        names.add(|| format!("{name}: {why}"));
+    }
+    ResultItem::error(format!(
+        "refused: this run would delete {} PackageVariant{} on the new upstream that {} not ready{}, while {upgrades} upgrade{} of the rollout {} pending: once deleted, {} would hold nothing back, and the next run would take the next wave as the first, past requireReady and pauseAfterWave. Nothing was created, updated or deleted. To retire {} on purpose, annotate the set with {ALLOW_DELETIONS_ANNOTATION}: \"all\" (or a share that covers this run's deletions) for this run; otherwise make {} Ready, or keep {} among the set's targets",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        if names.len() == 1 { "is" } else { "are" },
+        names.listed(),
+        if upgrades == 1 { "" } else { "s" },
+        if upgrades == 1 { "is" } else { "are" },
+        if names.len() == 1 { "it" } else { "they" },
+        if names.len() == 1 { "it" } else { "them" },
+        if names.len() == 1 { "it" } else { "them" },
+        if names.len() == 1 { "it" } else { "them" },
+    ))
+    .field(annotation_field(ALLOW_DELETIONS_ANNOTATION))
+    .on_config()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

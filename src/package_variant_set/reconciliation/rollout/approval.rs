@@ -6,24 +6,82 @@
 //! CD's RollingSync (`maxUpdate: 0`) and kpt's old rollouts pause the same way. The approval is
 //! a change in git, like the activation of the revision.
 
+use std::cmp::Ordering;
+
+use super::wave_order::{compare, of_text};
 use super::{IntOrString, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 
 /// The annotation that approves the waves up to its value.
 pub const ANNOTATION: &str = crate::api::annotations::APPROVED_WAVE.key;
 
-/// Whether the approval lets `wave` start: its value is `wave` or a later one.
+/// An approval as written: `"W"` (today's spelling: the waves up to W, of whatever rollout
+/// is under way) or `"W@R"` (the waves up to W of the rollout to revision R only, so that it
+/// cannot approve the next rollout's waves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Approval<'a> {
+    pub wave: &'a str,
+    pub revision: Option<i64>,
+}
+
+/// Reads an approval's value (see [`Approval`]).
+pub fn parse(value: &str) -> Approval<'_> {
+    if let Some((wave, revision)) = value.rsplit_once('@') {
+        let digits = !revision.is_empty() && revision.bytes().all(|b| b.is_ascii_digit());
+        if let Some(r) = revision.parse::<i64>().ok().filter(|_| digits) {
+            return Approval {
+                wave,
+                revision: Some(r),
+            };
+        }
+    }
+    Approval {
+        wave: value,
+        revision: None,
+    }
+}
+
+/// The approval that counts for the rollout to `target` (the revision the set's upstream
+/// names, when it has one upstream): a keyed approval for another revision approves nothing.
+pub fn for_rollout(approved: Option<&str>, target: Option<i64>) -> Option<&str> {
+    let a = parse(approved?);
+    match (a.revision, target) {
+        (Some(r), Some(t)) if r != t => None,
+        _ => Some(a.wave),
+    }
+}
+
+/// What an approval covers, for the summary's `approval` tag.
+pub fn covered(approved: &str, target: Option<i64>) -> String {
+    let a = parse(approved);
+    match (a.revision, target) {
+        (Some(r), Some(t)) if r != t => format!(
+            "nothing: it approves the rollout to revision {r}, and this one is to revision {t}"
+        ),
+        (Some(r), _) => format!(
+            "upgrade and creation waves up to {} of the rollout to revision {r}; deletion waves from {} up once no upgrade is pending",
+            a.wave, a.wave
+        ),
+        (None, _) => format!(
+            "upgrade and creation waves up to {} of the rollout under way; deletion waves from {} up once no upgrade is pending",
+            a.wave, a.wave
+        ),
+    }
+}
+
+/// Whether the approval lets `wave` start: its value is `wave` or a later one, in the one
+/// order of waves ([`super::wave_order`]).
 pub fn covers(approved: Option<&str>, wave: &IntOrString) -> bool {
     match (approved, wave) {
         (None, _) => false,
         (Some(a), IntOrString::Int(w)) => a.parse::<i64>().is_ok_and(|a| *w <= a),
-        (Some(a), IntOrString::String(w)) => w.as_str() <= a,
+        (Some(a), w) => compare(w, &of_text(a)) != Ordering::Greater,
     }
 }
 
 /// The approval must be a wave value of the waves' kind (an int for int waves).
 pub fn check(rollout: &Rollout, waves: &Waves) -> Result<(), Box<ResultItem>> {
-    let Some(approved) = &rollout.approved_wave else {
+    let Some(approved) = rollout.approved_wave.as_deref().map(|a| parse(a).wave) else {
         return Ok(());
     };
     let ints = waves
@@ -67,5 +125,19 @@ mod tests {
         let s = |v: &str| IntOrString::String(v.into());
         assert!(covers(Some("b"), &s("a")));
         assert!(!covers(Some("a"), &s("b")));
+        // Digit strings are numbers, as every gate orders them.
+        assert!(covers(Some("10"), &s("2")));
+        assert!(!covers(Some("2"), &s("10")));
+        assert_eq!(
+            parse("2@3"),
+            Approval {
+                wave: "2",
+                revision: Some(3)
+            }
+        );
+        assert_eq!(parse("a@b").revision, None);
+        assert_eq!(for_rollout(Some("2@3"), Some(4)), None);
+        assert_eq!(for_rollout(Some("2@3"), Some(3)), Some("2"));
+        assert_eq!(for_rollout(Some("2"), Some(4)), Some("2"));
     }
 }
