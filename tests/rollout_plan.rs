@@ -534,3 +534,76 @@ fn a_first_rollout_creates_in_waves_on_request() {
         "{found:?}"
     );
 }
+
+#[test]
+fn under_pause_after_wave_a_deletion_in_an_unapproved_wave_waits_with_its_wave() {
+    // Wave 1 upgrading, and a typo in site b's label unselects it (wave 2, not approved):
+    // under deletionOrder AllAtOnce it was deleted in that same run. Nothing of any kind
+    // changes in an unapproved wave: its deletion waits for the approval of wave 2.
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "pauseAfterWave": true});
+    let items = at_1(&CANARY_AND_TWO, &rollout);
+    let mut typo = items.clone();
+    for r in typo
+        .iter_mut()
+        .filter(|r| r["metadata"]["name"] == "site-b")
+    {
+        r["metadata"]["labels"]["wave"] = json!("22");
+    }
+    let config = set(2, &["1", "2"], rollout.clone());
+    let (out, results) = ok(&typo, &config);
+    assert_eq!(
+        variant(&out, "b"),
+        variant(&typo, "b"),
+        "{}",
+        summary(&results)
+    );
+    assert_eq!(on(&out, &CANARY_AND_TWO, 2), "a", "{}", summary(&results));
+    let held: Vec<&Value> = (results.iter())
+        .filter(|r| r["resourceRef"]["name"] == "fleet-site-b-base" && r["tags"].is_object())
+        .collect();
+    assert_eq!(held.len(), 1, "{results:#?}");
+    assert_eq!(held[0]["tags"]["action"], "deletionWaits");
+    assert_eq!(held[0]["tags"]["gate"], "approval");
+    assert!(
+        held[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the deletion in wave 2 waits for approval with its wave")),
+        "{}",
+        held[0]["message"]
+    );
+    let s = summary(&results);
+    assert_eq!(s.matches("fleet-site-b-base").count(), 1, "{s}");
+    assert!(
+        s.contains("deletions while the rollout is under way: 1 waiting (fleet-site-b-base)"),
+        "{s}"
+    );
+    // The deletion guard still counts it: 1 of 3 is more than an allowance of 20%.
+    let found = refused(&typo, &annotated(config.clone(), ALLOW, "20%"));
+    assert!(
+        found[0]
+            .0
+            .starts_with("refused: this run would delete 1 of the 3"),
+        "{found:?}"
+    );
+    // Once wave 2 is approved, it goes with its wave.
+    let approved = annotated(config, APPROVED, "2@2");
+    let (out, results) = ok(&reconciled(&out), &approved);
+    assert!(variant(&out, "b").is_none(), "{}", summary(&results));
+    assert_eq!(on(&out, &CANARY_AND_TWO, 2), "ac", "{}", summary(&results));
+}
+
+#[test]
+fn under_pause_after_wave_retiring_the_canary_on_the_old_upstream_keeps_its_wave_first() {
+    // The canary (wave 1) is unselected as the rollout to revision 2 starts: while it is
+    // among the items its wave is the fleet's first, and wave 2 waits for its approval.
+    let rollout = json!({"waveExpr": "int(target.labels['wave'])", "pauseAfterWave": true});
+    let items = at_1(&CANARY_AND_TWO, &rollout);
+    let (out, results) = ok(&items, &set(2, &["2"], rollout));
+    assert!(variant(&out, "a").is_none(), "{}", summary(&results));
+    assert_eq!(on(&out, &CANARY_AND_TWO, 1), "bc", "{}", summary(&results));
+    assert!(
+        summary(&results).contains("wave 2 waits for approval"),
+        "{}",
+        summary(&results)
+    );
+}

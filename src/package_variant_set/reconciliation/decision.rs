@@ -487,6 +487,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let others = gates::Others {
         creates: &plan.creates,
         leaving: &leaving,
+        deletes: &plan.deletes,
         updates_forbidden: !policy.allows_update(),
         creation_in_waves: rollout.as_ref().is_some_and(|r| r.creation_in_waves),
     };
@@ -575,7 +576,15 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         .as_ref()
         .filter(|r| r.reverse_deletions && policy.allows_delete());
     let upgrading = !decision.upgraded.is_empty() || !decision.held.is_empty();
-    let deletions = match deletion_order::this_run(reverse, items, &mut deletes, upgrading) {
+    let deletions = if reverse.is_some() {
+        deletion_order::this_run(reverse, items, &mut deletes, upgrading)
+    } else if policy.allows_delete() {
+        // Gate 5 over the deletions: under pauseAfterWave, none in an unapproved wave.
+        rollout::approval::deletions(decision.paused.as_ref(), items, &mut deletes)
+    } else {
+        Ok(deletion_order::Deletions::default())
+    };
+    let deletions = match deletions {
         Ok(d) => d,
         Err(e) => return failed(vec![*e]),
     };

@@ -400,6 +400,33 @@ pub struct Decision {
     pub phase: Phase,
     /// Why the set's `approved-wave` cannot count for this rollout (an error on it).
     pub stale: Option<String>,
+    /// Under `pauseAfterWave` while the rollout is under way: the waves that may change in
+    /// this run, which also hold the deletions ([`approval::deletions`]).
+    pub paused: Option<Paused>,
+}
+
+/// The waves a paused rollout lets change in this run: the first wave of the plan and the
+/// ones the approval covers.
+#[derive(Debug, Clone)]
+pub struct Paused {
+    pub first: Option<IntOrString>,
+    /// The approval that counts for this rollout ([`approval::for_rollout`]).
+    pub approved: Option<String>,
+}
+
+impl Paused {
+    /// Whether a change in `wave` waits for approval; a variant without a wave (`None`)
+    /// waits: a doubt never opens the gate.
+    pub fn holds(&self, wave: Option<&IntOrString>) -> bool {
+        let Some(w) = wave else {
+            return true;
+        };
+        let first = self
+            .first
+            .as_ref()
+            .is_some_and(|f| wave_order::compare(w, f) != Ordering::Greater);
+        !first && !approval::covers(self.approved.as_deref(), w)
+    }
 }
 
 impl Decision {
@@ -442,6 +469,9 @@ pub struct Pending<'a> {
     pub creates: &'a [DesiredVariant],
     /// The variants the plan deletes (or the sync policy keeps) that are on the new upstream.
     pub leaving: Vec<Leaving<'a>>,
+    /// Under `pauseAfterWave`, the recorded wave of every variant the plan deletes: the first
+    /// wave is the lowest of every entry.
+    pub deleting: Vec<IntOrString>,
     /// The sync policy forbids updates: no upgrade is made, none is pending (the sync policy
     /// holds them), and the other gates still hold the creations.
     pub updates_forbidden: bool,
@@ -510,6 +540,7 @@ pub fn decide(
         .map(|m| wave_of(waves, m.desired))
         .chain(new_waves())
         .chain(leaving_waves().filter(Option::is_some))
+        .chain(pending.deleting.iter().map(|w| Some(Wave(w))))
         .min()
         .flatten();
     let (mut upgraded, mut waiting, mut blocking, mut uncreated) = (
@@ -547,6 +578,12 @@ pub fn decide(
                     .map_or("R".to_string(), |r| r.to_string())
             ));
         }
+    }
+    if rollout.pause_after_wave && (any_upgrade || in_waves) {
+        decision.paused = Some(Paused {
+            first: first.map(|w| w.0.clone()),
+            approved: approved.map(str::to_string),
+        });
     }
     let moves = !blocked && unapproved.is_none();
     // Gate 6, maxUpgrades.

@@ -29,6 +29,9 @@ pub(super) struct Others<'a, 'b> {
     /// Item indexes of the owned variants the set no longer wants that are on the new
     /// upstream ([`leaving`]).
     pub(super) leaving: &'b [usize],
+    /// Item indexes of every deletion the plan intends (under `pauseAfterWave` their waves
+    /// count for the first wave).
+    pub(super) deletes: &'b [usize],
     pub(super) updates_forbidden: bool,
     pub(super) creation_in_waves: bool,
 }
@@ -150,6 +153,17 @@ pub(super) fn decide<'a, 'b>(
             reason,
         });
     }
+    // Under pauseAfterWave the first wave is the lowest of every entry, the deletions too:
+    // retiring the canary does not make the next wave the first one.
+    let mut deleting = Vec::new();
+    if rollout.pause_after_wave {
+        for &i in others.deletes {
+            match deletion_order::recorded_wave(items, i) {
+                Ok(w) => deleting.extend(w.map(IntOrString::String)),
+                Err(e) => refused.push(*e),
+            }
+        }
+    }
     if !refused.is_empty() {
         refused.truncate(MAX_REPORTED);
         return Err(refused);
@@ -159,6 +173,7 @@ pub(super) fn decide<'a, 'b>(
         pinned,
         creates: others.creates,
         leaving,
+        deleting,
         updates_forbidden: others.updates_forbidden,
         creation_in_waves: others.creation_in_waves,
     };

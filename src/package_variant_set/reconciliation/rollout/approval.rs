@@ -9,8 +9,13 @@
 use std::cmp::Ordering;
 
 use super::wave_order::{compare, of_text};
-use super::{IntOrString, Rollout, Waves, FIELD};
+use super::{Gate, IntOrString, Paused, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
+use crate::package_variant_set::expansion::inputs::Item;
+use crate::package_variant_set::reconciliation::deletion_order::{
+    recorded_wave, Deletions, ANNOTATION as WAVE,
+};
+use crate::package_variant_set::reconciliation::preview::Group;
 
 /// The annotation that approves the waves up to its value.
 pub const ANNOTATION: &str = crate::api::annotations::APPROVED_WAVE.key;
@@ -108,6 +113,76 @@ pub fn value(wave: &IntOrString) -> String {
         IntOrString::Int(i) => i.to_string(),
         IntOrString::String(s) => s.clone(),
     }
+}
+
+/// Gate 5 over the deletions (`deletionOrder: AllAtOnce`; `Reverse` holds every deletion
+/// wave while upgrades are pending): under `pauseAfterWave`, while the rollout is under way
+/// (`paused`), a variant the set no longer wants is deleted only in a wave that may change
+/// (the first, or an approved one); the others wait with their wave. `deletes` keeps the ones
+/// deleted now. Linear.
+pub fn deletions(
+    paused: Option<&Paused>,
+    items: &[Item],
+    deletes: &mut Vec<usize>,
+) -> Result<Deletions, Box<ResultItem>> {
+    let mut out = Deletions::default();
+    let Some(paused) = paused else {
+        return Ok(out);
+    };
+    let (mut now, mut waiting) = (Vec::with_capacity(deletes.len()), Group::default());
+    // The highest wave held: approving it lets every held deletion go.
+    let mut highest: Option<IntOrString> = None;
+    let mut unknown = false;
+    for &i in deletes.iter() {
+        let wave = recorded_wave(items, i)?.map(IntOrString::String);
+        if !paused.holds(wave.as_ref()) {
+            now.push(i);
+            continue;
+        }
+        let why = match &wave {
+            Some(w) => format!(
+                "the deletion in wave {} waits for approval with its wave ({ANNOTATION}: \"{}\")",
+                value(w),
+                value(w)
+            ),
+            None => {
+                unknown = true;
+                format!("the deletion of a variant without a wave ({WAVE}) waits until no upgrade is pending")
+            }
+        };
+        if let Some(w) = &wave {
+            if highest
+                .as_ref()
+                .is_none_or(|h| compare(w, h) == Ordering::Greater)
+            {
+                highest = Some(w.clone());
+            }
+        }
+        waiting.add(|| items.get(i).map_or("", Item::name).to_string());
+        out.held.push((i, Gate::Approval, why));
+    }
+    if out.held.is_empty() {
+        return Ok(out);
+    }
+    out.text = format!(
+        "; deletions while the rollout is under way: {} waiting{}: pauseAfterWave holds them with their wave",
+        waiting.len(),
+        waiting.listed()
+    );
+    if let Some(h) = &highest {
+        out.text.push_str(&format!(
+            " until the set is annotated {ANNOTATION}: \"{}\"",
+            value(h)
+        ));
+    }
+    if unknown {
+        out.text.push_str(&format!(
+            "{} those without the {WAVE} annotation until no upgrade is pending",
+            if highest.is_some() { ", and" } else { "," }
+        ));
+    }
+    *deletes = now;
+    Ok(out)
 }
 
 #[cfg(test)]
