@@ -648,6 +648,12 @@ fn target_tags(
     t
 }
 
+/// How many times the summary names the variant of site `s` (its groups and reasons): an
+/// entry is in exactly one group.
+fn named(summary: &str, s: &str) -> usize {
+    summary.matches(&format!("fleet-site-{s}-base")).count()
+}
+
 /// The summary (the first result) and its `phase` tag.
 fn phase(results: &[Value]) -> (String, String) {
     let first = results.first().cloned().unwrap_or(Value::Null);
@@ -700,7 +706,8 @@ fn tags_the_summary_comes_first_with_its_phase() {
 
 /// Every per-target result carries `action`, `wave`, `gate`, `from` and `to`: the upgraded
 /// canary, a variant held by `maxUpgrades`, later waves, a new site waiting for its wave and
-/// a deletion.
+/// a deletion. The action says what happens (`created`, `upgraded`, `waits`, `blocking`,
+/// `deleted`, `deletionWaits`) and `gate` what holds it (`none` when it moves).
 #[test]
 fn tags_every_target_carries_action_wave_gate_from_to() {
     let rollout = with(int_waves(), "maxUpgrades", json!(1));
@@ -721,32 +728,47 @@ fn tags_every_target_carries_action_wave_gate_from_to() {
     assert!(deleted.iter().all(|s| s == "f"), "{results:#?}");
     let by_name = per_target(&results);
     let a = target_tags(&by_name, "a");
-    assert_eq!((a["action"].as_str(), a["wave"].as_str()), ("upgrade", "1"));
+    let a_tags = (a["action"].as_str(), a["wave"].as_str(), a["gate"].as_str());
+    assert_eq!(a_tags, ("upgraded", "1", "none"));
     assert!(a["from"].contains('1') && a["to"].contains('2'), "{a:?}");
     let b = target_tags(&by_name, "b");
-    assert_eq!(b["action"], "upgrade");
-    assert!(b["gate"].to_lowercase().contains("maxupgrades"), "{b:?}");
+    assert_eq!(
+        (b["action"].as_str(), b["gate"].as_str()),
+        ("waits", "maxUpgrades")
+    );
     for s in ["c", "d", "e"] {
         let t = target_tags(&by_name, s);
-        assert!(!t["gate"].is_empty(), "{s}: {t:?}");
+        assert_eq!(
+            (t["action"].as_str(), t["gate"].as_str()),
+            ("waits", "waves"),
+            "{s}"
+        );
     }
     let g = target_tags(&by_name, "g");
-    assert!(g["action"].contains("create"), "{g:?}");
-    assert!(!g["gate"].is_empty() && g["to"].contains('2'), "{g:?}");
+    assert_eq!(
+        (g["action"].as_str(), g["gate"].as_str()),
+        ("waits", "waves"),
+        "{g:?}"
+    );
+    assert!(g["to"].contains('2'), "{g:?}");
     assert_eq!(g["wave"], "3");
     let f = target_tags(&by_name, "f");
-    assert!(f["action"].contains("delete"), "{f:?}");
+    assert!(
+        ["deleted", "deletionWaits"].contains(&f["action"].as_str()),
+        "{f:?}"
+    );
 }
 
-/// Item 6 in the tags: a respelling is no upgrade in any place (its action is not `upgrade`),
-/// and exactly the variants whose revision moves are tagged as free upgrades.
+/// Item 6 in the tags: a respelling is no upgrade in any place (it gets no per-target result,
+/// as an unchanged variant does, and is in one group of the summary), and exactly the
+/// variants whose revision moves are tagged as free upgrades.
 #[test]
 fn tags_a_respelling_is_no_upgrade_in_any_place() {
     let (items, config) = respelled_canary();
     let (out, results) = ok(&items, &config);
     let by_name = per_target(&results);
-    let a = target_tags(&by_name, "a");
-    assert_ne!(a["action"], "upgrade", "{a:?}");
+    assert!(!by_name.contains_key("fleet-site-a-base"), "{by_name:#?}");
+    assert_eq!(named(&phase(&results).1, "a"), 1, "{results:#?}");
     // A free entry's gate is empty (or "none"): nothing holds it.
     let free =
         |t: &BTreeMap<String, String>| t.get("gate").is_none_or(|g| g.is_empty() || g == "none");
@@ -754,7 +776,7 @@ fn tags_a_respelling_is_no_upgrade_in_any_place() {
         .iter()
         .filter(|(_, ts)| {
             ts.iter()
-                .any(|t| t.get("action").is_some_and(|a| a == "upgrade") && free(t))
+                .any(|t| t.get("action").is_some_and(|a| a == "upgraded") && free(t))
         })
         .map(|(n, _)| n.clone())
         .collect();
@@ -768,8 +790,8 @@ fn tags_a_respelling_is_no_upgrade_in_any_place() {
 
 /// Item 6's reasons: a variant pinned below the fleet's revision (`Manual`, its activation
 /// removed part-way, the fleet spelled `workspaceName`) is held by the activation, not by a
-/// `maxUpgrades` nobody set, and every variant, the one already on the revision included, has
-/// one per-target result and is named in the summary.
+/// `maxUpgrades` nobody set; each held variant has one per-target result, the one already on
+/// the revision none (it is unchanged), and every variant is in one group of the summary.
 #[test]
 fn tags_a_pinned_variant_is_held_by_activation_and_in_the_summary() {
     let mut items = vec![blueprint(1), blueprint(2)];
@@ -794,15 +816,21 @@ fn tags_a_pinned_variant_is_held_by_activation_and_in_the_summary() {
     let (_, results) = ok(&items, &config);
     let by_name = per_target(&results);
     let (_, summary) = phase(&results);
-    for s in ["a", "b", "c"] {
+    assert!(!by_name.contains_key("fleet-site-a-base"), "{by_name:#?}");
+    for s in ["b", "c"] {
         let t = target_tags(&by_name, s);
-        assert!(
-            !t["gate"].to_lowercase().contains("maxupgrades"),
+        let tags = (t["action"].as_str(), t["gate"].as_str());
+        assert_eq!(
+            tags,
+            ("waits", "activation"),
             "{s}: no maxUpgrades is set: {t:?}"
         );
-        assert!(
-            summary.contains(&format!("fleet-site-{s}-base")),
-            "{s} is in no group of the summary: {summary}"
+    }
+    for s in ["a", "b", "c"] {
+        assert_eq!(
+            named(&summary, s),
+            1,
+            "{s}: in one group of the summary: {summary}"
         );
     }
 }
@@ -823,14 +851,14 @@ fn tags_a_deletion_held_for_approval_names_the_approval() {
         let t = target_tags(&by_name, s);
         let gate = t["gate"].to_lowercase();
         assert!(
-            t["action"].contains("delete") && (gate.contains("approv") || gate.contains("pause")),
+            t["action"] == "deletionWaits" && gate == "approval",
             "{s}: {t:?}"
         );
     }
     for s in ["c", "d"] {
         let t = target_tags(&by_name, s);
         assert!(
-            t["action"].contains("delete") && !t["gate"].is_empty(),
+            t["action"] == "deletionWaits" && t["gate"] == "deletionOrder",
             "{s}: {t:?}"
         );
     }
