@@ -607,3 +607,43 @@ fn under_pause_after_wave_retiring_the_canary_on_the_old_upstream_keeps_its_wave
         summary(&results)
     );
 }
+
+#[test]
+fn what_the_sync_policy_holds_has_its_per_target_result() {
+    // An upgrade under create-delete and a deletion under create-update are held by the sync
+    // policy: each has one per-target result naming it (gate syncPolicy), and stays.
+    let rollout = int_waves();
+    let items = at_1(&CANARY_AND_TWO, &rollout);
+    let tags_of = |results: &[Value], s: &str| -> Vec<(String, String)> {
+        (results.iter())
+            .filter(|r| r["resourceRef"]["name"] == format!("fleet-site-{s}-base").as_str())
+            .filter(|r| r["tags"]["action"].is_string())
+            .map(|r| {
+                let t = &r["tags"];
+                (
+                    t["action"].as_str().unwrap_or("").into(),
+                    t["gate"].as_str().unwrap_or("").into(),
+                )
+            })
+            .collect()
+    };
+    let config = annotated(
+        set(2, &["1", "2"], rollout.clone()),
+        POLICY,
+        "create-delete",
+    );
+    let (out, results) = ok(&items, &config);
+    assert_eq!(on(&out, &CANARY_AND_TWO, 1), "abc", "{}", summary(&results));
+    for s in ["a", "b", "c"] {
+        let held = vec![("waits".to_string(), "syncPolicy".to_string())];
+        assert_eq!(tags_of(&results, s), held, "{s}: {results:#?}");
+    }
+    let config = annotated(set(1, &["1"], rollout), POLICY, "create-update");
+    let (out, results) = ok(&items, &annotated(config, ALLOW, "all"));
+    assert!(variant(&out, "b").is_some(), "{}", summary(&results));
+    for s in ["b", "c"] {
+        let held = vec![("deletionWaits".to_string(), "syncPolicy".to_string())];
+        assert_eq!(tags_of(&results, s), held, "{s}: {results:#?}");
+    }
+    assert!(tags_of(&results, "a").is_empty(), "{results:#?}");
+}

@@ -597,8 +597,13 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         for &i in &deletes {
             outcome.kept_deletes.add(|| item_name(i).to_string());
         }
-        deletes.clear();
     }
+    // Held by the sync policy: each still has its per-target result.
+    let kept_deletes = if policy.allows_delete() {
+        Vec::new()
+    } else {
+        std::mem::take(&mut deletes)
+    };
     let held_creates: Vec<(DesiredVariant, rollout::Gate, String)> = (decision.held_creates.iter())
         .zip(&decision.create_reasons)
         .filter_map(|(&k, (gate, why))| {
@@ -653,6 +658,7 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
             decision: &decision,
             deleted: &deletes,
             deletion_held: &deletions.held,
+            kept_deletes: &kept_deletes,
             waves: &waves,
             api_version_of: &|d| specs.of(d).ok().map(|s| s.api_version()),
         }));

@@ -24,6 +24,13 @@ use crate::package_variant_set::expansion::inputs::Item;
 /// Most characters of one value (a name, an upstream field, a reason) quoted in a result.
 pub const MAX_VALUE: usize = 253;
 
+/// Why an upgrade the sync policy forbids waits.
+const KEPT_UPDATE: &str =
+    "the set's sync policy (package-variant.fn.kpt.dev/sync-policy) forbids updates: it keeps its spec";
+/// Why a deletion the sync policy forbids waits.
+const KEPT_DELETE: &str =
+    "the set's sync policy (package-variant.fn.kpt.dev/sync-policy) forbids deletions: it stays";
+
 /// What one run did, as [`results`] reads it.
 pub struct Run<'a, 'i> {
     pub items: &'a [Item<'i>],
@@ -41,6 +48,8 @@ pub struct Run<'a, 'i> {
     /// Item indexes deleted now, and held for a later run.
     pub deleted: &'a [usize],
     pub deletion_held: &'a [(usize, Gate, String)],
+    /// Item indexes of the deletions the sync policy forbids (they stay).
+    pub kept_deletes: &'a [usize],
     pub waves: &'a Waves,
     /// The apiVersion a new variant is written with.
     pub api_version_of: &'a dyn Fn(&DesiredVariant) -> Option<&'static str>,
@@ -94,7 +103,14 @@ pub fn results(run: Run) -> Vec<ResultItem> {
             .iter()
             .map(|(i, why)| (*i, Action::Blocking, Gate::Readiness, why.as_str())),
     );
+    listed.extend(
+        (run.decision.kept.iter()).map(|&i| (i, Action::Waits, Gate::SyncPolicy, KEPT_UPDATE)),
+    );
     listed.extend((run.deleted.iter()).map(|&i| (i, Action::Deleted, Gate::None, "")));
+    listed.extend(
+        (run.kept_deletes.iter())
+            .map(|&i| (i, Action::DeletionWaits, Gate::SyncPolicy, KEPT_DELETE)),
+    );
     listed.extend(
         run.deletion_held
             .iter()

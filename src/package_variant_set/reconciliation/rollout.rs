@@ -400,6 +400,9 @@ pub struct Decision {
     pub phase: Phase,
     /// Why the set's `approved-wave` cannot count for this rollout (an error on it).
     pub stale: Option<String>,
+    /// Item indexes of the members whose upgrade the sync policy forbids (gate 2: they keep
+    /// their spec, and the summary's kept group names them).
+    pub kept: Vec<usize>,
     /// Under `pauseAfterWave` while the rollout is under way: the waves that may change in
     /// this run, which also hold the deletions ([`approval::deletions`]).
     pub paused: Option<Paused>,
@@ -515,8 +518,16 @@ pub fn decide(
             || pending.leaving.iter().any(|l| !l.ready));
     let creating = !pending.creates.is_empty();
     let in_waves = pending.creation_in_waves && creating;
+    // Gate 2 holds the upgrades it forbids, whatever the others say.
+    let kept: Vec<usize> = (members.iter())
+        .filter(|m| m.upgrade && pending.updates_forbidden)
+        .map(|m| m.item)
+        .collect();
     if !(any_upgrade || in_waves || (blocked && creating)) {
-        return Decision::default();
+        return Decision {
+            kept,
+            ..Decision::default()
+        };
     }
     let order = |a: &Member, b: &Member| -> Ordering {
         wave_of(waves, a.desired)
@@ -549,7 +560,10 @@ pub fn decide(
         Group::default(),
         Group::default(),
     );
-    let mut decision = Decision::default();
+    let mut decision = Decision {
+        kept,
+        ..Decision::default()
+    };
     // Gate 5, waves and approval: a wave after the first (of every entry) waits for its
     // approval.
     let approved = approval::for_rollout(rollout.approved_wave.as_deref(), rollout.target_revision);
