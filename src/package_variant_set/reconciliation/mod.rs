@@ -33,7 +33,8 @@
 //! 4. readiness ([`readiness`], [`downstream_revisions`], [`render_state`]): every variant on
 //!    the new upstream, leaving ones included ([`rollout::Leaving`]);
 //! 5. waves and approval ([`rollout::decide`], [`rollout::approval`], one order of waves in
-//!    [`rollout::wave_order`]);
+//!    [`rollout::wave_order`]; under `AllAtOnce` the deletions in
+//!    [`rollout::approval::deletions`]);
 //! 6. `maxUpgrades` ([`rollout::max_upgrades`]);
 //! 7. deletion order ([`deletion_order`]).
 //!

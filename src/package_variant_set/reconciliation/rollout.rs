@@ -19,7 +19,7 @@
 //!   belongs to its wave: it is created (at the new upstream) once its wave may move, and its
 //!   creation waits otherwise ([`decide`]); deletions go by [`super::deletion_order`];
 //! - with `pauseAfterWave`, a wave after the first waits for a person's approval
-//!   ([`approval`]).
+//!   ([`approval`]), and while an upgrade is under way its deletions wait with it.
 //!
 //! A variant the run upgrades is written without its `status`: that status described the old
 //! spec, and read back by the next run it would look Ready before the controller saw the new
