@@ -157,8 +157,9 @@ pub const APPROVED_WAVE: Annotation = Annotation {
     key: "package-variant.fn.kpt.dev/approved-wave",
     on: On::ExtensionSet,
     values: &[],
-    about: "under spec.rollout.pauseAfterWave, \"W\" lets the waves up to W (a waveExpr \
-            value) start",
+    about: "under spec.rollout.pauseAfterWave, \"W@R\" lets the waves up to W (a waveExpr \
+            value) of the rollout to revision R start; a bare \"W\" approves the rollout under \
+            way only",
 };
 
 /// A variant's wave, as the set's `rollout.waveExpr` gave it.
