@@ -19,7 +19,7 @@ use super::readiness;
 use super::rollout::{self, WaveInputs};
 use super::sync_policy::{self, read_allowance, read_policy};
 use super::variants;
-use crate::api::package_variant::{PackageVariantSpec, Upstream, EXTENSION_API_VERSION};
+use crate::api::package_variant::{Upstream, EXTENSION_API_VERSION};
 use crate::api::package_variant_set::{
     PackageVariantSet, PACKAGE_VARIANT_SET_API_VERSION, PACKAGE_VARIANT_SET_KIND,
 };
@@ -38,86 +38,6 @@ use expansion::templates::{self, RenderError, RenderInput, Renderer, RepositoryI
 use expansion::upstreams::{self, ResolvedUpstream};
 use expansion::validation::{api_server, validate_package_variant_set};
 use specs::Specs;
-
-/// What the expansion does to the ResourceList.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Expansion {
-    /// Errors (on the config or an item), warnings, and one info summarising the changes.
-    pub results: Vec<ResultItem>,
-    /// (item index of an existing owned PackageVariant, its new `spec`): keep its metadata.
-    pub updates: Vec<(usize, Value)>,
-    /// Item indexes to leave out of the output (obsolete owned PackageVariants).
-    pub deletes: Vec<usize>,
-    /// New PackageVariant objects, complete, in target order.
-    pub creates: Vec<Value>,
-    /// How many distinct CEL expressions were compiled (each at most once per run).
-    pub cel_compilations: usize,
-}
-
-/// [`Expansion`] before the variants are written: the specs of updates typed, the new
-/// variants as [`DesiredVariant`]s whose specs [`TypedExpansion::spec`] renders again from what
-/// their render recorded, one at a time, and [`TypedExpansion::new_variant`] completes. The
-/// ResourceList path writes each while the output is written, so a fleet's new variants are
-/// never all held at once.
-#[derive(Debug, Clone, Default)]
-pub struct TypedExpansion {
-    pub results: Vec<ResultItem>,
-    /// (item index of an existing owned PackageVariant, its new `spec`).
-    pub updates: Vec<(usize, PackageVariantSpec)>,
-    pub deletes: Vec<usize>,
-    /// (item index of an updated variant, the tag its `upstream-tag` annotation must say, or
-    /// `None` to remove it): only where the annotation says otherwise.
-    pub tag_edits: Vec<(usize, Option<String>)>,
-    /// The variants to create, in target order.
-    pub creates: Vec<DesiredVariant>,
-    pub cel_compilations: usize,
-    /// Item indexes (sorted) of the variants the rollout upgrades: written without their
-    /// `status`, which described the old spec.
-    pub reset_status: Vec<usize>,
-    /// (item index of an upgraded variant, its wave): where its wave annotation says
-    /// otherwise ([`deletion_order::ANNOTATION`]).
-    pub wave_edits: Vec<(usize, String)>,
-    pub(super) owner: OwnerInfo,
-    specs: Specs,
-    /// Each wanted variant's wave, when the rollout has waves.
-    pub(super) waves: rollout::Waves,
-}
-
-/// Stack for the expansion thread: CEL parsing and evaluation recurse over expression trees.
-const EXPANSION_STACK_BYTES: usize = 64 << 20;
-
-/// Expands the set. `items`: every input item as JSON, in ResourceList order. `config`: the
-/// functionConfig as JSON.
-pub fn expand(config: &Value, items: &[Value]) -> Expansion {
-    expand_typed(config, &inputs::from_json(items)).into_json()
-}
-
-/// [`expand`] over the items as the expander reads them, with the specs and new variants
-/// still typed.
-pub fn expand_typed(config: &Value, items: &[Item]) -> TypedExpansion {
-    // The binary's work thread already has a big stack, and its panics abort the process:
-    // a thread of our own would only add its start-up and teardown.
-    if crate::krm::run::exits_after_run() {
-        return expand_here(config, items);
-    }
-    // A big stack for CEL, and a last line of defence against panics where they unwind.
-    let outcome = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("pvs-expand".into())
-            .stack_size(EXPANSION_STACK_BYTES)
-            .spawn_scoped(scope, || expand_here(config, items))
-            .map(|handle| handle.join())
-    });
-    match outcome {
-        Ok(Ok(expansion)) => expansion,
-        Ok(Err(_)) => TypedExpansion::failed(vec![ResultItem::error(
-            "internal error: the PackageVariantSet expander panicked",
-        )
-        .on_config()]),
-        // No thread available: run on this one.
-        Err(_) => expand_here(config, items),
-    }
-}
 
 fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     let api_version = config
@@ -538,37 +458,14 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
         updates.push((i, spec));
     }
     let mut deletes = plan.deletes;
+    // Gate 3, the deletion guard, over every deletion the plan intends, whatever the order
+    // they go in.
     if policy.allows_delete() {
-        // The deletion guard, over every deletion the plan intends, whatever the order they
-        // go in: the warnings first, they say what happens.
-        if let Some(why) = sync_policy::refusal(owned.len(), deletes.len(), allowance) {
-            let mut names = preview::Group::default();
-            for &i in &deletes {
-                names.add(|| item_name(i).to_string());
-                results.extend(explainer.deletion(i, true));
-            }
-            let error = sync_policy::refused(owned.len(), deletes.len(), &names.listed(), &why);
-            results.push(error);
+        let owned = owned.len();
+        let guard = deletion_guard::refuses(items, owned, &deletes, allowance, &decision, &explainer);
+        if let Some(refused) = guard {
+            results.extend(refused);
             return failed(results);
-        }
-        // Retiring a variant on the new upstream that is not ready while upgrades are pending
-        // would let the next run take the next wave as the first: a deliberate act only.
-        let pending = !decision.upgraded.is_empty() || !decision.held.is_empty();
-        if pending && allowance.is_none() {
-            let retired: Vec<&(usize, String)> = (decision.leaving_blocking.iter())
-                .filter(|(i, _)| deletes.contains(i))
-                .collect();
-            if !retired.is_empty() {
-                let upgrades = decision.upgraded.len() + decision.held.len();
-                results.push(sync_policy::retiring(
-                    &retired
-                        .iter()
-                        .map(|(i, why)| (item_name(*i), why.as_str()))
-                        .collect::<Vec<_>>(),
-                    upgrades,
-                ));
-                return failed(results);
-            }
         }
     }
     // Reverse deletions: this run's wave only; the others stay.
@@ -618,31 +515,10 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     summary.message.push_str(&decision.text);
     summary.message.push_str(&deletions.text);
     summary.message.push_str(&downstreams.text);
-    if rollout.is_some() {
-        // Where the rollout stands, for a machine (the `phase` tag) and a person.
-        let awaiting = (deletions.held.iter()).any(|(_, g, _)| *g == rollout::Gate::Approval);
+    if let Some(r) = &rollout {
         let moved = !creates.is_empty() || !deletes.is_empty() || !decision.upgraded.is_empty();
-        let phase = if !decision.text.is_empty() {
-            decision.phase
-        } else if awaiting {
-            rollout::Phase::AwaitingApproval
-        } else if moved || !deletions.held.is_empty() {
-            rollout::Phase::Progressing
-        } else {
-            rollout::Phase::Complete
-        };
-        if phase == rollout::Phase::Complete {
-            summary
-                .message
-                .push_str(&complete(plan.updates.len(), &specs));
-        }
-        summary = summary.tag("phase", phase.text()).leading();
-        // What the approval covers, said once, where a machine reads it.
-        if let Some(r) = rollout.as_ref().filter(|r| r.pause_after_wave) {
-            if let Some(a) = &r.approved_wave {
-                summary = summary.tag("approval", rollout::approval::covered(a, r.target_revision));
-            }
-        }
+        let complete = || report::complete(plan.updates.len(), &specs);
+        summary = report::rollout_state(summary, r, &decision, &deletions, moved, complete);
     }
     summary.message.push_str(&tag_summary);
     results.push(summary);
@@ -685,24 +561,15 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     }
 }
 
-/// `; rollout complete: all N on revision R` (or on the set's upstreams, when it has several).
-fn complete(n: usize, specs: &Specs) -> String {
-    match specs.upstreams.as_slice() {
-        [(u, _)] if u.revision > 0 => {
-            format!("; rollout complete: all {n} on revision {}", u.revision)
-        }
-        [(u, _)] => format!(
-            "; rollout complete: all {n} on workspace {:?}",
-            u.workspace_name
-        ),
-        _ => format!("; rollout complete: all {n} on the set's upstreams"),
-    }
-}
-
+mod deletion_guard;
 mod errors;
 mod gates;
+mod report;
 mod specs;
+mod thread;
 pub(super) use specs::OwnerInfo;
+pub use specs::{Expansion, TypedExpansion};
+pub use thread::{expand, expand_typed};
 
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,7 @@
 //! - [`fleet_conditions`]: the one reader of `status.conditions` (variants, revisions, Kptfiles);
 //! - [`explain`]: why a target selects nothing and why a variant is deleted (warnings);
 //! - [`preview`]: the summary result, written as a plan;
+//! - [`group`]: a group of names in a summary, shown up to a limit and counted past it;
 //! - [`new_variant`]: the PackageVariant objects it writes.
 //!
 //! The rollout is decided as one plan (issue 48; docs/fleet-safety.md, "The gates, in
@@ -48,6 +49,7 @@ pub mod downstream_revisions;
 pub mod ensure;
 pub mod explain;
 pub mod fleet_conditions;
+pub mod group;
 pub mod new_variant;
 pub mod per_target;
 pub mod preview;

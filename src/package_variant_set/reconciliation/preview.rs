@@ -7,12 +7,10 @@
 
 use serde_json::Value;
 
+pub use super::group::{Group, NAMES_SHOWN};
 use super::sync_policy::SyncPolicy;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
-
-/// Most names listed per group; the rest are counted.
-pub const NAMES_SHOWN: usize = 20;
 
 /// The spec fields whose values differ between the current `spec` of a variant and its new
 /// one, in the new spec's field order (then fields only the current one has): `spec.labels`,
@@ -46,44 +44,6 @@ pub fn changed_fields(current: Option<&Value>, new: &Value) -> Vec<String> {
         out.push("spec".to_string());
     }
     out
-}
-
-/// One group of the plan: how many, and the first [`NAMES_SHOWN`] as they are listed.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Group {
-    count: usize,
-    shown: Vec<String>,
-}
-
-impl Group {
-    /// Adds one entry; `text` is only called for the first [`NAMES_SHOWN`].
-    pub fn add(&mut self, text: impl FnOnce() -> String) {
-        if self.shown.len() < NAMES_SHOWN {
-            self.shown.push(text());
-        }
-        self.count += 1;
-    }
-
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// ` (a, b, and 3 more)`, or nothing for an empty group.
-    pub fn listed(&self) -> String {
-        if self.shown.is_empty() {
-            return String::new();
-        }
-        let mut shown = self.shown.join(", ");
-        let more = self.count.saturating_sub(self.shown.len());
-        if more > 0 {
-            shown.push_str(&format!(", and {more} more"));
-        }
-        format!(" ({shown})")
-    }
 }
 
 /// A variant's name with the fields that change: `name [spec.labels, spec.upstream.revision]`.
@@ -184,16 +144,5 @@ mod tests {
         );
         assert!(changed_fields(Some(&new), &new).is_empty());
         assert_eq!(changed_fields(None, &json!({})), ["spec"]);
-    }
-
-    #[test]
-    fn groups_show_twenty_and_count_the_rest() {
-        let mut g = Group::default();
-        for i in 0..25 {
-            g.add(|| format!("v{i}"));
-        }
-        assert_eq!(g.len(), 25);
-        assert!(g.listed().ends_with("v19, and 5 more)"), "{}", g.listed());
-        assert_eq!(Group::default().listed(), "");
     }
 }

@@ -26,28 +26,27 @@
 //! one. Run after run, the fleet moves wave by wave and then stops changing.
 
 pub mod approval;
+pub mod gate;
 pub mod max_upgrades;
+pub mod ready;
 pub mod wave_order;
+pub mod waves;
 
 use max_upgrades::max_upgrades;
 pub use max_upgrades::MaxUpgrades;
 use wave_order::Wave;
+pub use gate::{Gate, Phase, HELD_CREATE};
+pub use ready::{check_numbers, is_ready};
+use waves::wave_text;
+pub use waves::{waves, WaveInputs, Waves};
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::fleet_conditions;
 use super::preview::Group;
 use crate::api::package_variant_set::PackageVariantSet;
-use crate::cel::{self as cel_env, Bindings, IntOrString, Program, ProgramCache};
-use crate::krm::object::json_at;
+use crate::cel::{IntOrString, Program, ProgramCache};
 use crate::krm::results::ResultItem;
-use crate::package_variant_set::expansion::inputs::Item;
-use crate::package_variant_set::expansion::targets::DownstreamContext;
-use crate::package_variant_set::expansion::templates::{reads_repository, RepositoryIndex};
-use crate::package_variant_set::expansion::upstreams::revisions::whole_number;
 use crate::package_variant_set::reconciliation::ensure::DesiredVariant;
 
 pub(super) const FIELD: &str = "spec.rollout";
@@ -166,201 +165,6 @@ pub fn read(
         target_revision: None,
     }))
 }
-
-/// Each wanted variant's wave (by its context index), when the rollout has a `waveExpr`.
-#[derive(Debug, Clone, Default)]
-pub struct Waves {
-    by_context: Vec<Option<IntOrString>>,
-}
-
-impl Waves {
-    /// The wave of a wanted variant.
-    pub fn of(&self, d: &DesiredVariant) -> Option<&IntOrString> {
-        self.by_context.get(d.context).and_then(Option::as_ref)
-    }
-
-    /// The wave of a wanted variant as its annotation writes it (`2`, `canary`).
-    pub fn text(&self, d: &DesiredVariant) -> Option<String> {
-        self.of(d).map(approval::value)
-    }
-}
-
-/// What `waveExpr` sees of one variant: the variables of its template's render.
-pub struct WaveInputs<'a, 'r> {
-    pub contexts: &'a [DownstreamContext],
-    pub items: &'a [Item<'a>],
-    pub repositories: &'a RepositoryIndex<'r>,
-    /// The `upstream` variable of each of the set's upstreams, by the context's `upstream`.
-    pub upstreams: &'a [::cel::Value],
-}
-
-/// Evaluates `waveExpr` for every wanted variant (existing and new, so that a mistake shows
-/// whatever state the fleet is in). `target` is the selected object or the `repositories`
-/// entry, `repository` the variant's downstream Repository when it is among the items. An
-/// error, or one variant's int next to another's string, stops the run.
-pub fn waves<'d>(
-    rollout: &Rollout,
-    programs: &ProgramCache,
-    desired: impl Iterator<Item = &'d DesiredVariant>,
-    inputs: &WaveInputs<'_, '_>,
-) -> Result<Waves, Box<ResultItem>> {
-    let mut waves = Waves {
-        by_context: vec![None; inputs.contexts.len()],
-    };
-    let Some(program) = &rollout.wave_expr else {
-        return Ok(waves);
-    };
-    let error = |message: String| {
-        Box::new(
-            ResultItem::error(message)
-                .field(format!("{FIELD}.waveExpr"))
-                .on_config(),
-        )
-    };
-    let bindings: Vec<Bindings> = inputs
-        .upstreams
-        .iter()
-        .map(|u| Bindings::new(programs.env(), Some(u)))
-        .collect();
-    let reads = reads_repository(program.source());
-    // The first variant's wave, to tell a mix of ints and strings.
-    let mut first: Option<(String, IntOrString)> = None;
-    for d in desired {
-        let Some(ctx) = inputs.contexts.get(d.context) else {
-            continue;
-        };
-        let Some(bindings) = bindings.get(ctx.upstream) else {
-            continue;
-        };
-        let object = ctx.object.and_then(|i| inputs.items.get(i).copied());
-        let value = {
-            let target = match &object {
-                Some(o) => {
-                    cel_env::object_val(o.name(), o.namespace(), o.labels(), o.annotations())
-                }
-                None => cel_env::repositories_target_val(&ctx.repo_default, &ctx.package_default),
-            };
-            let mut activation =
-                bindings.activation(&ctx.repo_default, &ctx.package_default, &target);
-            // Built once per run, and only when the expression reads it.
-            if let Some(r) = reads
-                .then(|| inputs.repositories.val(d.downstream().0))
-                .flatten()
-            {
-                activation.bind_repository(r);
-            }
-            activation.evaluate_int_or_string(program)
-        };
-        let of = match &object {
-            Some(o) => format!(
-                "{} {:?} (PackageVariant {:?})",
-                o.kind(),
-                o.name(),
-                d.name()
-            ),
-            None => format!(
-                "repository {:?} (PackageVariant {:?})",
-                ctx.repo_default,
-                d.name()
-            ),
-        };
-        let value = value.map_err(|e| error(format!("for {of}: {e}")))?;
-        match &first {
-            None => first = Some((of, value.clone())),
-            Some((first_of, first_value)) if !same_kind(first_value, &value) => {
-                return Err(error(format!(
-                    "gives {} for {first_of} but {} for {of}: the waves must be all ints or all strings (e.g. int(target.labels['wave']))",
-                    described(first_value),
-                    described(&value)
-                )));
-            }
-            Some(_) => {}
-        }
-        if let Some(slot) = waves.by_context.get_mut(d.context) {
-            *slot = Some(value);
-        }
-    }
-    approval::check(rollout, &waves)?;
-    Ok(waves)
-}
-
-fn same_kind(a: &IntOrString, b: &IntOrString) -> bool {
-    matches!(
-        (a, b),
-        (IntOrString::Int(_), IntOrString::Int(_))
-            | (IntOrString::String(_), IntOrString::String(_))
-    )
-}
-
-fn described(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => format!("int {i}"),
-        IntOrString::String(s) => format!("string {s:?}"),
-    }
-}
-
-/// A wave as the summary names it: `2`, `"canary"`.
-fn wave_text(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => i.to_string(),
-        IntOrString::String(s) => format!("{s:?}"),
-    }
-}
-
-/// Whether a PackageVariant reports `Ready` `True` in its `status.conditions`, for its
-/// current generation: a condition with an `observedGeneration` below `metadata.generation`
-/// describes an older spec.
-///
-/// Conditions are read as Kubernetes reads them, one per type (`meta.FindStatusCondition`
-/// takes the first); more than one of type `Ready` is a status no controller writes, and a
-/// doubt blocks: such a variant is not Ready, whatever the first says. So does a generation
-/// that is not an integer (refused before by [`check_numbers`]).
-pub fn is_ready(variant: &Value) -> bool {
-    let Ok(generation) = whole_number(variant, "/metadata/generation") else {
-        return false;
-    };
-    // The one conditions reader: a status it cannot read is a doubt, and a doubt blocks.
-    let Ok(conditions) = fleet_conditions::read(variant) else {
-        return false;
-    };
-    let Some(c) = fleet_conditions::find(&conditions, READY) else {
-        return false;
-    };
-    let current = match (c.observed_generation, generation) {
-        (Some(o), Some(g)) => o >= g,
-        _ => true,
-    };
-    current && c.status == fleet_conditions::Status::True
-}
-
-/// The numbers [`is_ready`] reads of the variant at `item` (`metadata.generation`, each
-/// condition's `observedGeneration`), each an integer (int64 in Kubernetes) or absent: any
-/// other value is an error on its field, never read as current.
-pub fn check_numbers(variant: &Value, item: usize) -> Result<(), Box<ResultItem>> {
-    let name = json_at(variant, "/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let error = |field: String, message: String| {
-        Box::new(
-            ResultItem::error(format!(
-                "PackageVariant {name:?}: {field} {message}; requireReady cannot tell whether its Ready condition is current"
-            ))
-            .field(field)
-            .on_item(item),
-        )
-    };
-    whole_number(variant, "/metadata/generation")
-        .map_err(|m| error("metadata.generation".into(), m))?;
-    let conditions = json_at(variant, "/status/conditions").and_then(Value::as_array);
-    for (k, c) in conditions.into_iter().flatten().enumerate() {
-        whole_number(c, "/observedGeneration")
-            .map_err(|m| error(format!("status.conditions[{k}].observedGeneration"), m))?;
-    }
-    Ok(())
-}
-
-/// The condition type `requireReady` waits for.
-const READY: &str = "Ready";
 
 /// One existing variant the set still wants.
 #[derive(Debug)]
@@ -749,73 +553,6 @@ pub fn decide(
     decision
 }
 
-/// The gates, in the order they judge the plan (docs/fleet-safety.md): a held entry names the
-/// first that holds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gate {
-    /// Nothing holds it: it moves in this run.
-    None,
-    /// `revisionActivationPolicy: Manual`: the revision is not activated.
-    Activation,
-    /// The sync policy forbids the change.
-    SyncPolicy,
-    /// `requireReady` / `readyExpr` / render state: a variant on the new upstream is not
-    /// ready (or this one is, and holds the others).
-    Readiness,
-    /// `pauseAfterWave`: the wave waits for `approved-wave`.
-    Approval,
-    /// A later wave.
-    Waves,
-    /// `maxUpgrades`: the run's limit is reached.
-    MaxUpgrades,
-    /// `deletionOrder: Reverse`: a higher wave is deleted first.
-    DeletionOrder,
-}
-
-impl Gate {
-    /// The `gate` tag's value.
-    pub fn name(self) -> &'static str {
-        match self {
-            Gate::None => "none",
-            Gate::Activation => "activation",
-            Gate::SyncPolicy => "syncPolicy",
-            Gate::Readiness => "readiness",
-            Gate::Approval => "approval",
-            Gate::Waves => "waves",
-            Gate::MaxUpgrades => "maxUpgrades",
-            Gate::DeletionOrder => "deletionOrder",
-        }
-    }
-}
-
-/// Why a new variant of a later wave waits.
-pub const HELD_CREATE: &str = "its wave may not move yet: it is created with its wave";
-
-/// Where a rollout stands after this run, as its summary's `phase` tag says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Phase {
-    /// Something moved or may move on the next run.
-    #[default]
-    Progressing,
-    /// A variant on the new upstream is not Ready: nothing moves until it is.
-    Blocked,
-    /// The next wave waits for `approved-wave`.
-    AwaitingApproval,
-    /// Every variant is on the new upstream; nothing is left to do.
-    Complete,
-}
-
-impl Phase {
-    /// The tag's value.
-    pub fn text(self) -> &'static str {
-        match self {
-            Phase::Progressing => "Progressing",
-            Phase::Blocked => "Blocked",
-            Phase::AwaitingApproval => "AwaitingApproval",
-            Phase::Complete => "Complete",
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests;

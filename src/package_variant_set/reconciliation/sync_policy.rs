@@ -195,7 +195,7 @@ pub fn refused(owned: usize, deleted: usize, names: &str, why: &str) -> ResultIt
 /// items, they would hold nothing back, and the next run would take the next wave as the
 /// first: past `requireReady` and `pauseAfterWave`. The deletion allowance makes it deliberate.
 pub fn retiring(retired: &[(&str, &str)], upgrades: usize) -> ResultItem {
-    let mut names = super::preview::Group::default();
+    let mut names = super::group::Group::default();
     for (name, why) in retired {
         names.add(|| format!("{name}: {why}"));
     }

@@ -1,5 +1,5 @@
 use super::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn max_upgrades_reads_counts_and_shares() {
