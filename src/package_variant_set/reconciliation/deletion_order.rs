@@ -22,9 +22,9 @@
 
 use std::cmp::Ordering;
 
-use serde_json::Value;
-
 use super::rollout::approval;
+pub use super::rollout::recorded_wave::{recorded_wave, ANNOTATION};
+pub use super::rollout::Deletions;
 use super::rollout::wave_order;
 use super::rollout::{Gate, Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
@@ -32,11 +32,7 @@ use crate::cel::IntOrString;
 use crate::krm::object::json_at;
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
-use crate::package_variant_set::expansion::targets::str_at;
 use crate::package_variant_set::reconciliation::preview::Group;
-
-/// The annotation that records a variant's wave.
-pub const ANNOTATION: &str = crate::api::annotations::WAVE.key;
 
 /// Reads `deletionOrder`: `true` for `Reverse`. It needs `waveExpr` (without it the fleet is
 /// one wave).
@@ -120,17 +116,6 @@ impl Recorded {
     }
 }
 
-/// What a run deletes in reverse waves.
-#[derive(Debug, Default)]
-pub struct Deletions {
-    /// Item indexes deleted now.
-    pub now: Vec<usize>,
-    /// Item indexes that wait for a later run, the gate that holds each, and why.
-    pub held: Vec<(usize, Gate, String)>,
-    /// `; deletions in reverse waves: ...`, or empty.
-    pub text: String,
-}
-
 /// Why a deletion of a lower wave waits.
 const LATER: &str = "a higher wave is deleted first (deletionOrder: Reverse)";
 
@@ -159,38 +144,6 @@ pub fn annotation<'a>(items: &[Item<'a>], item: usize) -> Option<&'a str> {
     json_at(json, "/metadata/annotations")?
         .get(ANNOTATION)?
         .as_str()
-}
-
-/// The recorded wave of the variant at `item`, decoded: a YAML string, or an integer (written
-/// unquoted by hand: `wave: 1` is wave 1, not "no wave"); `Ok(None)` without the annotation;
-/// any other value is an error on the item's field, for the gates that need the wave.
-pub fn recorded_wave(items: &[Item], item: usize) -> Result<Option<String>, Box<ResultItem>> {
-    let Some(json) = items.get(item).and_then(Item::json) else {
-        return Ok(None);
-    };
-    let value = json_at(json, "/metadata/annotations").and_then(|a| a.get(ANNOTATION));
-    match value {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(Value::Number(n)) if n.is_i64() => Ok(Some(n.to_string())),
-        Some(other) => {
-            let name = str_at(json, "/metadata/name");
-            let what = match other {
-                Value::Null => "empty".to_string(),
-                Value::Bool(b) => format!("the boolean {b}"),
-                Value::Number(n) => format!("{n}, not a whole number"),
-                Value::Array(_) => "a list".to_string(),
-                _ => "a mapping".to_string(),
-            };
-            Err(Box::new(
-                ResultItem::error(format!(
-                    "PackageVariant {name:?}: the {ANNOTATION} annotation is {what}: it records the variant's wave (the waveExpr value) as a string; write it in quotes, e.g. {ANNOTATION}: \"2\", or remove it (the variant then counts as the highest wave)"
-                ))
-                .field(format!("metadata.annotations[{ANNOTATION}]"))
-                .on_item(item),
-            ))
-        }
-    }
 }
 
 /// Splits `deletes` (item indexes of variants the set no longer wants) into this run's wave

@@ -29,13 +29,14 @@ pub mod approval;
 pub mod gate;
 pub mod max_upgrades;
 pub mod ready;
+pub mod recorded_wave;
 pub mod wave_order;
 pub mod waves;
 
 use max_upgrades::max_upgrades;
 pub use max_upgrades::MaxUpgrades;
 use wave_order::Wave;
-pub use gate::{Gate, Phase, HELD_CREATE};
+pub use gate::{Deletions, Gate, Phase, HELD_CREATE};
 pub use ready::{check_numbers, is_ready};
 use waves::wave_text;
 pub use waves::{waves, WaveInputs, Waves};
@@ -259,7 +260,7 @@ pub struct Leaving<'a> {
     /// Its item index.
     pub item: usize,
     pub name: &'a str,
-    /// Its `wave` annotation, read back ([`super::deletion_order::ANNOTATION`]).
+    /// Its `wave` annotation, read back ([`recorded_wave::ANNOTATION`]).
     pub wave: Option<IntOrString>,
     pub ready: bool,
     /// Why it is not ready, or empty.

@@ -9,12 +9,10 @@
 use std::cmp::Ordering;
 
 use super::wave_order::{compare, of_text};
-use super::{Gate, IntOrString, Paused, Rollout, Waves, FIELD};
+use super::recorded_wave::{recorded_wave, ANNOTATION as WAVE};
+use super::{Deletions, Gate, IntOrString, Paused, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
-use crate::package_variant_set::reconciliation::deletion_order::{
-    recorded_wave, Deletions, ANNOTATION as WAVE,
-};
 use crate::package_variant_set::reconciliation::preview::Group;
 
 /// The annotation that approves the waves up to its value.

@@ -1,5 +1,6 @@
-//! The gates' names, in the order they judge the plan, and where a rollout stands after a
-//! run: what every held entry and the summary report. Its own file so that the order reads
+//! The gates' names, in the order they judge the plan, where a rollout stands after a run,
+//! and what the gates over deletions decide of a run's deletions: what every held entry and
+//! the summary report. Its own file so that the order reads
 //! at a glance, apart from the code of each gate.
 
 /// The gates, in the order they judge the plan (docs/fleet-safety.md): a held entry names the
@@ -68,4 +69,15 @@ impl Phase {
             Phase::Complete => "Complete",
         }
     }
+}
+
+/// What a run deletes in reverse waves.
+#[derive(Debug, Default)]
+pub struct Deletions {
+    /// Item indexes deleted now.
+    pub now: Vec<usize>,
+    /// Item indexes that wait for a later run, the gate that holds each, and why.
+    pub held: Vec<(usize, Gate, String)>,
+    /// `; deletions in reverse waves: ...`, or empty.
+    pub text: String,
 }
