@@ -462,7 +462,8 @@ fn expand_here(config: &Value, items: &[Item]) -> TypedExpansion {
     // they go in.
     if policy.allows_delete() {
         let owned = owned.len();
-        let guard = deletion_guard::refuses(items, owned, &deletes, allowance, &decision, &explainer);
+        let guard =
+            deletion_guard::refuses(items, owned, &deletes, allowance, &decision, &explainer);
         if let Some(refused) = guard {
             results.extend(refused);
             return failed(results);

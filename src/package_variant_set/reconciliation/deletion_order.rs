@@ -24,8 +24,8 @@ use std::cmp::Ordering;
 
 use super::rollout::approval;
 pub use super::rollout::recorded_wave::{recorded_wave, ANNOTATION};
-pub use super::rollout::Deletions;
 use super::rollout::wave_order;
+pub use super::rollout::Deletions;
 use super::rollout::{Gate, Rollout, FIELD};
 use crate::api::package_variant_set::Rollout as RolloutSpec;
 use crate::cel::IntOrString;

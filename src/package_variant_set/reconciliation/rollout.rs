@@ -33,11 +33,11 @@ pub mod recorded_wave;
 pub mod wave_order;
 pub mod waves;
 
+pub use gate::{Deletions, Gate, Phase, HELD_CREATE};
 use max_upgrades::max_upgrades;
 pub use max_upgrades::MaxUpgrades;
-use wave_order::Wave;
-pub use gate::{Deletions, Gate, Phase, HELD_CREATE};
 pub use ready::{check_numbers, is_ready};
+use wave_order::Wave;
 use waves::wave_text;
 pub use waves::{waves, WaveInputs, Waves};
 
@@ -553,7 +553,6 @@ pub fn decide(
     };
     decision
 }
-
 
 #[cfg(test)]
 mod tests;

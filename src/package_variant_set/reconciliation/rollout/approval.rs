@@ -8,8 +8,8 @@
 
 use std::cmp::Ordering;
 
-use super::wave_order::{compare, of_text};
 use super::recorded_wave::{recorded_wave, ANNOTATION as WAVE};
+use super::wave_order::{compare, of_text};
 use super::{Deletions, Gate, IntOrString, Paused, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
