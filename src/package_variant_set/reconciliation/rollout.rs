@@ -375,29 +375,7 @@ pub fn decide(
     let unapproved = current.filter(|wave| {
         rollout.pause_after_wave && first != Some(*wave) && !approval::covers(approved, wave.0)
     });
-    // A bare approval of waves past the first while the first wave is still moving was given
-    // before anyone saw this rollout's first wave: left from an earlier rollout, it would
-    // approve this one's waves. Refused: a pre-approval names its revision ("W@R").
-    if let (true, Some(f), Some(a)) = (
-        rollout.pause_after_wave && any_upgrade && current == first,
-        first,
-        rollout.approved_wave.as_deref(),
-    ) {
-        let bare = approval::parse(a);
-        let beyond = wave_order::compare(&wave_order::of_text(bare.wave), f.0) == Ordering::Greater;
-        if bare.revision.is_none() && beyond {
-            decision.stale = Some(format!(
-                "approves the waves up to {:?}, but this rollout's first wave ({}) is still moving: an approval left from an earlier rollout would approve this one's later waves unseen. Remove it, and approve each wave once the one before it is on the new upstream; to approve this rollout's waves ahead of time, name its revision: {}: \"{}@{}\"",
-                bare.wave,
-                approval::value(f.0),
-                approval::ANNOTATION,
-                bare.wave,
-                rollout
-                    .target_revision
-                    .map_or("R".to_string(), |r| r.to_string())
-            ));
-        }
-    }
+    decision.stale = approval::stale(rollout, first, any_upgrade && current == first);
     if rollout.pause_after_wave && (any_upgrade || in_waves) {
         decision.paused = Some(Paused {
             first: first.map(|w| w.0.clone()),

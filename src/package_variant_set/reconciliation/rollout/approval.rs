@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 
 use super::recorded_wave::{recorded_wave, ANNOTATION as WAVE};
-use super::wave_order::{compare, of_text};
+use super::wave_order::{compare, of_text, Wave};
 use super::{Deletions, Gate, IntOrString, Paused, Rollout, Waves, FIELD};
 use crate::krm::results::ResultItem;
 use crate::package_variant_set::expansion::inputs::Item;
@@ -42,6 +42,38 @@ pub fn parse(value: &str) -> Approval<'_> {
         wave: value,
         revision: None,
     }
+}
+
+/// Gate 5's refusal of a stale approval. A bare approval of waves past the first while the
+/// first wave is still moving (`first_moving`) was given before anyone saw this rollout's
+/// first wave: left from an earlier rollout, it would approve this one's waves. Refused: a
+/// pre-approval names its revision ("W@R"). The error's message, or `None`.
+pub(super) fn stale(
+    rollout: &Rollout,
+    first: Option<Wave<'_>>,
+    first_moving: bool,
+) -> Option<String> {
+    let (true, Some(f), Some(a)) = (
+        rollout.pause_after_wave && first_moving,
+        first,
+        rollout.approved_wave.as_deref(),
+    ) else {
+        return None;
+    };
+    let bare = parse(a);
+    let beyond = compare(&of_text(bare.wave), f.0) == Ordering::Greater;
+    (bare.revision.is_none() && beyond).then(|| {
+        format!(
+            "approves the waves up to {:?}, but this rollout's first wave ({}) is still moving: an approval left from an earlier rollout would approve this one's later waves unseen. Remove it, and approve each wave once the one before it is on the new upstream; to approve this rollout's waves ahead of time, name its revision: {}: \"{}@{}\"",
+            bare.wave,
+            value(f.0),
+            ANNOTATION,
+            bare.wave,
+            rollout
+                .target_revision
+                .map_or("R".to_string(), |r| r.to_string())
+        )
+    })
 }
 
 /// The approval that counts for the rollout to `target` (the revision the set's upstream
