@@ -30,12 +30,13 @@
 //! 2. sync policy ([`sync_policy`]): the updates and deletions it forbids (`updates_forbidden`
 //!    in [`rollout::decide`]; no other gate is switched off);
 //! 3. deletion guard ([`sync_policy::refusal`]): every deletion the plan intends, before any
-//!    order cuts it; with the rule across runs ([`sync_policy::retiring`]);
-//! 4. readiness ([`readiness`], [`downstream_revisions`], [`render_state`]): every variant on
-//!    the new upstream, leaving ones included ([`rollout::Leaving`]);
-//! 5. waves and approval ([`rollout::decide`], [`rollout::approval`], one order of waves in
-//!    [`rollout::wave_order`]; under `AllAtOnce` the deletions in
-//!    [`rollout::approval::deletions`]);
+//!    order cuts it; with the rule across runs ([`sync_policy::retiring`]); applied to the
+//!    plan in `decision/deletion_guard.rs`;
+//! 4. readiness ([`readiness`], [`rollout::ready`], [`downstream_revisions`], [`render_state`]):
+//!    every variant on the new upstream, leaving ones included ([`rollout::Leaving`]);
+//! 5. waves and approval ([`rollout::decide`], [`rollout::approval`], each variant's wave in
+//!    [`rollout::waves`], one order of waves in [`rollout::wave_order`]; under `AllAtOnce`
+//!    the deletions in [`rollout::approval::deletions`]);
 //! 6. `maxUpgrades` ([`rollout::max_upgrades`]);
 //! 7. deletion order ([`deletion_order`]).
 //!
