@@ -355,7 +355,7 @@ fn config_path_problem(path: &str) -> Option<&'static str> {
 }
 
 /// Go's `filepath.Clean` of a relative path: `.` and empty parts dropped, `..` folded.
-fn clean(path: &str) -> String {
+pub(crate) fn clean(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for p in path.split('/') {
         match p {

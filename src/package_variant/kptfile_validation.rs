@@ -20,7 +20,7 @@
 //!   inside the package;
 //! - `inventory`: `name`, `namespace` and `inventoryID` all given or none.
 
-use crate::api::function::{Function, WhenBudget};
+use crate::api::function::{clean, Function, WhenBudget};
 use crate::krm::results::ResultItem;
 use crate::package_variant::package::Package;
 use crate::package_variant::pipeline::is_package_variant_name;
@@ -289,24 +289,5 @@ fn inventory(kf: &Value, found: &mut Vec<(String, String)>) {
                 missing.join(", ")
             ),
         ));
-    }
-}
-
-/// Go's `filepath.Clean` of a relative path.
-fn clean(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|l| *l != "..") => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    if parts.is_empty() {
-        ".".into()
-    } else {
-        parts.join("/")
     }
 }

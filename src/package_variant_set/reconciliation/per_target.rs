@@ -270,32 +270,33 @@ pub fn reference(api_version: &str, name: &str, namespace: &str) -> ResourceRef 
 
 /// `spec.upstream` in one line: `"blueprints"/"base" revision 2` (or its workspace).
 fn upstream(u: &Value) -> String {
-    let text = |k: &str| u.get(k).and_then(Value::as_str).unwrap_or("");
-    let mut out = format!("{:?}/{:?}", cut(text("repo")), cut(text("package")));
-    match u.get("revision") {
-        Some(Value::Number(n)) => out.push_str(&format!(" revision {n}")),
-        Some(Value::String(s)) => out.push_str(&format!(" revision {:?}", cut(s))),
-        _ => {}
-    }
-    match text("workspaceName") {
-        "" => {}
-        w => out.push_str(&format!(" workspace {:?}", cut(w))),
-    }
-    out
+    upstream_text(u, true)
 }
 
 /// `spec.upstream` as a tag: `blueprints/base revision 2` (or `workspace v2`), unquoted.
 fn upstream_tag(u: &Value) -> String {
+    upstream_text(u, false)
+}
+
+/// `spec.upstream`'s repo, package, revision and workspace, each quoted or not.
+fn upstream_text(u: &Value, quoted: bool) -> String {
     let text = |k: &str| u.get(k).and_then(Value::as_str).unwrap_or("");
-    let mut out = format!("{}/{}", cut(text("repo")), cut(text("package")));
+    let show = |s: &str| {
+        if quoted {
+            format!("{:?}", cut(s))
+        } else {
+            cut(s).to_string()
+        }
+    };
+    let mut out = format!("{}/{}", show(text("repo")), show(text("package")));
     match u.get("revision") {
         Some(Value::Number(n)) => out.push_str(&format!(" revision {n}")),
-        Some(Value::String(s)) => out.push_str(&format!(" revision {}", cut(s))),
+        Some(Value::String(s)) => out.push_str(&format!(" revision {}", show(s))),
         _ => {}
     }
     match text("workspaceName") {
         "" => {}
-        w => out.push_str(&format!(" workspace {}", cut(w))),
+        w => out.push_str(&format!(" workspace {}", show(w))),
     }
     out
 }

@@ -116,13 +116,7 @@ pub(super) fn decide<'a, 'b>(
         let mut m = downstreams.member(items, index, readiness.as_ref(), i, d, fields);
         m.upgrade = upgrade;
         if rollout.require_ready {
-            if let Some(Err(e)) = items
-                .get(i)
-                .and_then(Item::json)
-                .map(|v| rollout::check_numbers(v, i))
-            {
-                refused.push(*e);
-            }
+            refused.extend(unreadable_numbers(items, i));
         }
         members.push(m);
     }
@@ -136,13 +130,7 @@ pub(super) fn decide<'a, 'b>(
             }
         };
         if rollout.require_ready {
-            if let Some(Err(e)) = items
-                .get(i)
-                .and_then(Item::json)
-                .map(|v| rollout::check_numbers(v, i))
-            {
-                refused.push(*e);
-            }
+            refused.extend(unreadable_numbers(items, i));
         }
         let (ready, reason) = downstreams.readiness(items, index, readiness.as_ref(), i);
         leaving.push(Leaving {
@@ -178,4 +166,17 @@ pub(super) fn decide<'a, 'b>(
         creation_in_waves: others.creation_in_waves,
     };
     Ok(rollout::decide(rollout, waves, members, &pending))
+}
+
+/// Under `requireReady`, the error of a variant whose observedGeneration or revision numbers
+/// cannot be read ([`rollout::check_numbers`]): readiness stays shut on it.
+fn unreadable_numbers(items: &[Item<'_>], i: usize) -> Option<ResultItem> {
+    match items
+        .get(i)
+        .and_then(Item::json)
+        .map(|v| rollout::check_numbers(v, i))
+    {
+        Some(Err(e)) => Some(*e),
+        _ => None,
+    }
 }
