@@ -176,14 +176,11 @@ impl Action {
         }
     }
 
+    /// The word the message uses: the tag's, but for the one tag written in camel case.
     fn text(self) -> &'static str {
         match self {
-            Action::Created => "created",
-            Action::Upgraded => "upgraded",
-            Action::Waits => "waits",
-            Action::Blocking => "blocking",
-            Action::Deleted => "deleted",
             Action::DeletionWaits => "deletion waits",
+            other => other.tag(),
         }
     }
 }
